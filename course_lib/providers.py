@@ -1,0 +1,244 @@
+"""Which model the course talks to: provider presets, ``.env`` and the client.
+
+All presets live in ``PRESETS`` below; a retired model id is changed in one
+line there.  A ``.env`` file at the project root (read with python-dotenv)
+picks one; ``.env.example`` lists every setting.
+
+``.env`` settings
+-----------------
+``COURSE_PROVIDER``   one of ``local`` (default), ``deepseek``, ``dashscope``,
+                      ``openai``, ``ollama``, ``custom``.
+``COURSE_MODEL``      override the preset's model id.
+``COURSE_BASE_URL``   override the preset's base URL (required for ``custom``).
+``DEEPSEEK_API_KEY`` / ``DASHSCOPE_API_KEY`` / ``OPENAI_API_KEY`` /
+``COURSE_API_KEY``    the key of the chosen provider (``COURSE_API_KEY`` for
+                      ``custom``).  Keys are read here and handed to the
+                      ``openai`` client; they are never printed or logged.
+
+Base URLs and model ids are those in each provider's public
+OpenAI-compatibility documentation (DeepSeek: api.deepseek.com; DashScope:
+the ``compatible-mode/v1`` endpoint; Ollama: ``/v1`` on port 11434).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import openai
+from dotenv import load_dotenv
+
+from . import local_server
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+REQUEST_TIMEOUT_S = 120.0  # one request; a 1.5B model on 2 cores can take a while
+# The SDK's own retries (408/409/429/5xx, timeouts, connection errors), with its
+# exponential back-off; the longest possible wait is about (MAX_RETRIES + 1) * timeout.
+MAX_RETRIES = 2
+# llama-server queues requests itself and a retry after a timeout only doubles
+# the wait; a dead server is restarted by _RestartingTransport instead.
+LOCAL_MAX_RETRIES = 0
+
+
+class ProviderError(RuntimeError):
+    """A provider is misconfigured or unreachable; the message says what to set or start."""
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One provider's defaults.
+
+    Attributes:
+        name: the ``COURSE_PROVIDER`` value.
+        label: human-readable name.
+        base_url: OpenAI-compatible base URL ("" = taken from elsewhere).
+        model: default model id.
+        key_env: environment variable holding the API key ("" = no key needed).
+        parallel_tool_calls: whether the endpoint accepts ``parallel_tool_calls``.
+    """
+
+    name: str
+    label: str
+    base_url: str
+    model: str
+    key_env: str
+    parallel_tool_calls: bool = True
+
+
+PRESETS: dict[str, Preset] = {
+    p.name: p
+    for p in [
+        Preset("local", "course llama-server (embedded)", "", local_server.MODEL_ALIAS, ""),
+        Preset("deepseek", "DeepSeek", "https://api.deepseek.com", "deepseek-chat", "DEEPSEEK_API_KEY"),
+        Preset(
+            "dashscope",
+            "Alibaba DashScope (Qwen)",
+            "https://dashscope.aliyuncs.com/compatible-mode/v1",
+            "qwen-plus",
+            "DASHSCOPE_API_KEY",
+        ),
+        Preset("openai", "OpenAI", "https://api.openai.com/v1", "gpt-4o-mini", "OPENAI_API_KEY"),
+        Preset("ollama", "Ollama", "http://localhost:11434/v1", "qwen2.5:3b", "", parallel_tool_calls=False),
+        Preset("custom", "OpenAI-compatible URL", "", "", "COURSE_API_KEY", parallel_tool_calls=False),
+    ]
+}
+
+
+@dataclass(frozen=True)
+class Provider:
+    """The resolved provider: preset plus ``.env`` overrides.  ``repr`` never shows the key."""
+
+    preset: Preset
+    base_url: str
+    model: str
+    api_key: str = field(repr=False, default="")
+
+    @property
+    def name(self) -> str:
+        return self.preset.name
+
+    @property
+    def is_local(self) -> bool:
+        return self.preset.name == "local"
+
+    def describe(self) -> dict:
+        """Return ``{provider, model, base_url, api_key}`` for display; the key only as set / not needed."""
+        if not self.preset.key_env:
+            key = "not needed"
+        else:
+            key = f"set ({self.preset.key_env})" if self.api_key else f"MISSING ({self.preset.key_env})"
+        return {"provider": self.name, "model": self.model, "base_url": self.base_url, "api_key": key}
+
+
+def load_env(path: str | os.PathLike | None = None) -> bool:
+    """Load ``.env`` (default: the project root's) without overriding variables already set.
+
+    ``COURSE_IGNORE_DOTENV=1`` skips the file (``course.sh test`` sets it).
+
+    Returns:
+        True if a file was read.
+    """
+    if os.environ.get("COURSE_IGNORE_DOTENV") == "1":  # the test suite pins the local model
+        return False
+    return load_dotenv(path or PROJECT_ROOT / ".env", override=False)
+
+
+def get_provider(name: str | None = None) -> Provider:
+    """Resolve the active provider from ``.env`` / the environment.
+
+    Args:
+        name: a key of ``PRESETS``; default ``$COURSE_PROVIDER`` or ``local``.
+    Returns:
+        A ``Provider``.
+    Raises:
+        ProviderError: unknown provider name, missing key, or missing
+            ``COURSE_BASE_URL``/``COURSE_MODEL`` for ``custom``.
+    """
+    load_env()
+    name = (name or os.environ.get("COURSE_PROVIDER") or "local").strip().lower()
+    if name not in PRESETS:
+        raise ProviderError(f"COURSE_PROVIDER={name!r} is unknown; choose one of: {', '.join(PRESETS)}.")
+    preset = PRESETS[name]
+    base_url = os.environ.get("COURSE_BASE_URL") or preset.base_url
+    if preset.name == "local" and not os.environ.get("COURSE_BASE_URL"):
+        base_url = local_server.base_url()
+    model = os.environ.get("COURSE_MODEL") or preset.model
+    if not base_url:
+        raise ProviderError(f"Provider {name!r} needs COURSE_BASE_URL in .env, e.g. COURSE_BASE_URL=http://host:port/v1")
+    if not model:
+        raise ProviderError(f"Provider {name!r} needs COURSE_MODEL in .env (the model id the server expects).")
+    api_key = os.environ.get(preset.key_env, "") if preset.key_env else ""
+    if preset.key_env and not api_key and name != "custom":
+        raise ProviderError(
+            f"Provider {preset.label} needs an API key: add {preset.key_env}=<your key> to the .env file "
+            f"at {PROJECT_ROOT} (see .env.example), or set COURSE_PROVIDER=local to use the offline model."
+        )
+    return Provider(preset, base_url.rstrip("/"), model, api_key)
+
+
+class _RestartingTransport(httpx.HTTPTransport):
+    """For the local provider only: if the server is gone, start it again once, then retry."""
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        try:
+            return super().handle_request(request)
+        except httpx.ConnectError:
+            local_server.ensure_server()
+            return super().handle_request(request)
+
+
+def get_client(provider: Provider | None = None, **client_kwargs) -> openai.OpenAI:
+    """Return an ``openai.OpenAI`` client for the active provider.
+
+    For the local provider this starts the course's llama-server if needed
+    (and again later if it died mid-lesson).
+
+    Args:
+        provider: from ``get_provider()``; default the active one.
+        **client_kwargs: passed to ``openai.OpenAI`` (e.g. ``http_client``
+            for tests, ``timeout``, ``max_retries``).
+    Returns:
+        A client with ``timeout=REQUEST_TIMEOUT_S`` and ``max_retries=MAX_RETRIES``
+        (``LOCAL_MAX_RETRIES`` for the local server) unless overridden.
+    Raises:
+        ProviderError: see ``get_provider``; LocalModelError if the local server cannot start.
+    """
+    provider = provider or get_provider()
+    if provider.is_local and "http_client" not in client_kwargs and not os.environ.get("COURSE_BASE_URL"):
+        local_server.ensure_server()
+        client_kwargs["http_client"] = httpx.Client(transport=_RestartingTransport(), timeout=REQUEST_TIMEOUT_S)
+        client_kwargs.setdefault("max_retries", LOCAL_MAX_RETRIES)
+    client_kwargs.setdefault("timeout", REQUEST_TIMEOUT_S)
+    client_kwargs.setdefault("max_retries", MAX_RETRIES)
+    # Servers without keys (llama-server, Ollama) accept any placeholder.
+    return openai.OpenAI(base_url=provider.base_url, api_key=provider.api_key or "not-needed", **client_kwargs)
+
+
+def ping(client: openai.OpenAI | None = None, provider: Provider | None = None) -> str:
+    """Send a one-word request and return the reply text, to prove the endpoint works.
+
+    Raises:
+        ProviderError: naming the provider and URL (never the key) when the
+            endpoint is unreachable, rejects the key, or does not know the model.
+    """
+    provider = provider or get_provider()
+    client = client or get_client(provider)
+    where = f"{provider.preset.label} at {provider.base_url}"
+    try:
+        resp = client.chat.completions.create(
+            model=provider.model,
+            messages=[{"role": "user", "content": "Reply with the single word: pong"}],
+            max_tokens=5,
+            temperature=0,
+        )
+    except openai.AuthenticationError:
+        raise ProviderError(f"{where} rejected the API key; check {provider.preset.key_env} in .env.") from None
+    except openai.NotFoundError:
+        raise ProviderError(f"{where} does not know model {provider.model!r}; set COURSE_MODEL in .env.") from None
+    except openai.APITimeoutError:
+        raise ProviderError(f"{where} did not answer within {REQUEST_TIMEOUT_S:.0f} s.") from None
+    except openai.APIConnectionError:
+        raise ProviderError(
+            f"Cannot reach {where}. Is the server running and the URL right? "
+            "Change COURSE_PROVIDER or COURSE_BASE_URL in .env."
+        ) from None
+    return resp.choices[0].message.content or ""
+
+
+def main() -> int:
+    """``python -m course_lib.providers``: print the active provider and ping it."""
+    try:
+        provider = get_provider()
+        for key, value in provider.describe().items():
+            print(f"{key:>9}: {value}")
+        print(f"     ping: {ping(provider=provider)!r}")
+    except (ProviderError, local_server.LocalModelError) as exc:
+        print(f"error: {exc}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
