@@ -1,0 +1,230 @@
+"""The message layer: one place that turns any message list into a valid request.
+
+Every loop and notebook in the course builds its requests through
+``request_kwargs()``, which normalizes, validates and cleans the messages.
+The rules follow the OpenAI Chat Completions API reference (the format
+every provider in ``providers.PRESETS`` accepts):
+
+* an assistant message may carry ``tool_calls``; each call has ``id``,
+  ``type="function"`` and ``function={name, arguments}`` where
+  ``arguments`` is a JSON *string*;
+* every such ``id`` must be answered by exactly one message
+  ``{"role": "tool", "tool_call_id": id, "content": "<string>"}`` before the
+  next user or assistant message;
+* ``tools``, ``tool_choice`` and ``parallel_tool_calls`` belong in a request
+  only when tools are offered.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import uuid
+from typing import Any, Iterable
+
+
+class MessageError(ValueError):
+    """A message list that the API would reject; ``index`` names the offending message."""
+
+    def __init__(self, index: int, problem: str):
+        super().__init__(f"messages[{index}]: {problem}")
+        self.index = index
+
+
+def to_dict(message: Any) -> dict:
+    """Return ``message`` as a plain, JSON-serializable dict.
+
+    Args:
+        message: a dict, or an openai SDK object (``ChatCompletionMessage``,
+            a pydantic model) - converted with its own ``model_dump``,
+            dropping fields that are None.
+    Returns:
+        A new dict (the input is never modified).  ``tool_calls[*].function.arguments``
+        stays exactly as given; fields the course does not know (provider
+        extras such as ``reasoning_content``) are kept.
+    Raises:
+        TypeError: for anything else.
+    """
+    if isinstance(message, dict):
+        return copy.deepcopy(message)
+    dump = getattr(message, "model_dump", None)
+    if callable(dump):
+        return dump(exclude_none=True)
+    raise TypeError(f"A message must be a dict or an openai SDK message, not {type(message).__name__}")
+
+
+def normalize(messages: Iterable[Any]) -> list[dict]:
+    """Apply ``to_dict`` to every message; returns a new list."""
+    return [to_dict(m) for m in messages]
+
+
+def has_text(content: Any) -> bool:
+    """True if ``content`` holds non-whitespace text (a string or a list of text parts)."""
+    if isinstance(content, str):
+        return bool(content.strip())
+    if isinstance(content, list):
+        return any(has_text(p.get("text") if isinstance(p, dict) else p) for p in content)
+    return content is not None and not isinstance(content, str)
+
+
+def tool_content(result: Any) -> str:
+    """Turn a tool's return value into the string a ``role="tool"`` message carries.
+
+    Strings pass unchanged (never JSON-encoded twice); None becomes ``""``;
+    dicts and lists become JSON with Chinese kept readable; anything else ``str()``.
+    """
+    if isinstance(result, str):
+        return result
+    if result is None:
+        return ""
+    if isinstance(result, (dict, list, tuple, bool, int, float)):
+        return json.dumps(result, ensure_ascii=False, default=str)
+    return str(result)
+
+
+def arguments_text(arguments: Any) -> str:
+    """Return tool-call ``arguments`` as the JSON string the API expects.
+
+    A string is kept as it is (``""``/whitespace become ``"{}"``); None becomes
+    ``"{}"``; an already-parsed object (some servers send one) is dumped.
+    """
+    if arguments is None:
+        return "{}"
+    if isinstance(arguments, str):
+        return arguments if arguments.strip() else "{}"
+    return json.dumps(arguments, ensure_ascii=False)
+
+
+def new_call_id() -> str:
+    """Return a fresh tool-call id in the usual ``call_`` form."""
+    return "call_" + uuid.uuid4().hex[:24]
+
+
+def validate(messages: list[dict]) -> None:
+    """Check a normalized message list before it is sent.
+
+    Raises:
+        MessageError: naming the index of the first message that breaks a rule:
+            unknown role; assistant message with neither content nor tool_calls;
+            tool message whose ``tool_call_id`` is not among the calls of the
+            nearest earlier assistant message (or answers one twice); assistant
+            tool_calls not all answered before the next user/assistant message.
+    """
+    pending: dict[str, int] = {}  # call id -> index of the assistant message asking
+    answered: set[str] = set()
+    for i, msg in enumerate(messages):
+        role = msg.get("role")
+        if role not in {"system", "developer", "user", "assistant", "tool"}:
+            raise MessageError(i, f"unknown role {role!r}")
+        if role in {"user", "assistant", "system", "developer"} and pending:
+            ids = ", ".join(sorted(pending))
+            raise MessageError(
+                pending[next(iter(pending))],
+                f"tool call(s) {ids} have no role='tool' reply before messages[{i}] ({role}); "
+                "every tool_call_id needs exactly one tool message",
+            )
+        if role == "assistant":
+            calls = msg.get("tool_calls") or []
+            if not calls and not has_text(msg.get("content")):
+                raise MessageError(i, "assistant message has neither content nor tool_calls")
+            answered = set()
+            for call in calls:
+                call_id = call.get("id") if isinstance(call, dict) else None
+                if not call_id:
+                    raise MessageError(i, "a tool call has no id")
+                if call_id in pending:
+                    raise MessageError(i, f"tool call id {call_id!r} appears twice")
+                pending[call_id] = i
+        elif role == "tool":
+            call_id = msg.get("tool_call_id")
+            if call_id in answered:
+                raise MessageError(i, f"tool_call_id {call_id!r} is answered twice")
+            if call_id not in pending:
+                raise MessageError(
+                    i,
+                    f"tool_call_id {call_id!r} does not match a tool call of the nearest earlier assistant "
+                    "message (was the assistant message with tool_calls appended first?)",
+                )
+            del pending[call_id]
+            answered.add(call_id)
+    if pending:
+        ids = ", ".join(sorted(pending))
+        raise MessageError(pending[next(iter(pending))], f"tool call(s) {ids} have no role='tool' reply")
+
+
+def _wire_call(call: dict) -> dict:
+    fn = call.get("function") or {}
+    out = {k: v for k, v in call.items() if k not in {"function", "index"} and v is not None}
+    out["type"] = "function"
+    out["function"] = {"name": fn.get("name", ""), "arguments": arguments_text(fn.get("arguments"))}
+    return out
+
+
+def to_wire(messages: Iterable[Any]) -> list[dict]:
+    """Normalize, validate and clean messages into what is sent on the wire.
+
+    * no key anywhere has the value None (``tool_calls: null`` and friends dropped);
+    * an assistant message with tool_calls always carries ``content``
+      (None only then; whitespace-only text counts as none);
+    * a tool message is exactly ``{role, tool_call_id, content}`` with string content;
+    * ``arguments`` is always a string.
+
+    Returns:
+        A new list of dicts.
+    Raises:
+        MessageError: see ``validate``.
+    """
+    wire = []
+    for msg in normalize(messages):
+        role = msg.get("role")
+        if role == "tool":
+            msg = {"role": "tool", "tool_call_id": msg.get("tool_call_id"), "content": tool_content(msg.get("content"))}
+        else:
+            msg = {k: v for k, v in msg.items() if v is not None}
+            if role == "assistant" and msg.get("tool_calls"):
+                msg["tool_calls"] = [_wire_call(c) for c in msg["tool_calls"]]
+                msg["content"] = msg.get("content") if has_text(msg.get("content")) else None
+            elif role == "assistant":
+                msg.pop("tool_calls", None)
+        wire.append(msg)
+    validate(wire)
+    return wire
+
+
+def request_kwargs(
+    model: str,
+    messages: Iterable[Any],
+    tools: list[dict] | None = None,
+    tool_choice: Any = None,
+    parallel_tool_calls: bool | None = None,
+    provider: Any = None,
+    **extra: Any,
+) -> dict:
+    """Build the keyword arguments for ``client.chat.completions.create``.
+
+    Args:
+        model: model id.
+        messages: dicts and/or SDK messages.
+        tools: tool schemas; when empty or None, ``tools``, ``tool_choice`` and
+            ``parallel_tool_calls`` are left out of the request entirely.
+        tool_choice: ``"auto"``, ``"none"``, ``"required"`` or a named tool.
+        parallel_tool_calls: sent only with tools, and only when the provider
+            preset says the endpoint supports it (``provider.preset.parallel_tool_calls``).
+        provider: a ``providers.Provider`` or None (None = assume supported).
+        **extra: other request fields (``temperature``, ``max_tokens``, ``stop`` ...);
+            None values are dropped.
+    Returns:
+        A dict ready for ``create(**kwargs)``.
+    Raises:
+        MessageError: the messages are not valid for the API.
+    """
+    kwargs: dict[str, Any] = {"model": model, "messages": to_wire(messages)}
+    if tools:
+        kwargs["tools"] = tools
+        if tool_choice is not None:
+            kwargs["tool_choice"] = tool_choice
+        supported = getattr(getattr(provider, "preset", None), "parallel_tool_calls", True)
+        if parallel_tool_calls is not None and supported:
+            kwargs["parallel_tool_calls"] = parallel_tool_calls
+    kwargs.update({k: v for k, v in extra.items() if v is not None})
+    return kwargs

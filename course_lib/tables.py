@@ -1,0 +1,181 @@
+"""Message chains and responses shown as tables (pandas).
+
+``show_messages(messages)`` and ``show_response(response)`` return small
+objects that Jupyter renders as coloured HTML tables and that print as plain
+text anywhere else (a terminal, a test, a front-end without HTML).  Nothing
+is ever cut silently: with ``max_chars`` set, a shortened cell ends with an
+explicit ``…[+N chars]`` marker.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any, Iterable
+
+import pandas as pd
+
+from .messages import to_dict
+
+ROLE_COLOURS = {
+    "system": "#eeeeee",
+    "developer": "#eeeeee",
+    "user": "#dbeafe",
+    "assistant": "#dcfce7",
+    "tool": "#fef3c7",
+}
+HIGHLIGHT_COLOUR = "#fde68a"
+
+
+def shorten(text: str, max_chars: int | None) -> str:
+    """Return ``text``, or its first ``max_chars`` characters plus ``…[+N chars]``.
+
+    Args:
+        text: any string.
+        max_chars: limit in characters; None means no limit.
+    """
+    if max_chars is None or len(text) <= max_chars:
+        return text
+    return f"{text[:max_chars]}…[+{len(text) - max_chars} chars]"
+
+
+def _content_text(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(p.get("text", json.dumps(p, ensure_ascii=False)) if isinstance(p, dict) else str(p) for p in content)
+    return json.dumps(content, ensure_ascii=False, default=str)
+
+
+def _calls_text(calls: list | None) -> str:
+    lines = []
+    for call in calls or []:
+        fn = call.get("function") or {}
+        args = fn.get("arguments")
+        if not isinstance(args, str):
+            args = json.dumps(args, ensure_ascii=False)
+        lines.append(f"{fn.get('name', '?')}({args})  [id={call.get('id', '')}]")
+    return "\n".join(lines)
+
+
+def messages_frame(messages: Iterable[Any], max_chars: int | None = None) -> pd.DataFrame:
+    """Return the message list as a DataFrame.
+
+    Args:
+        messages: dicts and/or openai SDK message objects, mixed.
+        max_chars: shorten each cell to this many characters (marked), or None.
+    Returns:
+        Columns ``role, content, tool_calls, tool_call_id``; the index is the
+        position in the list.  ``tool_calls`` reads ``name(arguments)  [id=...]``,
+        one call per line.
+    """
+    rows = []
+    for msg in messages:
+        d = to_dict(msg)
+        rows.append(
+            {
+                "role": d.get("role", ""),
+                "content": shorten(_content_text(d.get("content")), max_chars),
+                "tool_calls": shorten(_calls_text(d.get("tool_calls")), max_chars),
+                "tool_call_id": d.get("tool_call_id", "") or "",
+            }
+        )
+    frame = pd.DataFrame(rows, columns=["role", "content", "tool_calls", "tool_call_id"])
+    frame.index.name = "#"
+    return frame
+
+
+class Table:
+    """A DataFrame that shows as coloured HTML in Jupyter and as plain text elsewhere.
+
+    Attributes:
+        frame: the pandas DataFrame (for students who want to filter or plot it).
+        title: optional caption.
+    """
+
+    def __init__(self, frame: pd.DataFrame, title: str = "", highlight: Iterable[int] = ()):
+        self.frame = frame
+        self.title = title
+        self.highlight = set(highlight)
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    def __str__(self) -> str:
+        body = self._plain()
+        return f"{self.title}\n{body}" if self.title else body
+
+    __repr__ = __str__
+
+    def _plain(self) -> str:
+        # One block per row keeps multi-line content readable in a terminal.
+        blocks = []
+        for idx, row in self.frame.iterrows():
+            mark = " <- new" if idx in self.highlight else ""
+            head = f"[{idx}]" + (f" {row['role']}" if "role" in row else "") + mark
+            fields = [f"  {col}: " + str(val).replace("\n", "\n    ") for col, val in row.items() if col != "role" and str(val) != ""]
+            blocks.append("\n".join([head, *fields]))
+        return "\n".join(blocks) if blocks else "(empty)"
+
+    def _repr_html_(self) -> str:
+        def colour(row: pd.Series) -> list[str]:
+            bg = HIGHLIGHT_COLOUR if row.name in self.highlight else ROLE_COLOURS.get(row.get("role", ""), "")
+            return [f"background-color: {bg}; color: #111" if bg else ""] * len(row)
+
+        styler = (
+            self.frame.style.apply(colour, axis=1)
+            .format(lambda v: html.escape(str(v)))
+            .set_properties(**{"white-space": "pre-wrap", "text-align": "left", "vertical-align": "top"})
+            .set_table_styles([{"selector": "th", "props": "text-align: left;"}])
+        )
+        if self.title:
+            styler = styler.set_caption(html.escape(self.title))
+        return styler.to_html()
+
+
+def show_messages(messages: Iterable[Any], max_chars: int | None = None, title: str = "", highlight: Iterable[int] = ()) -> Table:
+    """Show a message chain as a table: index, role, content, tool calls, tool_call_id.
+
+    Args:
+        messages: dicts and/or SDK message objects.
+        max_chars: shorten long cells (with an explicit marker); default: never.
+        title: caption.
+        highlight: indices to mark as new (yellow / ``<- new``).
+    Returns:
+        A ``Table``: Jupyter displays it; ``print()`` gives the plain-text form.
+    """
+    return Table(messages_frame(messages, max_chars), title, highlight)
+
+
+def response_frame(response: Any) -> pd.DataFrame:
+    """Return the anatomy of a chat completion as a two-column DataFrame.
+
+    Rows: ``choices[0].message.content``, ``choices[0].message.tool_calls``,
+    ``choices[0].finish_reason``, ``usage.prompt_tokens``,
+    ``usage.completion_tokens``, ``usage.total_tokens``, ``model``, ``id``.
+    Accepts an SDK ``ChatCompletion`` or the equivalent dict.
+    """
+    d = to_dict(response)
+    choice = (d.get("choices") or [{}])[0]
+    message = choice.get("message") or {}
+    usage = d.get("usage") or {}
+    rows = [
+        ("choices[0].message.content", _content_text(message.get("content")) if message.get("content") is not None else "None"),
+        ("choices[0].message.tool_calls", _calls_text(message.get("tool_calls")) or "None"),
+        ("choices[0].finish_reason", choice.get("finish_reason")),
+        ("usage.prompt_tokens", usage.get("prompt_tokens")),
+        ("usage.completion_tokens", usage.get("completion_tokens")),
+        ("usage.total_tokens", usage.get("total_tokens")),
+        ("model", d.get("model")),
+        ("id", d.get("id")),
+    ]
+    frame = pd.DataFrame(rows, columns=["field", "value"]).set_index("field")
+    frame["value"] = frame["value"].map(lambda v: "None" if v is None else str(v))
+    return frame
+
+
+def show_response(response: Any, title: str = "") -> Table:
+    """Show the anatomy of one response: content, tool_calls, finish_reason, usage, model, id."""
+    return Table(response_frame(response), title)
