@@ -1,0 +1,84 @@
+"""Offline knowledge search: a tiny keyword search over data/knowledge.json.
+
+Each entry is ``{"title", "text", "keywords"}``.  An entry scores points for
+every title/keyword that appears in the query (or that contains the query);
+longer matches score more.  Good enough for 「世界上最长的河流是什么？」 -> 尼罗河.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+KNOWLEDGE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "search_knowledge",
+        "description": (
+            "Search a small offline encyclopedia (geography, astronomy, sports, "
+            "Chinese landmarks) and return the most relevant facts as text."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "description": "What to look up, e.g. 世界上最长的河流 or 珠穆朗玛峰",
+                },
+            },
+            "required": ["query"],
+        },
+    },
+}
+
+_PUNCTUATION = " \t\n?？。.!！,，"
+
+
+def _data_dir() -> Path:
+    """The course data folder: $COURSE_DATA_DIR if set, else <repo>/data."""
+    return Path(os.environ.get("COURSE_DATA_DIR") or Path(__file__).resolve().parents[2] / "data")
+
+
+def load_knowledge() -> list[dict]:
+    """Read data/knowledge.json: a list of ``{"title", "text", "keywords"}`` dicts."""
+    with open(_data_dir() / "knowledge.json", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def score(entry: dict, query: str) -> int:
+    """Points for one entry: the length of every title/keyword that is in the
+    query, or that contains the query."""
+    terms = {entry["title"], *entry.get("keywords", [])}
+    points = 0
+    for term in terms:
+        term = term.lower()
+        if term in query or query in term:
+            points += len(term)
+    return points
+
+
+def search_knowledge(query: str) -> str:
+    """Look ``query`` up in the offline knowledge base.
+
+    Args:
+        query: a question or keyword, e.g. "世界上最长的河流是什么？".
+    Returns:
+        The best entry as "title：text", plus a second entry (on a new line)
+        when it scores at least half as well; "没有找到关于 X 的资料" when
+        nothing matches; a string starting with "错误：" for empty input.
+    Data: data/knowledge.json (offline, about 20 entries).
+    """
+    if not isinstance(query, str) or not query.strip(_PUNCTUATION):
+        return "错误：query 不能为空"
+    cleaned = query.strip(_PUNCTUATION).lower()
+
+    scored = [(score(entry, cleaned), entry) for entry in load_knowledge()]
+    scored = [(points, entry) for points, entry in scored if points > 0]
+    if not scored:
+        return f"没有找到关于 {query.strip()} 的资料"
+
+    scored.sort(key=lambda pair: pair[0], reverse=True)  # stable: file order breaks ties
+    best_points = scored[0][0]
+    chosen = [entry for points, entry in scored[:2] if points * 2 >= best_points]
+    return "\n".join(f"{entry['title']}：{entry['text']}" for entry in chosen)

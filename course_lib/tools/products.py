@@ -1,0 +1,191 @@
+"""The SportsEquipment shop: a SQLite products table and a read-only query tool.
+
+data/products.csv is the source of truth.  ``build_database()`` turns it into
+data/SportsEquipment.db; ``query_by_product_name()`` is the tool the model
+calls.  Safety rules (course section 04):
+
+* the query is parameterized (user text never becomes SQL);
+* % and _ typed by a user are matched literally, not as LIKE wildcards;
+* the tool opens the database read-only;
+* an empty product name is an error, not "return the whole table".
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import sqlite3
+import tempfile
+from pathlib import Path
+
+DB_NAME = "SportsEquipment.db"
+CSV_NAME = "products.csv"
+
+COLUMNS = (
+    "product_id",
+    "product_name",
+    "description",
+    "specifications",
+    "usage",
+    "brand",
+    "price",           # yuan (元)
+    "stock_quantity",  # pieces in stock
+)
+
+CREATE_TABLE_SQL = """
+CREATE TABLE products (
+    product_id     TEXT PRIMARY KEY,
+    product_name   TEXT,
+    description    TEXT,
+    specifications TEXT,
+    usage          TEXT,
+    brand          TEXT,
+    price          REAL,
+    stock_quantity INTEGER
+)
+"""
+
+QUERY_SQL = f"""
+SELECT {", ".join(COLUMNS)}
+FROM products
+WHERE product_name LIKE ? ESCAPE '\\'
+ORDER BY product_id
+LIMIT ?
+"""
+
+PRODUCT_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "query_by_product_name",
+        "description": (
+            "Search the sports shop's products by (part of) the product name. "
+            "Pass a short keyword such as 球, 跑步鞋 or 瑜伽垫, not a whole sentence. "
+            "Returns a JSON list of matching products with description, brand, "
+            "price (yuan) and stock_quantity; [] means the shop does not sell it."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "product_name": {
+                    "type": "string",
+                    "description": "A short keyword from the product name, e.g. 球 or 跑步鞋",
+                },
+            },
+            "required": ["product_name"],
+        },
+    },
+}
+
+
+def _data_dir() -> Path:
+    """The course data folder: $COURSE_DATA_DIR if set, else <repo>/data."""
+    return Path(os.environ.get("COURSE_DATA_DIR") or Path(__file__).resolve().parents[2] / "data")
+
+
+def read_products_csv(csv_path: str | Path) -> list[tuple]:
+    """Read the products CSV with the csv module.
+
+    Returns:
+        One tuple per row in ``COLUMNS`` order; product_id stays text ("001"),
+        price becomes float (yuan), stock_quantity int.
+    Raises:
+        ValueError: if the header is not exactly ``COLUMNS`` or a number is bad.
+    """
+    with open(csv_path, encoding="utf-8-sig", newline="") as f:
+        reader = csv.DictReader(f)
+        if tuple(reader.fieldnames or ()) != COLUMNS:
+            raise ValueError(f"{csv_path}: columns must be {COLUMNS}, got {reader.fieldnames}")
+        rows = []
+        for row in reader:
+            values = [row[name].strip() for name in COLUMNS]
+            values[6] = float(values[6])  # price
+            values[7] = int(values[7])    # stock_quantity
+            rows.append(tuple(values))
+    return rows
+
+
+def build_database(csv_path: str | Path | None = None, db_path: str | Path | None = None) -> Path:
+    """(Re)build the SQLite database from the CSV and return its path.
+
+    Args:
+        csv_path: default data/products.csv.
+        db_path: default data/SportsEquipment.db.
+    Returns:
+        The database path.
+    The new database is written to a temporary file in the same folder and
+    then moved into place with ``os.replace``: rebuilding never duplicates
+    rows, and a build that fails half-way leaves the previous database as it was.
+    """
+    csv_path = Path(csv_path) if csv_path else _data_dir() / CSV_NAME
+    db_path = Path(db_path) if db_path else _data_dir() / DB_NAME
+    rows = read_products_csv(csv_path)
+
+    fd, tmp_name = tempfile.mkstemp(prefix=db_path.name + ".", suffix=".tmp", dir=db_path.parent)
+    os.close(fd)
+    try:
+        connection = sqlite3.connect(tmp_name)
+        try:
+            connection.execute(CREATE_TABLE_SQL)
+            placeholders = ", ".join("?" for _ in COLUMNS)
+            connection.executemany(f"INSERT INTO products VALUES ({placeholders})", rows)
+            connection.commit()
+        finally:
+            connection.close()
+        os.replace(tmp_name, db_path)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+    return db_path
+
+
+def database_path() -> Path:
+    """Path of data/SportsEquipment.db, (re)built if missing or older than the CSV."""
+    csv_path = _data_dir() / CSV_NAME
+    db_path = _data_dir() / DB_NAME
+    if not db_path.exists() or db_path.stat().st_mtime < csv_path.stat().st_mtime:
+        build_database(csv_path, db_path)
+    return db_path
+
+
+def connect_readonly(db_path: str | Path) -> sqlite3.Connection:
+    """Open the database read-only (SQLite URI ``mode=ro``): any write fails."""
+    return sqlite3.connect(f"{Path(db_path).resolve().as_uri()}?mode=ro", uri=True)
+
+
+def escape_like(text: str) -> str:
+    r"""Escape \ % _ so that LIKE ... ESCAPE '\' matches them literally."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def query_by_product_name(product_name: str, limit: int = 20) -> str:
+    """Find products whose name contains ``product_name``.
+
+    Args:
+        product_name: a keyword such as "球" (partial match; % and _ are
+            matched literally; surrounding spaces are ignored).
+        limit: at most this many rows (default 20).
+    Returns:
+        A JSON string: a list of objects with all ``COLUMNS``
+        (price in yuan), ordered by product_id; "[]" when nothing matches.
+        Bad input (empty or not a string) gives a string starting with "错误：".
+    Data: data/SportsEquipment.db (built from data/products.csv), opened read-only.
+    """
+    if not isinstance(product_name, str):
+        return "错误：product_name 必须是字符串，例如 \"球\""
+    keyword = product_name.strip()
+    if not keyword:
+        return "错误：product_name 不能为空，请给出商品名关键词，例如 球"
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        return "错误：limit 必须是正整数"
+
+    pattern = "%" + escape_like(keyword) + "%"
+    connection = connect_readonly(database_path())
+    try:
+        connection.row_factory = sqlite3.Row
+        rows = connection.execute(QUERY_SQL, (pattern, limit)).fetchall()
+    except sqlite3.Error as error:
+        return f"错误：数据库查询失败：{error}"
+    finally:
+        connection.close()
+    return json.dumps([dict(row) for row in rows], ensure_ascii=False)

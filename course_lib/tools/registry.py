@@ -1,0 +1,148 @@
+"""A tool registry: names -> (function, schema), and a ``run`` that never raises.
+
+The model only ever sends a tool *name* and *arguments*; the registry looks the
+name up, checks the arguments against the tool's JSON schema, calls the
+function and always hands back a string for the ``role="tool"`` message.
+Errors come back as short Chinese strings too, so the model can read them and
+try again instead of crashing the loop.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+from .calculator import CALCULATOR_TOOL, calculate
+from .knowledge import KNOWLEDGE_TOOL, search_knowledge
+from .products import PRODUCT_TOOL, query_by_product_name
+from .weather import WEATHER_TOOL, get_weather
+
+
+@dataclass
+class Tool:
+    """One tool: its name, the Python function, and the full OpenAI schema
+    ``{"type": "function", "function": {"name", "description", "parameters"}}``."""
+
+    name: str
+    function: Callable[..., Any]
+    schema: dict
+
+    def __post_init__(self):
+        schema_name = self.schema.get("function", {}).get("name")
+        if schema_name != self.name:
+            raise ValueError(f"Tool name {self.name!r} differs from schema name {schema_name!r}")
+
+    @property
+    def parameters(self) -> dict:
+        """The JSON schema of the arguments: {"type": "object", "properties", "required"}."""
+        return self.schema["function"].get("parameters", {})
+
+    def describe_parameters(self) -> str:
+        """e.g. "city（必填）, unit（可选）" - used in error messages."""
+        required = self.parameters.get("required", [])
+        names = self.parameters.get("properties", {})
+        if not names:
+            return "（无参数）"
+        return ", ".join(f"{n}（{'必填' if n in required else '可选'}）" for n in names)
+
+
+def to_text(result: Any) -> str:
+    """Turn a tool result into the string a tool message needs:
+    str stays as is, None -> "", dict/list -> JSON, anything else -> str()."""
+    if isinstance(result, str):
+        return result
+    if result is None:
+        return ""
+    if isinstance(result, (dict, list)):
+        return json.dumps(result, ensure_ascii=False, default=str)
+    return str(result)
+
+
+class ToolRegistry:
+    """Tools by name.  Example::
+
+        registry = ToolRegistry([Tool("get_weather", get_weather, WEATHER_TOOL)])
+        registry.schemas()                          # pass as tools=... to the API
+        registry.run("get_weather", {"city": "北京"})  # -> "北京：晴，25°C，湿度40%"
+    """
+
+    def __init__(self, tools: Iterable[Tool] = ()):
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.add(tool)
+
+    def add(self, tool: Tool) -> None:
+        """Register ``tool`` (a tool with the same name is replaced)."""
+        if not isinstance(tool, Tool):
+            raise TypeError(f"expected a Tool, got {type(tool).__name__}")
+        self._tools[tool.name] = tool
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    @property
+    def names(self) -> list[str]:
+        """Names of the registered tools, in the order they were added."""
+        return list(self._tools)
+
+    def get(self, name: str) -> Tool | None:
+        """The Tool called ``name``, or None."""
+        return self._tools.get(name) if isinstance(name, str) else None
+
+    def schemas(self) -> list[dict]:
+        """The schemas of all tools: the ``tools=`` argument of a chat request."""
+        return [tool.schema for tool in self._tools.values()]
+
+    def check_arguments(self, name: str, arguments: Any) -> str | None:
+        """Return a Chinese error string if ``arguments`` do not fit the tool
+        ``name`` (unknown tool, not a dict, missing or unexpected parameters),
+        otherwise None."""
+        tool = self.get(name)
+        if tool is None:
+            available = ", ".join(self.names) or "（无）"
+            return f"错误：工具 {name} 不存在。可用的工具：{available}"
+        params = tool.describe_parameters()
+        if not isinstance(arguments, dict):
+            return (f"错误：工具 {name} 的参数必须是 JSON 对象（dict），"
+                    f"收到 {type(arguments).__name__}。参数：{params}")
+        required = tool.parameters.get("required", [])
+        allowed = tool.parameters.get("properties", {})
+        missing = [key for key in required if key not in arguments]
+        if missing:
+            return f"错误：工具 {name} 缺少必填参数 {', '.join(missing)}。参数：{params}"
+        unexpected = [str(key) for key in arguments if key not in allowed]
+        if unexpected:
+            return f"错误：工具 {name} 没有参数 {', '.join(unexpected)}。参数：{params}"
+        return None
+
+    def run(self, name: str, arguments: dict) -> str:
+        """Run tool ``name`` with ``arguments`` (an already json.loads-ed dict).
+
+        Returns:
+            The tool's result as a string (see ``to_text``).  Never raises:
+            unknown tools, bad arguments and exceptions inside the tool all
+            come back as strings starting with "错误：".
+        """
+        problem = self.check_arguments(name, arguments)
+        if problem:
+            return problem
+        try:
+            result = self._tools[name].function(**arguments)
+        except Exception as error:
+            return f"错误：工具 {name} 出错：{type(error).__name__}: {error}"
+        return to_text(result)
+
+
+def default_registry() -> ToolRegistry:
+    """A registry with the four course tools: get_weather, calculate,
+    query_by_product_name and search_knowledge."""
+    return ToolRegistry([
+        Tool("get_weather", get_weather, WEATHER_TOOL),
+        Tool("calculate", calculate, CALCULATOR_TOOL),
+        Tool("query_by_product_name", query_by_product_name, PRODUCT_TOOL),
+        Tool("search_knowledge", search_knowledge, KNOWLEDGE_TOOL),
+    ])

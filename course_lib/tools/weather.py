@@ -1,0 +1,91 @@
+"""Offline weather tool: looks a city up in data/weather.json.
+
+The data is fixed (no internet needed in class), e.g.
+北京 晴 25°C 湿度40%, 上海 多云 28°C 湿度65%.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+UNITS = ("celsius", "fahrenheit")
+
+WEATHER_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": (
+            "Get the current weather of one Chinese city (condition, temperature, "
+            "humidity). Call it once per city, e.g. 北京 or 上海."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "city": {
+                    "type": "string",
+                    "description": "City name in Chinese, e.g. 北京, 上海, 广州",
+                },
+                "unit": {
+                    "type": "string",
+                    "enum": list(UNITS),
+                    "description": "Temperature unit; default celsius",
+                },
+            },
+            "required": ["city"],
+        },
+    },
+}
+
+
+def _data_dir() -> Path:
+    """The course data folder: $COURSE_DATA_DIR if set, else <repo>/data."""
+    return Path(os.environ.get("COURSE_DATA_DIR") or Path(__file__).resolve().parents[2] / "data")
+
+
+def load_weather() -> dict:
+    """Read data/weather.json.
+
+    Returns:
+        ``{city: {"condition": str, "temperature_c": number, "humidity": int}}``;
+        temperature in °C, humidity in percent.
+    """
+    with open(_data_dir() / "weather.json", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def get_weather(city: str, unit: str = "celsius") -> str:
+    """Return the weather of ``city`` as one short Chinese line.
+
+    Args:
+        city: a city name such as "北京"; surrounding spaces and a trailing
+            "市" ("北京市") are ignored.
+        unit: "celsius" (°C, default) or "fahrenheit" (°F).
+    Returns:
+        e.g. "北京：晴，25°C，湿度40%".  Never raises: an unknown city gives
+        "没有 X 的天气数据", a bad argument gives a string starting with "错误：".
+    Data: data/weather.json (offline, fixed values).
+    """
+    if not isinstance(city, str) or not city.strip():
+        return "错误：city 不能为空，请给出城市名，例如 北京"
+    if unit is None:
+        unit = "celsius"
+    if not isinstance(unit, str) or unit.strip().lower() not in UNITS:
+        return f"错误：unit 只能是 celsius 或 fahrenheit，收到 {unit!r}"
+    unit = unit.strip().lower()
+
+    name = city.strip()
+    data = load_weather()
+    if name not in data and name.endswith("市"):
+        name = name[:-1]
+    if name not in data:
+        return f"没有 {city.strip()} 的天气数据"
+
+    info = data[name]
+    temperature = info["temperature_c"]
+    symbol = "°C"
+    if unit == "fahrenheit":
+        temperature = round(temperature * 9 / 5 + 32, 1)
+        symbol = "°F"
+    return f"{name}：{info['condition']}，{temperature:g}{symbol}，湿度{info['humidity']}%"
