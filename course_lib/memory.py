@@ -1,0 +1,204 @@
+"""Short-term memory: a message list with a size bound that trims whole turns.
+
+Notebook 02 shows that "memory" is nothing more than the message list we send
+every time, and that it costs prompt tokens on every call.  The simplest cure
+is to keep only the most recent messages.  Doing that naively (``messages[-n:]``)
+breaks the conversation in two ways the API rejects or the model misreads:
+
+* it can drop the system message;
+* it can cut between an assistant message that has ``tool_calls`` and the
+  ``role="tool"`` messages that answer it, leaving an orphan tool reply at the
+  start of the window (the API answers with a 400 error).
+
+So this module trims by **turns**.  A turn starts at a ``user`` message and runs
+up to (not including) the next ``user`` message; it therefore contains the
+assistant reply, any assistant ``tool_calls`` message and all of its tool
+replies.  Only whole turns are dropped, oldest first.
+
+``trim_messages`` is the pure function (handy to demonstrate in a notebook);
+``ShortTermMemory`` is a small class that keeps a list and calls it after
+every ``add``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from .messages import to_dict
+
+# Roles treated as "the system message" when they come first in a list.
+_INSTRUCTION_ROLES = {"system", "developer"}
+
+
+def _check_bound(max_messages: Any) -> int:
+    """Return ``max_messages`` if it is a usable bound, else raise."""
+    if isinstance(max_messages, bool) or not isinstance(max_messages, int):
+        raise TypeError(f"max_messages must be an int, not {type(max_messages).__name__}")
+    if max_messages < 1:
+        raise ValueError(f"max_messages must be at least 1, got {max_messages}")
+    return max_messages
+
+
+def turn_starts(messages: list[dict]) -> list[int]:
+    """Return the indices where a turn starts (every ``role == "user"`` message).
+
+    Args:
+        messages: non-system messages as dicts.
+    Returns:
+        Ascending list of indices; empty if there is no user message.
+    """
+    return [i for i, m in enumerate(messages) if m.get("role") == "user"]
+
+
+def _cut_index(messages: list[dict], max_messages: int) -> int:
+    """Return the index where the kept window starts.
+
+    The window may only start at a turn boundary (a user message) or at 0
+    (keep everything).  We take the earliest boundary whose suffix fits into
+    ``max_messages``; if even the latest turn alone is too long, we keep that
+    latest turn whole (exceeding the bound) rather than breaking it.
+    """
+    if len(messages) <= max_messages:
+        return 0
+    starts = turn_starts(messages)
+    for start in starts:
+        if len(messages) - start <= max_messages:
+            return start
+    # No boundary gives a short enough window: keep the latest turn whole.
+    # (Without any user message there is no safe place to cut at all.)
+    return starts[-1] if starts else 0
+
+
+def _split_system(messages: list[dict]) -> tuple[dict | None, list[dict]]:
+    """Split off a leading system/developer message."""
+    if messages and messages[0].get("role") in _INSTRUCTION_ROLES:
+        return messages[0], messages[1:]
+    return None, messages
+
+
+def trim_messages(messages: Iterable[Any], max_messages: int) -> list[dict]:
+    """Return the most recent whole turns of ``messages`` that fit ``max_messages``.
+
+    Args:
+        messages: dicts and/or openai SDK message objects, e.g.
+            ``[{"role": "system", ...}, {"role": "user", ...}, {"role": "assistant", ...}, ...]``.
+            A leading ``system`` (or ``developer``) message is kept outside the
+            count: it is always returned first and never trimmed.  A system
+            message further down the list is treated like any other message.
+        max_messages: bound on the number of *non-system* messages kept.
+    Returns:
+        A new list of plain dicts (copies; the input is not modified):
+        the system message (if any) followed by the kept window.  The window
+        starts at a user message (a turn boundary) unless nothing had to be
+        dropped, so an assistant message with ``tool_calls`` always stays
+        together with the tool messages that answer it.
+
+        If the latest turn alone has more than ``max_messages`` messages,
+        that whole latest turn is kept anyway: the bound is exceeded rather
+        than splitting the turn.  The same happens while a tool-call turn is
+        still in progress (the assistant ``tool_calls`` message appended, its
+        replies not yet): the latest turn is never cut into.  A list with no
+        user message at all cannot be cut safely and is returned whole.
+    Raises:
+        ValueError: ``max_messages`` is smaller than 1.
+        TypeError: ``max_messages`` is not an int, or a message is neither a
+            dict nor an SDK message.
+    """
+    _check_bound(max_messages)
+    system, rest = _split_system([to_dict(m) for m in messages])
+    kept = rest[_cut_index(rest, max_messages):]
+    return ([system] if system is not None else []) + kept
+
+
+class ShortTermMemory:
+    """A conversation's message list with a bound on its size.
+
+    The system message is kept OUTSIDE the count: it is always the first
+    message of ``messages`` and is never trimmed.  ``max_messages`` bounds the
+    number of non-system messages.  After every ``add``/``extend`` the oldest
+    whole turns are dropped (see ``trim_messages``): a turn is never split, so
+    an assistant message with ``tool_calls`` always stays with its tool
+    replies.  If the latest turn alone is longer than ``max_messages`` it is
+    kept whole and the bound is exceeded until the next user message starts a
+    new turn.
+
+    Example::
+
+        memory = ShortTermMemory(max_messages=6, system="你是一个乐于助人的助手。")
+        memory.add({"role": "user", "content": "我叫小明"})
+        memory.add(response.choices[0].message)   # SDK objects are fine
+        client.chat.completions.create(model=..., messages=memory.messages)
+
+    Args:
+        max_messages: bound on the non-system messages (int >= 1).
+        system: the system message as text, as a dict
+            (``{"role": "system", "content": ...}``) or None for none.
+    Raises:
+        ValueError: ``max_messages`` < 1.
+        TypeError: ``max_messages`` is not an int, or ``system`` has another type.
+    """
+
+    def __init__(self, max_messages: int, system: str | dict | None = None):
+        self.max_messages = _check_bound(max_messages)
+        self.system: dict | None = None
+        self.set_system(system)
+        self._messages: list[dict] = []
+        self.dropped = 0  # how many messages trimming has removed so far
+
+    def set_system(self, system: str | dict | Any | None) -> None:
+        """Set or replace the system message (text, dict, SDK object, or None to remove it)."""
+        if system is None:
+            self.system = None
+        elif isinstance(system, str):
+            self.system = {"role": "system", "content": system}
+        else:
+            self.system = to_dict(system)
+
+    def add(self, message: Any) -> None:
+        """Append one message, then trim.
+
+        Args:
+            message: a dict or an openai SDK message (``ChatCompletionMessage``);
+                stored as a plain dict.  A message with role ``system`` or
+                ``developer`` replaces the stored system message instead of
+                being appended.
+        Raises:
+            TypeError: the message is neither a dict nor an SDK message.
+        """
+        msg = to_dict(message)
+        if msg.get("role") in _INSTRUCTION_ROLES:
+            self.system = msg
+            return
+        self._messages.append(msg)
+        self._trim()
+
+    def extend(self, messages: Iterable[Any]) -> None:
+        """``add`` every message of ``messages`` in order."""
+        for message in messages:
+            self.add(message)
+
+    def _trim(self) -> None:
+        cut = _cut_index(self._messages, self.max_messages)
+        if cut:
+            self.dropped += cut
+            self._messages = self._messages[cut:]
+
+    @property
+    def messages(self) -> list[dict]:
+        """A copy of the list to send: the system message first (if any), then the window."""
+        head = [to_dict(self.system)] if self.system is not None else []
+        return head + [to_dict(m) for m in self._messages]
+
+    def clear(self) -> None:
+        """Forget the conversation (the system message stays)."""
+        self._messages = []
+
+    def __len__(self) -> int:
+        """Number of non-system messages held (what ``max_messages`` bounds)."""
+        return len(self._messages)
+
+    def __repr__(self) -> str:
+        return (
+            f"ShortTermMemory(max_messages={self.max_messages}, messages={len(self)}, "
+            f"system={'yes' if self.system else 'no'}, dropped={self.dropped})"
+        )

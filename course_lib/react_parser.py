@@ -1,0 +1,647 @@
+"""Parse prompt-based ReAct replies (notebook 05).
+
+A model without native function calling can still use tools if the system
+prompt defines a text protocol and our code reads the reply.  The course uses
+two protocols:
+
+Protocol A - the line protocol::
+
+    Thought: 我需要计算 20 * 15
+    Action: calculate: 20 * 15
+    PAUSE
+
+  Our code runs the tool and replies ``Observation: 300``; the model finishes
+  with ``Answer: 20 * 15 = 300``.
+
+Protocol B - the LangChain-style JSON blob::
+
+    Thought: 我需要计算 20 * 15
+    Action:
+    ```json
+    {"action": "calculate", "action_input": "20 * 15"}
+    ```
+
+  and finishes with ``Final Answer: ...``.  (The request uses
+  ``stop=["Observation:"]`` so that the model stops before inventing a result.)
+
+Real models do not follow a format to the letter.  This parser copes with:
+
+* labels in any case, with spaces around the colon, a full-width colon ``：``,
+  markdown decoration (``**Action:**``, ``**Action**:``, ```Action:```,
+  ``- Action:``) - see ``LABEL_RE``;
+* tool names in any script (``查天气``, ``get-weather``), in backticks, in any
+  case: they are looked up in the registry of tool names we were given, and
+  the registry's spelling is returned;
+* the JSON object fenced (```json, ```, ~~~) or not, with prose around it and
+  with code fences *inside* its string values - found by a brace-matching scan
+  that understands strings (``find_json_object``), never by a greedy regex;
+* Python-style single-quoted objects (``{'action': 'x'}``) read with
+  ``ast.literal_eval`` (literals only, nothing is executed) and trailing commas;
+* a half-written stop word left at the end of the reply (``"\\nObserv"``);
+* a model that writes its own ``Observation:`` - everything from there on is
+  invented and dropped;
+* Action and Answer in one reply - the first one in the text decides.
+
+Anything else gives a step of kind ``"invalid"`` whose ``error`` says what was
+wrong; ``corrective_observation`` turns it into the next message for the model.
+Each parse handles ONE step: if a reply contains several Actions, only the
+first is used (the model will see its Observation and can ask for the next).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any, Iterable, NamedTuple
+
+
+@dataclass
+class ReActStep:
+    """One parsed model reply.
+
+    Attributes:
+        kind: ``"action"`` (run a tool), ``"answer"`` (finished) or ``"invalid"``.
+        thought: the model's reasoning text, or None if it wrote none.
+        action: the tool to run, spelled as in the registry (kind ``"action"`` only).
+        action_input: the tool input: a str for protocol A; a str or dict for
+            protocol B (``""`` when the JSON had no ``action_input``).
+        answer: the final answer text (kind ``"answer"`` only).
+        error: for kind ``"invalid"``, what was wrong (in words the model can act on).
+        raw: the text actually parsed, after cleanup (stop-word fragment and
+            any model-invented Observation removed).
+    """
+
+    kind: str
+    thought: str | None = None
+    action: str | None = None
+    action_input: Any = None
+    answer: str | None = None
+    error: str | None = None
+    raw: str = ""
+
+
+# ---------------------------------------------------------------------------
+# 1. Regular expressions
+# ---------------------------------------------------------------------------
+
+# A label such as "Thought:", "Action:", "Answer:" or "Final Answer:" at the
+# start of a line.  Group "label" holds the word, group "open" the markdown
+# decoration in front of it (if any).  The match ends where the content starts.
+LABEL_RE = re.compile(
+    r"""
+    ^[ \t>#]*                    # line start; indentation, quote '>' or heading '#'
+    (?:[-+*][ \t]+)?             # an optional list bullet: "- ", "* ", "+ "
+    (?P<open>[*_`]+)?            # opening decoration: ** or __ or `
+    (?P<label>
+        final[ \t_]*answer       # "Final Answer" (try this before plain "answer")
+      | thought
+      | action
+      | answer
+    )
+    [ \t]*                       # spaces before the colon: "Action :"
+    (?:[*_`]+[ \t]*)?            # "**Action**:" - decoration before the colon
+    [:：]                        # ASCII colon or full-width colon
+    (?(open)[*_`]*)              # "**Action:**" - closing decoration, only if one opened
+    [ \t]*                       # spaces before the content
+    """,
+    re.IGNORECASE | re.MULTILINE | re.VERBOSE,
+)
+
+# A line that starts with "Observation" (colon or not): the model is writing
+# the tool result itself.  Everything from here on is invented.
+OBSERVATION_RE = re.compile(
+    r"""
+    ^[ \t>#]*                    # line start, as in LABEL_RE
+    (?:[-+*][ \t]+)?             # optional list bullet
+    [*_`]*                       # optional decoration
+    observation\b                # the word itself
+    """,
+    re.IGNORECASE | re.MULTILINE | re.VERBOSE,
+)
+
+# A line that is only "PAUSE" (protocol A's end-of-action marker).
+PAUSE_LINE_RE = re.compile(r"^[ \t*_`]*PAUSE[ \t*_`.!。]*$", re.IGNORECASE | re.MULTILINE)
+
+# "PAUSE" written at the end of the Action line itself: "Action: calculate: 2+3 PAUSE".
+# (The look-behind makes the search start only at the first of several spaces.)
+TRAILING_PAUSE_RE = re.compile(r"(?<![ \t])[ \t]+PAUSE[ \t.]*$")
+
+# Markdown decoration wrapped around a whole value: **x**, __x__, `x`, ``x``, *x*.
+WRAPPED_RE = re.compile(r"^(?P<mark>\*\*|__|`{1,3}|\*)(?P<body>.+)(?P=mark)$", re.DOTALL)
+
+# The name an unknown Action line starts with (for the error message only).
+CANDIDATE_NAME_RE = re.compile(r"[^\s:：(（`*]+")
+
+# Only spaces, then a closing "}" or "]" (used to spot trailing commas).
+CLOSER_AHEAD_RE = re.compile(r"\s*[}\]]")
+
+# A fence opener left at the end of the thought when the JSON blob had no label.
+FENCE_TAIL_RE = re.compile(r"(?:```|~~~)[\w-]*\s*$")
+
+_SEPARATORS = (":", "：")
+_OPEN_PARENS = {"(": ")", "（": "）"}
+# How many "{" positions find_json_object tries before giving up (keeps a
+# degenerate reply such as "{{{{...." from taking seconds to reject).
+MAX_JSON_CANDIDATES = 200
+
+_FINAL_ANSWER_NAMES = {"final answer", "final_answer", "finalanswer", "final-answer"}
+
+
+class Label(NamedTuple):
+    """A label found by ``find_labels``."""
+
+    kind: str  # "thought" | "action" | "answer"
+    start: int  # where the label's line starts
+    end: int  # where its content starts
+
+
+def find_labels(text: str) -> list[Label]:
+    """Return every label in ``text`` in order; "Final Answer" is reported as kind "answer"."""
+    labels = []
+    for m in LABEL_RE.finditer(text):
+        word = m.group("label").lower()
+        kind = "answer" if word.endswith("answer") else word
+        labels.append(Label(kind, m.start(), m.end()))
+    return labels
+
+
+# ---------------------------------------------------------------------------
+# 2. Cleanup: the stop-word fragment and invented observations
+# ---------------------------------------------------------------------------
+
+
+def _squash(text: str) -> str:
+    """Lower-case ``text`` without spaces/decoration, with ``：`` read as ``:``."""
+    return re.sub(r"[\s*_`]", "", text).replace("：", ":").casefold()
+
+
+def strip_partial_stop_word(text: str, stop_words: Iterable[str] = ("Observation:",)) -> str:
+    """Remove a last line that is the beginning of a stop word.
+
+    With ``stop=["Observation:"]`` some servers still return the part of the
+    stop word they had already produced, e.g. ``"...\\nObserv"``, ``"\\nObs"``
+    or ``"\\nObservation"`` without the colon.  Such a line carries nothing.
+
+    Args:
+        text: the reply.
+        stop_words: the stop words used for the request.
+    Returns:
+        ``text`` without trailing whitespace and without that line.
+    """
+    text = text.rstrip()
+    head, _, last = text.rpartition("\n")
+    probe = _squash(last)
+    if probe and any(_squash(word).startswith(probe) for word in stop_words if _squash(word)):
+        return head.rstrip()
+    return text
+
+
+def _clean(text: str | None, stop_words: Iterable[str]) -> tuple[str, bool]:
+    """Return (cleaned text, whether an invented Observation was cut off)."""
+    text = strip_partial_stop_word(text or "", stop_words)
+    m = OBSERVATION_RE.search(text)
+    if m:
+        return text[: m.start()].strip(), True
+    return text.strip(), False
+
+
+def clean_reply(text: str | None, stop_words: Iterable[str] = ("Observation:",)) -> str:
+    """Return the part of a reply we trust: no stop-word fragment, nothing from the first ``Observation`` on."""
+    return _clean(text, stop_words)[0]
+
+
+# ---------------------------------------------------------------------------
+# 3. Tool names: matched against the registry, never against \w+
+# ---------------------------------------------------------------------------
+
+
+def _key(name: str) -> str:
+    """Comparison key for tool names: NFKC (full-width letters -> ASCII), trimmed, case-folded."""
+    return unicodedata.normalize("NFKC", name).strip().casefold()
+
+
+def _registry(tool_names: Iterable[str]) -> dict[str, str]:
+    """Map comparison key -> canonical spelling.  A dict of tools gives its keys."""
+    if isinstance(tool_names, str):
+        tool_names = [tool_names]
+    return {_key(name): name for name in tool_names}
+
+
+def _available(registry: dict[str, str]) -> str:
+    return ", ".join(registry.values()) or "（没有可用的工具）"
+
+
+def lookup_tool(name: str, tool_names: Iterable[str]) -> str | None:
+    """Return the registry spelling of ``name`` (case-insensitive, decoration ignored), or None."""
+    return _registry(tool_names).get(_key(_unwrap(name.strip()).strip("`*'\" ")))
+
+
+def _unwrap(text: str) -> str:
+    """Remove markdown wrapped around the whole of ``text``: ``**x**`` / ```x``` -> ``x``."""
+    m = WRAPPED_RE.match(text)
+    return m.group("body").strip() if m else text
+
+
+# ---------------------------------------------------------------------------
+# 4. Shared pieces: thought and answer
+# ---------------------------------------------------------------------------
+
+
+def _thought(text: str, labels: list[Label], decision_at: int) -> str | None:
+    """The reasoning before the decisive Action/Answer (at ``decision_at``).
+
+    The text after a ``Thought:`` label up to the next label; without such a
+    label, whatever was written before the first label (LangChain prompts end
+    with "Thought:", so the reply starts with the thought itself).
+    """
+    before = [lab for lab in labels if lab.start < decision_at]
+    thoughts = [lab for lab in before if lab.kind == "thought"]
+    if thoughts:
+        start = thoughts[0].end
+        following = [lab.start for lab in labels if lab.start > thoughts[0].start]
+        end = min(following + [decision_at])
+    else:
+        start, end = 0, min([lab.start for lab in before] + [decision_at])
+    piece = PAUSE_LINE_RE.sub("", text[start:end])
+    piece = FENCE_TAIL_RE.sub("", piece).strip()
+    return piece or None
+
+
+def _answer(raw: str, labels: list[Label], label: Label, thought: str | None, word: str) -> ReActStep:
+    """The answer runs from its label to the next label (an Action after it is ignored) or the end."""
+    end = min([lab.start for lab in labels if lab.start > label.start] + [len(raw)])
+    text = PAUSE_LINE_RE.sub("", raw[label.end : end]).strip()
+    if not text:
+        return ReActStep("invalid", thought=thought, error=f"{word} 后面没有内容。", raw=raw)
+    return ReActStep("answer", thought=thought, answer=text, raw=raw)
+
+
+def _invalid(raw: str, error: str, invented: bool, thought: str | None = None) -> ReActStep:
+    if invented:
+        error += " 不要自己编写 Observation：它由系统在执行工具之后提供。"
+    return ReActStep("invalid", thought=thought, error=error, raw=raw)
+
+
+# ---------------------------------------------------------------------------
+# 5. Protocol A: "Action: tool_name: input"
+# ---------------------------------------------------------------------------
+
+
+def _closing_paren(text: str, open_index: int) -> int | None:
+    """Index of the parenthesis closing the one at ``open_index`` (None if unbalanced)."""
+    depth = 0
+    for i in range(open_index, len(text)):
+        if text[i] in _OPEN_PARENS:
+            depth += 1
+        elif text[i] in _OPEN_PARENS.values():
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+def _line_input(rest: str) -> str:
+    """Turn what follows the tool name into the tool input.
+
+    Accepted forms (after the tool name):
+      ``: input`` or ``： input``  -> ``input``        (the documented form)
+      ``(input)`` or ``（input）``  -> ``input``        (call syntax; a single quoted
+                                                      string literal is unquoted)
+      `` input``                   -> ``input``        (space only)
+      nothing                      -> ``""``
+    A trailing ``PAUSE`` and backticks around the whole input are removed.
+    """
+    rest = rest.strip()
+    if rest[:1] in _SEPARATORS:
+        value = rest[1:].strip()
+    elif rest[:1] in _OPEN_PARENS and _closing_paren(rest, 0) == len(rest) - 1:
+        value = rest[1:-1].strip()
+        try:  # calculate("20*15") -> 20*15 ; only a plain string literal is unquoted
+            literal = ast.literal_eval(value)
+            if isinstance(literal, str):
+                value = literal
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            pass
+    else:
+        value = rest
+    value = TRAILING_PAUSE_RE.sub("", value).strip()
+    if len(value) > 1 and value[0] == value[-1] == "`":
+        value = value.strip("`").strip()
+    return value
+
+
+def _action_content(raw: str, label: Label) -> str:
+    """The rest of the Action line; if it is empty, the next non-empty line (unless that is a label)."""
+    line_end = raw.find("\n", label.end)
+    content = raw[label.end : line_end if line_end != -1 else len(raw)].strip()
+    if content or line_end == -1:
+        return content
+    for line in raw[line_end + 1 :].splitlines():
+        if line.strip():
+            if LABEL_RE.match(line) or PAUSE_LINE_RE.match(line):
+                return ""
+            return line.strip()
+    return ""
+
+
+def parse_line_protocol(
+    text: str | None, tool_names: Iterable[str], stop_words: Iterable[str] = ("Observation:",)
+) -> ReActStep:
+    """Parse one reply written in protocol A (``Thought`` / ``Action: tool: input`` / ``PAUSE`` / ``Answer``).
+
+    Args:
+        text: the model's reply (``message.content``; None counts as empty).
+        tool_names: the registered tool names (a list, or a dict name -> function).
+        stop_words: stop words used for the request; a half-written one at the
+            end of the reply is removed.
+    Returns:
+        A ``ReActStep``: kind ``"action"`` with ``action`` (registry spelling)
+        and ``action_input`` (str), kind ``"answer"`` with ``answer``, or kind
+        ``"invalid"`` with ``error``.  Never raises for a bad reply.
+    """
+    registry = _registry(tool_names)
+    raw, invented = _clean(text, stop_words)
+    if not raw:
+        return _invalid(raw, "回复是空的。", invented)
+
+    labels = find_labels(raw)
+    decisive = next((lab for lab in labels if lab.kind in ("action", "answer")), None)
+    if decisive is None:
+        return _invalid(raw, "没有找到 Action 行，也没有找到 Answer 行。", invented, _thought(raw, labels, len(raw)))
+    thought = _thought(raw, labels, decisive.start)
+    if decisive.kind == "answer":
+        return _answer(raw, labels, decisive, thought, "Answer:")
+
+    # The first label is an Action: read "tool_name: input".
+    content = _unwrap(_action_content(raw, decisive))
+    if not content:
+        return _invalid(raw, "Action: 后面没有写工具名。", invented, thought)
+    content = content.lstrip("*`")
+    # Try the longest names first, so "search_web" wins over "search".
+    for key, name in sorted(registry.items(), key=lambda kv: -len(kv[1])):
+        if _key(content[: len(name)]) != key:
+            continue
+        rest = content[len(name) :].lstrip("*`")  # "`calculate`: 2+3"
+        if rest[:1] in ("", " ", "\t", *_SEPARATORS, *_OPEN_PARENS):
+            return ReActStep("action", thought=thought, action=name, action_input=_line_input(rest), raw=raw)
+    m = CANDIDATE_NAME_RE.match(content)
+    unknown = m.group(0) if m else content
+    return _invalid(raw, f"没有名为 '{unknown}' 的工具。可用的工具: {_available(registry)}。", invented, thought)
+
+
+# ---------------------------------------------------------------------------
+# 6. Protocol B: "Action:" + a JSON object {"action": ..., "action_input": ...}
+# ---------------------------------------------------------------------------
+
+
+def matching_brace(text: str, open_index: int) -> int | None:
+    """Return the index of the ``}`` that closes the ``{`` at ``open_index``.
+
+    The scan counts braces but skips everything inside strings - double-quoted
+    (JSON) or single-quoted (Python) - honouring backslash escapes, so a ``}``
+    or a code fence inside a string value does not end the object.
+
+    Returns:
+        The index, or None if the object is never closed (truncated reply).
+    """
+    depth = 0
+    quote = None  # the quote character of the string we are in, or None
+    escaped = False
+    for i in range(open_index, len(text)):
+        ch = text[i]
+        if quote:  # inside a string: only its closing quote matters
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+def _drop_trailing_commas(snippet: str) -> str:
+    """Remove commas directly before ``}`` or ``]`` (outside strings): ``{"a": 1,}`` -> ``{"a": 1}``."""
+    out = []
+    quote = None
+    escaped = False
+    for i, ch in enumerate(snippet):
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "," and CLOSER_AHEAD_RE.match(snippet, i + 1):
+            continue
+        out.append(ch)
+    return "".join(out)
+
+
+def load_object(snippet: str) -> Any:
+    """Read a JSON object, repairing the usual small mistakes safely.
+
+    Tried in order:
+      1. ``json.loads`` (``strict=False``: raw newlines inside strings are allowed);
+      2. the same after removing trailing commas;
+      3. ``ast.literal_eval`` - Python literals such as ``{'action': 'x'}``.
+         It only builds literals (str, numbers, dicts, lists ...); it never
+         runs code, unlike ``eval``.
+    There is no blanket ``'`` -> ``"`` replacement: it would break values like
+    ``"it's"``.
+
+    Raises:
+        ValueError: none of the three could read it.
+    """
+    for attempt in (snippet, _drop_trailing_commas(snippet)):
+        try:
+            return json.loads(attempt, strict=False)
+        except json.JSONDecodeError as exc:
+            error = exc
+    try:
+        return ast.literal_eval(snippet)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        raise ValueError(f"JSON 格式错误: {error.msg}（第 {error.lineno} 行第 {error.colno} 列）") from None
+
+
+def find_json_object(text: str, start: int = 0, end: int | None = None) -> tuple[dict | None, int, str | None]:
+    """Find the first object with an ``"action"`` key in ``text[start:end]``.
+
+    Every ``{`` is a candidate start; ``matching_brace`` finds its end and
+    ``load_object`` reads it.  Fences and prose around the object do not matter.
+    At most ``MAX_JSON_CANDIDATES`` positions are tried.
+
+    Returns:
+        ``(obj, position, problem)``: the object and where it starts, or
+        ``(None, -1, problem)`` where ``problem`` describes the first failed
+        candidate (or None if there was no ``{`` at all).
+    """
+    end = len(text) if end is None else end
+    problem = None
+    pos = text.find("{", start, end)
+    tries = 0
+    while pos != -1 and tries < MAX_JSON_CANDIDATES:
+        tries += 1
+        close = matching_brace(text, pos)
+        if close is None:
+            problem = problem or "JSON 对象不完整（括号没有闭合）。"
+        else:
+            try:
+                obj = load_object(text[pos : close + 1])
+            except ValueError as exc:
+                problem = problem or f"{exc}。"
+            else:
+                if isinstance(obj, dict) and "action" in obj:
+                    return obj, pos, None
+                problem = problem or 'JSON 对象里没有 "action" 字段。'
+        pos = text.find("{", pos + 1, end)
+    return None, -1, problem
+
+
+def _json_step(obj: dict, registry: dict[str, str], raw: str, thought: str | None, invented: bool) -> ReActStep:
+    """Turn ``{"action": ..., "action_input": ...}`` into a step."""
+    name = obj.get("action")
+    if not isinstance(name, str) or not name.strip():
+        return _invalid(raw, '"action" 必须是工具名（字符串）。', invented, thought)
+    value = obj.get("action_input", "")
+    # action_input stays a str or a dict; other JSON values become JSON text.
+    if value is None:
+        value = ""
+    elif not isinstance(value, (str, dict)):
+        value = json.dumps(value, ensure_ascii=False)
+    canonical = registry.get(_key(name.strip("`*'\" ")))
+    if canonical is None and _key(name) in _FINAL_ANSWER_NAMES:
+        # {"action": "Final Answer", "action_input": "..."} - the LangChain JSON-chat way to finish.
+        answer = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        return ReActStep("answer", thought=thought, answer=answer, raw=raw)
+    if canonical is None:
+        return _invalid(raw, f"没有名为 '{name}' 的工具。可用的工具: {_available(registry)}。", invented, thought)
+    return ReActStep("action", thought=thought, action=canonical, action_input=value, raw=raw)
+
+
+def parse_json_protocol(
+    text: str | None, tool_names: Iterable[str], stop_words: Iterable[str] = ("Observation:",)
+) -> ReActStep:
+    """Parse one reply written in protocol B (``Action:`` + JSON blob / ``Final Answer:``).
+
+    The decisive part is whichever comes first in the (cleaned) reply:
+      * an ``Action:`` label - the first JSON object after it is the action;
+      * a JSON object with an ``"action"`` key written without the label;
+      * a ``Final Answer:`` (or ``Answer:``) label.
+    ``{"action": "Final Answer", "action_input": "..."}`` also counts as an
+    answer (unless a tool with that name is registered).
+
+    Args:
+        text: the model's reply (None counts as empty).
+        tool_names: the registered tool names (a list, or a dict name -> function).
+        stop_words: the request's stop words; a half-written one at the end is removed.
+    Returns:
+        A ``ReActStep``; for kind ``"action"``, ``action_input`` is a str or a dict.
+        Never raises for a bad reply.
+    """
+    registry = _registry(tool_names)
+    raw, invented = _clean(text, stop_words)
+    if not raw:
+        return _invalid(raw, "回复是空的。", invented)
+
+    labels = find_labels(raw)
+    action_label = next((lab for lab in labels if lab.kind == "action"), None)
+    answer_label = next((lab for lab in labels if lab.kind == "answer"), None)
+    answer_at = answer_label.start if answer_label else len(raw)
+
+    if action_label is not None and action_label.start < answer_at:
+        # "Action:" comes first: the JSON must follow it.
+        thought = _thought(raw, labels, action_label.start)
+        obj, _, problem = find_json_object(raw, action_label.end)
+        if obj is None:
+            example = '{"action": "工具名", "action_input": "输入"}'
+            return _invalid(raw, problem or f"Action: 后面没有找到 JSON 对象 {example}。", invented, thought)
+        return _json_step(obj, registry, raw, thought, invented)
+
+    # No Action label before the answer: is there an unlabeled JSON blob first?
+    obj, position, _ = find_json_object(raw, 0, answer_at)
+    if obj is not None:
+        return _json_step(obj, registry, raw, _thought(raw, labels, position), invented)
+
+    if answer_label is not None:
+        return _answer(raw, labels, answer_label, _thought(raw, labels, answer_label.start), "Final Answer:")
+    problem = "没有找到 Action（带 JSON 对象），也没有找到 Final Answer。"
+    return _invalid(raw, problem, invented, _thought(raw, labels, len(raw)))
+
+
+# ---------------------------------------------------------------------------
+# 7. Telling the model what went wrong
+# ---------------------------------------------------------------------------
+
+
+def format_reminder(protocol: str, tool_names: Iterable[str]) -> str:
+    """The reply format of protocol ``"A"`` or ``"B"`` with the tool names, as text for the model.
+
+    Raises:
+        ValueError: ``protocol`` is not "A" or "B".
+    """
+    tools = _available(_registry(tool_names))
+    protocol = str(protocol).strip().upper()
+    if protocol == "A":
+        return (
+            "Thought: 你的思考\n"
+            "Action: 工具名: 输入\n"
+            "PAUSE\n"
+            "\n"
+            "知道答案后:\n"
+            "Thought: 你的思考\n"
+            "Answer: 最终答案\n"
+            "\n"
+            f"可用的工具: {tools}"
+        )
+    if protocol == "B":
+        return (
+            "Thought: 你的思考\n"
+            "Action:\n"
+            "```json\n"
+            '{"action": "工具名", "action_input": "工具的输入"}\n'
+            "```\n"
+            "\n"
+            "知道答案后:\n"
+            "Thought: 我现在知道最终答案了\n"
+            "Final Answer: 最终答案\n"
+            "\n"
+            f'"action" 必须是以下之一: {tools}'
+        )
+    raise ValueError(f'protocol must be "A" or "B", not {protocol!r}')
+
+
+def corrective_observation(
+    step: ReActStep, protocol: str, tool_names: Iterable[str], prefix: str = "Observation: "
+) -> str:
+    """Build the message sent back when a reply could not be parsed.
+
+    It names the problem (``step.error``) and restates the format, e.g.
+    ``"Observation: 格式错误：没有找到 Action 行…… 请严格按照以下格式回复:\\nThought: ..."``.
+    The loop sends it like a tool result and counts it as a step.
+
+    Args:
+        step: the (invalid) step; its ``error`` is quoted.
+        protocol: ``"A"`` (line protocol) or ``"B"`` (JSON blob).
+        tool_names: the registered tool names.
+        prefix: put in front; use ``""`` if your loop adds "Observation: " itself.
+    Returns:
+        The message text.
+    Raises:
+        ValueError: ``protocol`` is not "A" or "B".
+    """
+    problem = step.error or "回复里没有可以解析的 Action 或 Answer。"
+    return f"{prefix}格式错误：{problem} 请严格按照以下格式回复:\n{format_reminder(protocol, tool_names)}"
