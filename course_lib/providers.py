@@ -57,6 +57,7 @@ class Preset:
         model: default model id.
         key_env: environment variable holding the API key ("" = no key needed).
         parallel_tool_calls: whether the endpoint accepts ``parallel_tool_calls``.
+        key_required: False when a key is optional (``custom``: depends on the server).
     """
 
     name: str
@@ -65,6 +66,7 @@ class Preset:
     model: str
     key_env: str
     parallel_tool_calls: bool = True
+    key_required: bool = True
 
 
 PRESETS: dict[str, Preset] = {
@@ -81,7 +83,9 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset("openai", "OpenAI", "https://api.openai.com/v1", "gpt-4o-mini", "OPENAI_API_KEY"),
         Preset("ollama", "Ollama", "http://localhost:11434/v1", "qwen2.5:3b", "", parallel_tool_calls=False),
-        Preset("custom", "OpenAI-compatible URL", "", "", "COURSE_API_KEY", parallel_tool_calls=False),
+        Preset(
+            "custom", "OpenAI-compatible URL", "", "", "COURSE_API_KEY", parallel_tool_calls=False, key_required=False
+        ),
     ]
 }
 
@@ -150,7 +154,7 @@ def get_provider(name: str | None = None) -> Provider:
     if not model:
         raise ProviderError(f"Provider {name!r} needs COURSE_MODEL in .env (the model id the server expects).")
     api_key = os.environ.get(preset.key_env, "") if preset.key_env else ""
-    if preset.key_env and not api_key and name != "custom":
+    if preset.key_env and preset.key_required and not api_key:
         raise ProviderError(
             f"Provider {preset.label} needs an API key: add {preset.key_env}=<your key> to the .env file "
             f"at {PROJECT_ROOT} (see .env.example), or set COURSE_PROVIDER=local to use the offline model."

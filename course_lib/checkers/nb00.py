@@ -12,14 +12,14 @@ from . import report
 
 def check_needs_key(needs_key: object) -> bool:
     """Exercise 00-1: ``needs_key`` lists the preset names that need an API key (any order)."""
-    expected = {name for name, preset in PRESETS.items() if preset.key_env}
+    expected = {name for name, preset in PRESETS.items() if preset.key_env and preset.key_required}
     if not isinstance(needs_key, (list, tuple, set)):
         return report(False, "needs_key 应该是一个列表，例如 ['openai']")
     got = set(needs_key)
     if got == expected:
         return report(True, f"需要 key 的 provider：{sorted(got)}")
     missing, extra = sorted(expected - got), sorted(got - expected)
-    return report(False, f"还缺 {missing}，多了 {extra}。提示：看 PRESETS 表里 key_env 那一列。")
+    return report(False, f"还缺 {missing}，多了 {extra}。提示：看 PRESETS 表里 key_env 和 key_required 两列（custom 的 key 可有可无，不算）。")
 
 
 def check_env_line(env_text: object) -> bool:

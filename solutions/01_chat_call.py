@@ -1,0 +1,21 @@
+# Reference solutions for notebooks/01_chat_call.ipynb. Try the exercises yourself first!
+
+# %% exercise 01-1
+def ask(question):
+    response = client.chat.completions.create(
+        model=MODEL,
+        messages=[
+            {"role": "system", "content": "你是一个简洁的中文助手。"},
+            {"role": "user", "content": question},
+        ],
+        max_tokens=100,
+        temperature=0,
+    )
+    return response.choices[0].message.content
+
+# %% exercise 01-2
+def summarize(response):
+    return {
+        "finish_reason": response.choices[0].finish_reason,
+        "total_tokens": response.usage.total_tokens,
+    }

@@ -1,0 +1,42 @@
+"""Every checker passes on the reference solution and fails on the untouched exercise."""
+
+from __future__ import annotations
+
+import pytest
+
+from fakes import FakeLLM
+from notebook_cells import NOTEBOOKS, course_cells, run_checker, solutions_for
+
+CASES = [
+    (nb, key)
+    for nb in NOTEBOOKS
+    for key in course_cells(nb, "exercise")
+]
+
+
+def fresh_namespace() -> dict:
+    # The same names the notebooks define before their exercises.
+    return {"client": FakeLLM(default="2").client(), "MODEL": "fake-model", "__name__": "__exercise__"}
+
+
+@pytest.mark.parametrize("nb,key", CASES, ids=[f"{nb.stem}:{key}" for nb, key in CASES])
+def test_checker_fails_untouched_and_passes_solution(nb, key, capsys):
+    checkers = course_cells(nb, "checker")
+    solutions = solutions_for(nb)
+    assert key in checkers, f"exercise {key} in {nb.name} has no checker cell"
+    assert key in solutions, f"exercise {key} has no reference solution in solutions/{nb.stem}.py"
+
+    untouched = fresh_namespace()
+    exec(course_cells(nb, "exercise")[key], untouched)
+    assert run_checker(checkers[key], untouched) is False
+    assert "❌" in capsys.readouterr().out
+
+    solved = fresh_namespace()
+    exec(solutions[key], solved)
+    assert run_checker(checkers[key], solved) is True
+    assert "✅" in capsys.readouterr().out
+
+
+def test_every_notebook_has_exercises():
+    for nb in NOTEBOOKS:
+        assert course_cells(nb, "exercise"), f"{nb.name} has no exercise cells"
