@@ -31,13 +31,39 @@ class MessageError(ValueError):
         self.index = index
 
 
+def _dump(obj: Any) -> Any:
+    """``model_dump`` of an SDK object: JSON types, None fields dropped, no serializer warnings.
+
+    Some servers send ``arguments`` as an object where the SDK declares a str;
+    pydantic would then print a ``PydanticSerializationUnexpectedValue`` warning
+    at every dump, so warnings are switched off (pydantic v2 only).
+    """
+    try:
+        return obj.model_dump(mode="json", exclude_none=True, warnings=False)
+    except (TypeError, ValueError):  # pydantic v1: no ``warnings`` argument
+        return obj.model_dump(exclude_none=True)
+
+
+def _plain(value: Any) -> Any:
+    """Deep-copy ``value`` with every SDK object inside it turned into plain dicts/lists."""
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if callable(getattr(value, "model_dump", None)) and not isinstance(value, type):
+        return _plain(_dump(value))
+    return copy.deepcopy(value)
+
+
 def to_dict(message: Any) -> dict:
     """Return ``message`` as a plain, JSON-serializable dict.
 
     Args:
         message: a dict, or an openai SDK object (``ChatCompletionMessage``,
             a pydantic model) - converted with its own ``model_dump``,
-            dropping fields that are None.
+            dropping fields that are None.  SDK objects *inside* a dict are
+            converted too, e.g. the common
+            ``{"role": "assistant", "content": None, "tool_calls": msg.tool_calls}``.
     Returns:
         A new dict (the input is never modified).  ``tool_calls[*].function.arguments``
         stays exactly as given; fields the course does not know (provider
@@ -45,17 +71,24 @@ def to_dict(message: Any) -> dict:
     Raises:
         TypeError: for anything else.
     """
-    if isinstance(message, dict):
-        return copy.deepcopy(message)
-    dump = getattr(message, "model_dump", None)
-    if callable(dump):
-        return dump(exclude_none=True)
+    if isinstance(message, dict) or (callable(getattr(message, "model_dump", None)) and not isinstance(message, type)):
+        return _plain(message)
     raise TypeError(f"A message must be a dict or an openai SDK message, not {type(message).__name__}")
 
 
 def normalize(messages: Iterable[Any]) -> list[dict]:
-    """Apply ``to_dict`` to every message; returns a new list."""
-    return [to_dict(m) for m in messages]
+    """Apply ``to_dict`` to every message; returns a new list.
+
+    Raises:
+        TypeError: naming the index of an item that is neither a dict nor an SDK message.
+    """
+    out = []
+    for i, message in enumerate(messages):
+        try:
+            out.append(to_dict(message))
+        except TypeError as exc:
+            raise TypeError(f"messages[{i}]: {exc}") from None
+    return out
 
 
 def has_text(content: Any) -> bool:
@@ -101,7 +134,7 @@ def new_call_id() -> str:
 
 
 def validate(messages: list[dict]) -> None:
-    """Check a normalized message list before it is sent.
+    """Check a message list before it is sent (SDK objects in it are read via ``to_dict``).
 
     Raises:
         MessageError: naming the index of the first message that breaks a rule:
@@ -113,6 +146,8 @@ def validate(messages: list[dict]) -> None:
     pending: dict[str, int] = {}  # call id -> index of the assistant message asking
     answered: set[str] = set()
     for i, msg in enumerate(messages):
+        if not isinstance(msg, dict):
+            msg = to_dict(msg)
         role = msg.get("role")
         if role not in {"system", "developer", "user", "assistant", "tool"}:
             raise MessageError(i, f"unknown role {role!r}")

@@ -23,6 +23,7 @@ the ``compatible-mode/v1`` endpoint; Ollama: ``/v1`` on port 11434).
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,7 +36,9 @@ from . import local_server
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 REQUEST_TIMEOUT_S = 120.0  # one request; a 1.5B model on 2 cores can take a while
 # The SDK's own retries (408/409/429/5xx, timeouts, connection errors), with its
-# exponential back-off; the longest possible wait is about (MAX_RETRIES + 1) * timeout.
+# exponential back-off (0.5 s doubling, at most 8 s) or the server's Retry-After
+# (honoured up to 120 s); so one call waits at most about
+# (MAX_RETRIES + 1) * timeout + MAX_RETRIES * 120 s, never forever.
 MAX_RETRIES = 2
 # llama-server queues requests itself and a retry after a timeout only doubles
 # the wait; a dead server is restarted by _RestartingTransport instead.
@@ -153,7 +156,8 @@ def get_provider(name: str | None = None) -> Provider:
         raise ProviderError(f"Provider {name!r} needs COURSE_BASE_URL in .env, e.g. COURSE_BASE_URL=http://host:port/v1")
     if not model:
         raise ProviderError(f"Provider {name!r} needs COURSE_MODEL in .env (the model id the server expects).")
-    api_key = os.environ.get(preset.key_env, "") if preset.key_env else ""
+    # Stripped: a key pasted with a trailing space or newline breaks the HTTP header.
+    api_key = os.environ.get(preset.key_env, "").strip() if preset.key_env else ""
     if preset.key_env and preset.key_required and not api_key:
         raise ProviderError(
             f"Provider {preset.label} needs an API key: add {preset.key_env}=<your key> to the .env file "
@@ -200,16 +204,37 @@ def get_client(provider: Provider | None = None, **client_kwargs) -> openai.Open
     return openai.OpenAI(base_url=provider.base_url, api_key=provider.api_key or "not-needed", **client_kwargs)
 
 
+# sk-..., sk-proj-..., sk-ant-... (OpenAI, DeepSeek, DashScope, Anthropic) and "Bearer <token>".
+_KEY_SHAPE_RE = re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_\-*.]{8,}|(?<=Bearer )[A-Za-z0-9_\-.]{8,}")
+
+
+def _redact(text: str, provider: Provider) -> str:
+    """``text`` with the provider's key and anything shaped like an API key replaced by ``***``."""
+    if provider.api_key and len(provider.api_key) >= 4:
+        text = text.replace(provider.api_key, "***")
+    return _KEY_SHAPE_RE.sub("***", text)
+
+
+def _timeout_seconds(client: openai.OpenAI) -> float:
+    timeout = getattr(client, "timeout", REQUEST_TIMEOUT_S)
+    if hasattr(timeout, "read"):  # an httpx Timeout object
+        timeout = timeout.read or timeout.connect
+    return float(timeout) if isinstance(timeout, (int, float)) else REQUEST_TIMEOUT_S
+
+
 def ping(client: openai.OpenAI | None = None, provider: Provider | None = None) -> str:
     """Send a one-word request and return the reply text, to prove the endpoint works.
 
     Raises:
-        ProviderError: naming the provider and URL (never the key) when the
-            endpoint is unreachable, rejects the key, or does not know the model.
+        ProviderError: one message naming the provider and URL (never the key)
+            and what to do, when the endpoint is unreachable, times out,
+            rejects the key, does not know the model, keeps answering 429/5xx
+            after the SDK's retries, or (local) the server could not be restarted.
     """
     provider = provider or get_provider()
     client = client or get_client(provider)
     where = f"{provider.preset.label} at {provider.base_url}"
+    retries = getattr(client, "max_retries", MAX_RETRIES)
     try:
         resp = client.chat.completions.create(
             model=provider.model,
@@ -222,12 +247,34 @@ def ping(client: openai.OpenAI | None = None, provider: Provider | None = None) 
     except openai.NotFoundError:
         raise ProviderError(f"{where} does not know model {provider.model!r}; set COURSE_MODEL in .env.") from None
     except openai.APITimeoutError:
-        raise ProviderError(f"{where} did not answer within {REQUEST_TIMEOUT_S:.0f} s.") from None
+        raise ProviderError(
+            f"{where} did not answer within {_timeout_seconds(client):g} s (tried {retries + 1} time(s)). "
+            "The server may be busy or overloaded: try again in a minute, ask for fewer tokens (max_tokens), "
+            "or pass a larger timeout to get_client(timeout=...)."
+        ) from None
     except openai.APIConnectionError:
+        hint = " Check it with: python -m course_lib.local_server status" if provider.is_local else ""
         raise ProviderError(
             f"Cannot reach {where}. Is the server running and the URL right? "
-            "Change COURSE_PROVIDER or COURSE_BASE_URL in .env."
+            f"Change COURSE_PROVIDER or COURSE_BASE_URL in .env.{hint}"
         ) from None
+    except openai.APIStatusError as exc:
+        detail = " ".join(str(getattr(exc, "message", "") or "").split())
+        detail = _redact(re.sub(r"^Error code: \d+\s*-?\s*", "", detail)[:200], provider).rstrip(".")
+        detail = f"{detail}. " if detail else ""
+        if exc.status_code == 429:
+            todo = "You are sending too fast or your quota/balance is used up: wait a minute, or check your account."
+        elif exc.status_code >= 500:
+            todo = "The provider has a problem right now: try again later, or switch COURSE_PROVIDER in .env."
+        elif exc.status_code == 403 and provider.preset.key_env:
+            todo = f"Check that the key in {provider.preset.key_env} may use model {provider.model!r} (COURSE_MODEL)."
+        else:
+            todo = "Check COURSE_MODEL / COURSE_BASE_URL in .env and the provider's documentation."
+        retried = exc.status_code in (408, 409, 429) or exc.status_code >= 500  # the statuses the SDK retries
+        after = f" (after {retries} retr{'y' if retries == 1 else 'ies'})" if retried else ""
+        raise ProviderError(f"{where} answered HTTP {exc.status_code}{after}: {detail}{todo}") from None
+    except local_server.LocalModelError as exc:
+        raise ProviderError(f"The local model server at {provider.base_url} stopped and could not be restarted: {exc}") from None
     return resp.choices[0].message.content or ""
 
 

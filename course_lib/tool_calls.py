@@ -1,0 +1,423 @@
+"""Reading the model's tool calls safely, and answering them.
+
+The assistant message of a chat completion can ask for tools in
+``message.tool_calls``; each call is ``{"id", "type": "function",
+"function": {"name", "arguments"}}`` where ``arguments`` should be a JSON
+*string* (OpenAI Chat Completions API reference).  Real servers bend that:
+
+* ``arguments`` arrives as an already-parsed object (some OpenAI-compatible
+  servers), as ``""``, as whitespace or as null (a tool without parameters),
+  or as broken JSON (small models);
+* a call has no ``id``, an empty one, or the same id as another call;
+* there are no ``tool_calls`` at all and the call is written as text in
+  ``content`` instead (```json {"name": ..., "arguments": ...}``` or a bare
+  object) - the course's 1.5B model does this now and then;
+* ``content`` is ``""`` or whitespace next to real ``tool_calls``.
+
+``read_assistant(message, tool_names)`` handles all of these once and returns
+an ``AssistantTurn``: the cleaned assistant message to append to ``messages``,
+the calls as ``ToolCall`` objects, the reply text, and a ``problem`` when the
+content looked like a tool call that could not be read.  ``execute(calls,
+registry)`` then runs the calls and returns one ``role="tool"`` message per
+call, in order; it never raises, so the loop always goes on.
+
+Why unreadable arguments are stored as ``"{}"``: llama-server (llama.cpp,
+``--jinja``) parses every ``arguments`` string in the history and answers
+HTTP 500 "Failed to parse tool call arguments as JSON" for broken JSON or
+``""`` (measured on the course server).  So the stored message always carries
+valid JSON, and the tool reply quotes what the model actually sent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from .messages import has_text, new_call_id, to_dict, tool_content
+from .react_parser import MAX_JSON_CANDIDATES, load_object, lookup_tool, matching_brace
+
+# How much of a model's broken arguments is quoted back in an error (characters).
+QUOTE_CHARS = 200
+
+# A "name" key and an "arguments"/"parameters" key, double- or single-quoted:
+# used only to decide whether text that failed to parse *looked like* a tool call.
+_NAME_KEY_RE = re.compile(r"""["']name["']\s*:""")
+_ARGS_KEY_RE = re.compile(r"""["'](?:arguments|parameters)["']\s*:""")
+_MISSING = object()
+
+
+@dataclass
+class ToolCall:
+    """One tool call, ready to run.
+
+    Attributes:
+        id: the call id (a fresh ``call_...`` id if the server sent none, an
+            empty one, or a duplicate); the tool reply must use it.
+        name: the tool name (the registry's spelling when it was matched).
+        arguments: the parsed arguments object; None if they could not be read.
+        arguments_text: the JSON string stored in the assistant message and
+            sent back (``"{}"`` when there were no arguments or they were unreadable).
+        error: why the arguments could not be read (malformed JSON, not an
+            object ...), in Chinese for the model; None when they were read.
+        recovered: True when the call was recovered from text ``content``
+            rather than from ``tool_calls``.
+    """
+
+    id: str
+    name: str
+    arguments: dict | None
+    arguments_text: str
+    error: str | None = None
+    recovered: bool = False
+
+
+@dataclass
+class AssistantTurn:
+    """What ``read_assistant`` found in one assistant message.
+
+    Attributes:
+        message: the assistant message to append to ``messages``: a plain dict,
+            call ids fixed, ``arguments`` strings, content ``None`` when there
+            are tool calls and no real text.
+        calls: the tool calls to run (empty: the model answered in text, or ``problem``).
+        text: the reply text, or None if empty/whitespace (also None when
+            the text was recovered into calls).
+        problem: set when the content looked like a tool call that could not
+            be used (broken JSON, or a tool name that is not registered); it
+            is a message for the model (Chinese, naming the available tools).
+            Send it as a corrective user message; do not treat the content
+            as the final answer.
+    """
+
+    message: dict
+    calls: list[ToolCall]
+    text: str | None
+    problem: str | None
+
+
+def _clip(text: str, limit: int = QUOTE_CHARS) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}…[+{len(text) - limit} chars]"
+
+
+def _kind(value: Any) -> str:
+    """A Chinese name for a JSON value's type, for error messages."""
+    if isinstance(value, bool):
+        return "布尔值"
+    if isinstance(value, (int, float)):
+        return "数字"
+    if isinstance(value, str):
+        return "字符串"
+    if isinstance(value, (list, tuple)):
+        return "数组"
+    return type(value).__name__
+
+
+def _read(arguments: Any) -> tuple[dict | None, str, str | None]:
+    """Return ``(arguments object or None, JSON text to store, error or None)``."""
+    if arguments is None:
+        return {}, "{}", None
+    if isinstance(arguments, dict):
+        return dict(arguments), json.dumps(arguments, ensure_ascii=False), None
+    if not isinstance(arguments, str):
+        return None, "{}", f"参数必须是 JSON 对象（{{...}}），收到的是{_kind(arguments)}：{_clip(repr(arguments))}"
+    if not arguments.strip():
+        return {}, "{}", None
+    text: str | None = arguments
+    try:
+        value = json.loads(arguments)
+    except json.JSONDecodeError as exc:
+        try:  # raw newlines/tabs inside strings: readable, but stored re-encoded
+            value = json.loads(arguments, strict=False)
+            text = None
+        except json.JSONDecodeError:
+            return None, "{}", (
+                f"参数不是合法的 JSON（{exc.msg}，第 {exc.lineno} 行第 {exc.colno} 列）。"
+                f"收到的参数：{_clip(arguments)}"
+            )
+    if value is None:  # the JSON text "null": no arguments
+        return {}, "{}", None
+    if not isinstance(value, dict):
+        return None, "{}", f"参数必须是 JSON 对象（{{...}}），收到的是{_kind(value)}：{_clip(arguments)}"
+    return value, text or json.dumps(value, ensure_ascii=False), None
+
+
+def parse_arguments(arguments: Any) -> tuple[dict | None, str | None]:
+    """Read tool-call ``arguments`` in any form a server sends them.
+
+    Args:
+        arguments: a JSON string (the API's form), an already-parsed dict
+            (some servers), ``""``, whitespace, ``"null"`` or None (= no arguments).
+    Returns:
+        ``(arguments, None)`` with a dict, or ``(None, error)`` where ``error``
+        says in Chinese what was wrong: malformed JSON (with line/column and
+        the text received, shortened to ``QUOTE_CHARS``), or JSON that is not
+        an object (a list, number, string ...).  Never raises.
+    """
+    value, _, error = _read(arguments)
+    return value, error
+
+
+def _names(tool_names: Any) -> list[str]:
+    """Tool names from a list, a dict (its keys) or a ToolRegistry (its ``names``)."""
+    if tool_names is None:
+        return []
+    if hasattr(tool_names, "names") and not isinstance(tool_names, (str, Mapping)):
+        tool_names = tool_names.names
+    if isinstance(tool_names, str):
+        return [tool_names]
+    return [str(n) for n in tool_names]
+
+
+def _available(names: list[str]) -> str:
+    return ", ".join(names) or "（没有可用的工具）"
+
+
+def _text_of(content: Any) -> str | None:
+    """The text of ``content`` (a str or a list of text parts), or None if it has none."""
+    if isinstance(content, list):
+        content = "\n".join(
+            str(p.get("text") or "") if isinstance(p, dict) else str(p) for p in content
+        )
+    if isinstance(content, str):
+        return content if content.strip() else None
+    return None
+
+
+def _call_shape(obj: dict, names: list[str]) -> tuple[str, Any] | None:
+    """``(name, arguments)`` if ``obj`` is written like a tool call, else None.
+
+    Accepted: ``{"name": ..., "arguments": ...}``, ``{"name": ..., "parameters": ...}``,
+    the OpenAI shape ``{"type": "function", "function": {...}}``, and
+    ``{"name": <registered tool>}`` alone.  Other objects with a "name" key
+    (``{"name": "张三", "age": 18}``) are data, not calls.
+    """
+    if isinstance(obj.get("function"), dict) and "name" in obj["function"]:
+        obj = obj["function"]
+    name = obj.get("name")
+    if not isinstance(name, str) or not name.strip():
+        return None
+    args = obj.get("arguments", obj.get("parameters", _MISSING))
+    if args is _MISSING:
+        if lookup_tool(name, names) is None:
+            return None
+        args = None
+    return name.strip(), args
+
+
+def find_text_calls(text: str, tool_names: Iterable[str]) -> tuple[list[tuple[str, Any]], list[str]]:
+    """Find tool calls written as JSON text in a reply.
+
+    Every ``{`` is a candidate; ``react_parser.matching_brace`` finds its end
+    (strings understood) and ``react_parser.load_object`` reads it (JSON, then
+    trailing commas removed, then Python literals - never ``eval``).  Fences
+    and prose around the objects do not matter; objects inside a recognised
+    call are not scanned again.  At most ``MAX_JSON_CANDIDATES`` positions.
+
+    Args:
+        text: the reply content.
+        tool_names: the registered tool names (used for ``{"name": <tool>}`` alone).
+    Returns:
+        ``(calls, broken)``: ``calls`` is a list of ``(name, arguments)`` in
+        text order (``arguments`` as written: dict, str or None); ``broken``
+        lists a description (Chinese) of each piece of text that has a
+        ``"name"`` and an ``"arguments"``/``"parameters"`` key but could not
+        be read as JSON.
+    """
+    names = _names(tool_names)
+    calls: list[tuple[int, str, Any]] = []
+    broken: list[tuple[int, int, str]] = []
+    pos = text.find("{")
+    tries = 0
+    while pos != -1 and tries < MAX_JSON_CANDIDATES:
+        tries += 1
+        close = matching_brace(text, pos)
+        end = len(text) if close is None else close + 1
+        snippet = text[pos:end]
+        if close is None:
+            obj, error = None, "JSON 对象不完整（括号没有闭合）"
+        else:
+            try:
+                obj, error = load_object(snippet), None
+            except ValueError as exc:
+                obj, error = None, str(exc)
+        if isinstance(obj, dict):
+            shape = _call_shape(obj, names)
+            if shape is not None:
+                calls.append((pos, *shape))
+                pos = text.find("{", end)
+                continue
+        elif error and _NAME_KEY_RE.search(snippet) and _ARGS_KEY_RE.search(snippet):
+            broken.append((pos, end, error))
+        pos = text.find("{", pos + 1)
+    # A broken outer piece that contains a readable call (e.g. an unclosed wrapper) is not reported.
+    problems = [err for start, end, err in broken if not any(start <= c[0] < end for c in calls)]
+    return [(name, args) for _, name, args in calls], problems
+
+
+def _problem_broken(detail: str, names: list[str]) -> str:
+    return (
+        f"你的回复看起来是想调用工具，但写在回复正文里的 JSON 无法解析：{detail}。"
+        "如果需要调用工具，请直接发起工具调用（tool_calls），不要把 JSON 写在正文里；"
+        f"如果不需要工具，请直接用文字回答。可用的工具：{_available(names)}"
+    )
+
+
+def _problem_unknown(unknown: list[str], names: list[str]) -> str:
+    return (
+        f"你的回复里写了对工具 {', '.join(unknown)} 的调用，但没有这个工具。"
+        f"可用的工具：{_available(names)}。请只调用这些工具，或者直接用文字回答。"
+    )
+
+
+def _make_call(call_id: str, name: str, arguments: Any, recovered: bool) -> tuple[ToolCall, dict]:
+    value, text, error = _read(arguments)
+    call = ToolCall(call_id, name, value, text, error, recovered)
+    wire = {"id": call_id, "type": "function", "function": {"name": name, "arguments": text}}
+    return call, wire
+
+
+def read_assistant(message: Any, tool_names: Iterable[str] = ()) -> AssistantTurn:
+    """Read one assistant message (``response.choices[0].message``) into an ``AssistantTurn``.
+
+    Args:
+        message: an SDK ``ChatCompletionMessage`` or the equivalent dict.
+        tool_names: the names of the tools offered in the request (a list, a
+            dict of tools, or a ``ToolRegistry``).  Empty = no tools were
+            offered, so text is never read as a tool call.
+    Returns:
+        An ``AssistantTurn``:
+
+        * with ``tool_calls``: one ``ToolCall`` per call; a missing, empty or
+          duplicate ``id`` is replaced by one fresh id used in both the
+          message and the ``ToolCall``; ``arguments`` read by
+          ``parse_arguments`` (unreadable ones stored as ``"{}"`` with
+          ``error`` set); a name matching a registered tool up to case/width
+          takes the registry's spelling; whitespace-only content becomes None.
+        * without ``tool_calls`` but with ``tool_names``: calls written as
+          JSON in ``content`` (see ``find_text_calls``) are recovered when all
+          their names are registered (``recovered=True``, fresh ids; the
+          message then has ``tool_calls`` and ``content`` None).  Broken
+          JSON or an unknown name sets ``problem`` instead, with no calls.
+        * otherwise: a text reply, ``calls == []``.
+
+        Fields the course does not know (e.g. ``reasoning_content``) stay in ``message``.
+    Raises:
+        TypeError: ``message`` is neither a dict nor an SDK message.
+    """
+    names = _names(tool_names)
+    msg = to_dict(message)
+    msg["role"] = "assistant"
+    raw_calls = msg.pop("tool_calls", None) or []
+    content = msg.get("content")
+    text = _text_of(content)
+
+    if raw_calls:
+        calls, wire_calls, seen = [], [], set()
+        for raw in raw_calls:
+            raw = raw if isinstance(raw, dict) else {}
+            fn = raw.get("function") if isinstance(raw.get("function"), dict) else {}
+            name = fn.get("name") if isinstance(fn.get("name"), str) else ""
+            name = (lookup_tool(name, names) if names and name else None) or name
+            call_id = raw.get("id")
+            if not isinstance(call_id, str) or not call_id.strip() or call_id in seen:
+                call_id = new_call_id()
+            seen.add(call_id)
+            call, wire = _make_call(call_id, name, fn.get("arguments"), recovered=False)
+            # Keep per-call extras a provider may need back; "index" belongs to streaming only.
+            wire.update({k: v for k, v in raw.items() if k not in {"id", "type", "function", "index"} and v is not None})
+            calls.append(call)
+            wire_calls.append(wire)
+        msg["tool_calls"] = wire_calls
+        if not has_text(content):
+            msg["content"] = None
+        return AssistantTurn(msg, calls, text, None)
+
+    if not names or text is None:
+        return AssistantTurn(msg, [], text, None)
+
+    found, broken = find_text_calls(text, names)
+    if broken:
+        return AssistantTurn(msg, [], text, _problem_broken(broken[0], names))
+    if not found:
+        return AssistantTurn(msg, [], text, None)
+    unknown = [name for name, _ in found if lookup_tool(name, names) is None]
+    if unknown:
+        return AssistantTurn(msg, [], text, _problem_unknown(list(dict.fromkeys(unknown)), names))
+    calls, wire_calls = [], []
+    for name, args in found:
+        call, wire = _make_call(new_call_id(), lookup_tool(name, names), args, recovered=True)
+        calls.append(call)
+        wire_calls.append(wire)
+    msg["content"] = None
+    msg["tool_calls"] = wire_calls
+    return AssistantTurn(msg, calls, None, None)
+
+
+def tool_reply(call_id: str, content: Any) -> dict:
+    """Return ``{"role": "tool", "tool_call_id": call_id, "content": <str>}``.
+
+    ``content`` goes through ``messages.tool_content``: strings unchanged,
+    None -> ``""``, dicts/lists -> JSON (never encoded twice).
+    """
+    return {"role": "tool", "tool_call_id": call_id, "content": tool_content(content)}
+
+
+def _registry_names(registry: Any) -> list[str]:
+    if isinstance(registry, Mapping):
+        return [str(k) for k in registry]
+    return _names(getattr(registry, "names", []))
+
+
+def _unreadable(call: ToolCall, registry: Any) -> str:
+    names = _registry_names(registry)
+    if call.name not in names:
+        return f"错误：工具 {call.name} 不存在。可用的工具：{_available(names)}"
+    tool = registry.get(call.name) if hasattr(registry, "get") else None
+    params = tool.describe_parameters() if hasattr(tool, "describe_parameters") else ""
+    return (
+        f"错误：工具 {call.name} 的参数无法读取，工具没有运行。{call.error}。"
+        f"请重新调用 {call.name}，参数必须是一个 JSON 对象。" + (f"参数：{params}" if params else "")
+    )
+
+
+def _run(call: ToolCall, registry: Any) -> Any:
+    if hasattr(registry, "run"):
+        return registry.run(call.name, call.arguments)
+    if isinstance(registry, Mapping):  # a plain {name: function} dict
+        function = registry.get(call.name)
+        if function is None:
+            return f"错误：工具 {call.name} 不存在。可用的工具：{_available(_registry_names(registry))}"
+        return function(**call.arguments)
+    raise TypeError(f"registry must be a ToolRegistry or a dict of functions, not {type(registry).__name__}")
+
+
+def execute(calls: list[ToolCall], registry: Any) -> list[dict]:
+    """Run ``calls`` and return their tool messages, one per call, in the same order.
+
+    Args:
+        calls: from ``read_assistant``.
+        registry: a ``tools.registry.ToolRegistry`` (its ``run`` checks the
+            name and the arguments against the schema and catches exceptions),
+            or a plain dict ``{name: function}``.
+    Returns:
+        ``[{"role": "tool", "tool_call_id": call.id, "content": <str>}, ...]``.
+        A call with unreadable arguments (``call.error``) is not run; its reply
+        says why and what the parameters are.  An unknown name, arguments that
+        do not fit, and a tool that raises all come back as ``"错误：..."``
+        strings that name the problem (and the available tools for an
+        unknown name).  Never raises.
+    """
+    replies = []
+    for call in calls:
+        try:
+            content = _unreadable(call, registry) if call.error is not None else _run(call, registry)
+        except Exception as exc:  # noqa: BLE001 - the loop must always get a reply
+            content = f"错误：工具 {call.name} 出错：{type(exc).__name__}: {exc}"
+        try:
+            replies.append(tool_reply(call.id, content))
+        except Exception as exc:  # noqa: BLE001 - e.g. a result whose str() raises
+            replies.append(tool_reply(call.id, f"错误：工具 {call.name} 的结果无法转成文字：{type(exc).__name__}"))
+    return replies
