@@ -51,7 +51,9 @@ case "$cmd" in
     lab)
         setup
         "$PY" -m course_lib.providers || echo "(the notebooks will show the same error; fix .env and re-run a cell)"
-        exec "$VENV/bin/jupyter" lab --notebook-dir=notebooks "$@"
+        extra=()
+        [ "$(id -u)" = "0" ] && extra+=(--allow-root)  # containers and lab machines often run as root
+        exec "$VENV/bin/jupyter" lab --notebook-dir=notebooks "${extra[@]}" "$@"
         ;;
     test)
         setup
