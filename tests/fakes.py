@@ -88,3 +88,26 @@ class FakeLLM:
             ],
             "usage": usage,
         }
+
+
+def raw_completion(message: dict, finish_reason: str = "stop") -> httpx.Response:
+    """A hand-written server answer, for shapes ``FakeLLM.completion`` does not produce
+    (e.g. ``arguments`` sent as an object, or a missing tool-call id)."""
+    return httpx.Response(
+        200,
+        json={
+            "id": "chatcmpl-raw",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "fake-model",
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        },
+    )
+
+
+def sdk_message(reply: Any, user: str = "北京天气怎么样？") -> Any:
+    """The ``choices[0].message`` the openai SDK builds from ``reply`` (any FakeLLM reply)."""
+    fake = FakeLLM([reply])
+    messages = [{"role": "user", "content": user}]
+    return fake.client().chat.completions.create(model="fake-model", messages=messages).choices[0].message

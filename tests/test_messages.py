@@ -13,7 +13,7 @@ import warnings
 import httpx
 import pytest
 
-from fakes import FakeLLM
+from fakes import FakeLLM, raw_completion, sdk_message
 
 from course_lib import messages as M
 from course_lib.messages import MessageError, normalize, request_kwargs, to_dict, to_wire, validate
@@ -41,27 +41,6 @@ def asks(*call_ids, content=None):
 
 def tool(call_id, content="晴 25°C"):
     return {"role": "tool", "tool_call_id": call_id, "content": content}
-
-
-def raw_completion(message: dict, finish_reason: str = "stop") -> httpx.Response:
-    """A hand-written server answer, for shapes FakeLLM's helper does not produce."""
-    return httpx.Response(
-        200,
-        json={
-            "id": "chatcmpl-raw",
-            "object": "chat.completion",
-            "created": 0,
-            "model": "fake-model",
-            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-        },
-    )
-
-
-def sdk_message(reply):
-    """The ``choices[0].message`` the openai SDK builds from ``reply`` (a FakeLLM reply)."""
-    fake = FakeLLM([reply])
-    return fake.client().chat.completions.create(model="fake-model", messages=[USER]).choices[0].message
 
 
 def none_paths(value, path="$"):

@@ -13,7 +13,7 @@ import warnings
 import httpx
 import pytest
 
-from fakes import FakeLLM
+from fakes import FakeLLM, raw_completion, sdk_message
 
 from course_lib.messages import request_kwargs, validate
 from course_lib.tool_calls import AssistantTurn, ToolCall, execute, find_text_calls, parse_arguments, read_assistant, tool_reply
@@ -22,25 +22,6 @@ from course_lib.tools import Tool, ToolRegistry, default_registry
 REGISTRY = default_registry()
 NAMES = REGISTRY.names  # get_weather, calculate, query_by_product_name, search_knowledge
 USER = {"role": "user", "content": "北京天气怎么样？"}
-
-
-def raw_completion(message: dict, finish_reason: str = "tool_calls") -> httpx.Response:
-    return httpx.Response(
-        200,
-        json={
-            "id": "chatcmpl-raw",
-            "object": "chat.completion",
-            "created": 0,
-            "model": "fake-model",
-            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-        },
-    )
-
-
-def sdk_message(reply):
-    fake = FakeLLM([reply])
-    return fake.client().chat.completions.create(model="fake-model", messages=[USER]).choices[0].message
 
 
 def raw_call(call_id, arguments, name="get_weather"):
