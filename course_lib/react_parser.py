@@ -397,20 +397,16 @@ def parse_line_protocol(
 # ---------------------------------------------------------------------------
 
 
-def matching_brace(text: str, open_index: int) -> int | None:
-    """Return the index of the ``}`` that closes the ``{`` at ``open_index``.
+def outside_strings(text: str, start: int = 0):
+    """Yield ``(index, char, in_string)`` for every character from ``start`` on.
 
-    The scan counts braces but skips everything inside strings - double-quoted
-    (JSON) or single-quoted (Python) - honouring backslash escapes, so a ``}``
-    or a code fence inside a string value does not end the object.
-
-    Returns:
-        The index, or None if the object is never closed (truncated reply).
+    ``in_string`` is True inside a double-quoted (JSON) or single-quoted
+    (Python) string, honouring backslash escapes; the quotes themselves count
+    as inside.  Both the brace matcher and the trailing-comma repair use it.
     """
-    depth = 0
     quote = None  # the quote character of the string we are in, or None
     escaped = False
-    for i in range(open_index, len(text)):
+    for i in range(start, len(text)):
         ch = text[i]
         if quote:  # inside a string: only its closing quote matters
             if escaped:
@@ -419,9 +415,29 @@ def matching_brace(text: str, open_index: int) -> int | None:
                 escaped = True
             elif ch == quote:
                 quote = None
+            yield i, ch, True
         elif ch in "\"'":
             quote = ch
-        elif ch == "{":
+            yield i, ch, True
+        else:
+            yield i, ch, False
+
+
+def matching_brace(text: str, open_index: int) -> int | None:
+    """Return the index of the ``}`` that closes the ``{`` at ``open_index``.
+
+    The scan counts braces but skips everything inside strings (see
+    ``outside_strings``), so a ``}`` or a code fence inside a string value
+    does not end the object.
+
+    Returns:
+        The index, or None if the object is never closed (truncated reply).
+    """
+    depth = 0
+    for i, ch, in_string in outside_strings(text, open_index):
+        if in_string:
+            continue
+        if ch == "{":
             depth += 1
         elif ch == "}":
             depth -= 1
@@ -432,23 +448,11 @@ def matching_brace(text: str, open_index: int) -> int | None:
 
 def _drop_trailing_commas(snippet: str) -> str:
     """Remove commas directly before ``}`` or ``]`` (outside strings): ``{"a": 1,}`` -> ``{"a": 1}``."""
-    out = []
-    quote = None
-    escaped = False
-    for i, ch in enumerate(snippet):
-        if quote:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = None
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "," and CLOSER_AHEAD_RE.match(snippet, i + 1):
-            continue
-        out.append(ch)
-    return "".join(out)
+    return "".join(
+        ch
+        for i, ch, in_string in outside_strings(snippet)
+        if in_string or ch != "," or not CLOSER_AHEAD_RE.match(snippet, i + 1)
+    )
 
 
 def load_object(snippet: str) -> Any:
