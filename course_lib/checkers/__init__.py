@@ -10,6 +10,7 @@ proves that each checker passes on the reference solution in
 from __future__ import annotations
 
 import contextlib
+import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -48,7 +49,8 @@ def recording(client: Any) -> Iterator[Recording]:
     seen = Recording()
 
     def create(*args: Any, **kwargs: Any) -> Any:
-        seen.requests.append(kwargs)
+        # A copy: student code may keep appending to the same messages list afterwards.
+        seen.requests.append(copy.deepcopy(kwargs))
         response = original(*args, **kwargs)
         seen.responses.append(response)
         return response
