@@ -2,20 +2,140 @@
 
 ``ChatSession`` is plain Python - tests drive it with a fake transport -
 and ``chat_box(session)`` wraps it in a text box, a send button, a busy
-indicator and the live message table.  Without a widget front-end (a plain
-terminal, nbclient), ``chat_box`` still returns something that prints.
+indicator, the reply (streamed token by token) and the live message table.
+Without a widget front-end (a plain terminal, nbclient) the box still prints
+as a plain-text table.
+
+Three modes, used in the notebooks:
+
+* ``ChatSession(client, MODEL)``                       - no memory (01): every
+  request carries only ``[system, user]``;
+* ``ChatSession(client, MODEL, memory=True)``          - memory (02): the whole
+  history is sent each time;
+* ``ChatSession(client, MODEL, memory=True, tools=[PRODUCT_TOOL])`` - tools (04):
+  the model may call ``query_by_product_name``; calls are read with
+  ``tool_calls.read_assistant`` and run with ``tool_calls.execute`` through a
+  ``ToolRegistry``, and the tool messages appear in the table.
+
+Streaming: when ``send`` is given ``on_token`` (``chat_box`` does this), every
+request is made with ``stream=True`` and ``stream_options={"include_usage": True}``
+(OpenAI Chat Completions streaming; llama-server sends the usage in a last
+chunk with no choices).  Text pieces are passed to ``on_token`` as they
+arrive.  A tool step streams too, but its deltas are ``tool_calls`` pieces,
+not text: the box shows "🔧 调用工具…" for such a step instead of tokens.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import html
+import json
+from typing import Any, Callable
 
-import openai
-
-from .messages import request_kwargs, to_dict
+from .messages import has_text, request_kwargs, to_dict
 from .tables import show_messages
+from .tool_calls import execute, read_assistant
 
 DEFAULT_SYSTEM = "你是一个友好、简洁的中文助手。"
+# An empty reply is not kept: an assistant message without content or tool_calls
+# would make the next request invalid (messages.validate).
+EMPTY_REPLY = "模型这次返回了空回复（没有文字，也没有工具调用），它没有被加进对话；可以再发一次试试。"
+
+# What a streamed response is collected into: the same shape as a
+# non-streamed ``response.choices[0]`` plus ``usage``.
+StreamResult = dict
+
+
+def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None) -> StreamResult:
+    """Read a streamed chat completion (``create(..., stream=True)``) into one message.
+
+    The chunks follow the OpenAI streaming format: ``chunk.choices[0].delta``
+    carries pieces of ``content`` and of ``tool_calls`` (each piece names its
+    call by ``index``; ``id``, ``function.name`` and ``function.arguments``
+    arrive in pieces that are concatenated), ``finish_reason`` comes on the
+    last choice chunk, and with ``stream_options={"include_usage": True}`` a
+    final chunk with ``choices == []`` carries ``usage``.
+
+    Args:
+        stream: the iterator returned by ``client.chat.completions.create(stream=True)``
+            (SDK chunk objects or equivalent dicts).
+        on_token: called with each non-empty text piece of ``content``, as it arrives.
+    Returns:
+        ``{"message": {"role": "assistant", "content": str | None, "tool_calls": [...]?},
+        "finish_reason": str | None, "usage": dict | None, "chunks": int}``.
+        ``tool_calls`` is present only when the model called a tool;
+        ``arguments`` is the concatenated string exactly as streamed.
+    Raises:
+        Whatever the SDK raises while reading (``openai.APIError`` ...).
+    """
+    pieces: list[str] = []
+    calls: dict[int, dict] = {}
+    finish_reason = None
+    usage = None
+    chunks = 0
+    for chunk in stream:
+        chunks += 1
+        data = to_dict(chunk)
+        if data.get("usage"):
+            usage = data["usage"]
+        for choice in data.get("choices") or []:
+            if choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta") or {}
+            piece = delta.get("content")
+            if isinstance(piece, str) and piece:
+                pieces.append(piece)
+                if on_token is not None:
+                    on_token(piece)
+            for part in delta.get("tool_calls") or []:
+                call = calls.setdefault(
+                    part.get("index", len(calls)), {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+                )
+                if part.get("id"):
+                    call["id"] += part["id"]
+                fn = part.get("function") or {}
+                if fn.get("name"):
+                    call["function"]["name"] += fn["name"]
+                args = fn.get("arguments")
+                if isinstance(args, str):
+                    call["function"]["arguments"] += args
+                elif args is not None:  # a server that sends an object at once
+                    call["function"]["arguments"] = json.dumps(args, ensure_ascii=False)
+            if choice.get("finish_reason"):
+                finish_reason = choice["finish_reason"]
+    message: dict[str, Any] = {"role": "assistant", "content": "".join(pieces) if pieces else None}
+    if calls:
+        message["tool_calls"] = [calls[i] for i in sorted(calls)]
+    return {"message": message, "finish_reason": finish_reason, "usage": usage, "chunks": chunks}
+
+
+def describe_error(exc: BaseException) -> str:
+    """``"Type: message"`` for the widget, plus the underlying cause when the SDK wraps one.
+
+    ``openai.APIConnectionError`` says only "Connection error."; its ``__cause__``
+    (e.g. ``httpx.ConnectError: [Errno 111] Connection refused``) says what happened.
+    """
+    text = f"{type(exc).__name__}: {exc}"
+    cause = exc.__cause__ or exc.__context__
+    if cause is not None and str(cause) and str(cause) not in text:
+        text += f"（原因：{type(cause).__name__}: {cause}）"
+    return text
+
+
+def _tool_registry(tools: list[dict], registry: Any) -> Any:
+    """The registry that runs ``tools``: the given one, or the course tools of the same names."""
+    if registry is not None:
+        return registry
+    from .tools.registry import ToolRegistry, default_registry
+
+    known = default_registry()
+    picked = []
+    for schema in tools:
+        name = (schema.get("function") or {}).get("name")
+        tool = known.get(name)
+        if tool is None:
+            raise ValueError(f"No course tool is called {name!r}; pass registry=ToolRegistry([...]) for your own tools")
+        picked.append(tool)
+    return ToolRegistry(picked)
 
 
 class ChatSession:
@@ -24,99 +144,301 @@ class ChatSession:
     Args:
         client: an ``openai.OpenAI`` client.
         model: model id.
-        memory: False = every request carries only ``[system, user]`` (notebook 01);
-            True = the whole history is sent each time (notebook 02).
+        memory: False = every request carries only ``[system, user]`` (plus this
+            turn's tool messages) - notebook 01; True = the whole history is
+            sent each time - notebook 02.
         system: the system prompt.
-        max_tokens, temperature: passed to every request.
+        max_tokens, temperature: passed to every request (max_tokens in tokens).
+        tools: tool schemas offered to the model (e.g. ``[PRODUCT_TOOL]``) -
+            notebook 04; None = a plain chat.
+        registry: the ``ToolRegistry`` (or ``{name: function}`` dict) that runs
+            the calls; default: the course tools named in ``tools``.
+        max_tool_rounds: how many model calls with tool calls one ``send`` may
+            make before it stops asking the model (each round = one model call
+            plus its tool executions).
 
     Attributes:
         history: every message of the conversation (dicts), shown in the table.
-        last_request: the ``messages`` the model actually saw last time.
+        turn: the messages of the current/last ``send`` (user, assistant, tool ...).
+        last_request: the ``messages`` the model actually saw in the last request.
+        last_usage: the ``usage`` dict of the last response (None if the server sent none).
+        total_tokens: ``total_tokens`` summed over the whole session.
         error: the last error text, or None.
+        notice: a remark about the last reply that is not an error (e.g. the
+            model wrote a tool call as text that could not be read), or None.
+    Raises:
+        ValueError: ``tools`` names a tool that is not a course tool and no ``registry`` is given.
     """
 
     def __init__(self, client: Any, model: str, memory: bool = False, system: str = DEFAULT_SYSTEM,
-                 max_tokens: int = 300, temperature: float = 0.7):
+                 max_tokens: int = 300, temperature: float = 0.7, tools: list[dict] | None = None,
+                 registry: Any = None, max_tool_rounds: int = 3):
         self.client, self.model, self.memory = client, model, memory
         self.system = {"role": "system", "content": system}
         self.max_tokens, self.temperature = max_tokens, temperature
+        self.tools = list(tools or [])
+        self.registry = _tool_registry(self.tools, registry) if self.tools else None
+        self.max_tool_rounds = max_tool_rounds
         self.history: list[dict] = [self.system]
+        self.turn: list[dict] = []
         self.last_request: list[dict] = []
+        self.last_usage: dict | None = None
+        self.total_tokens = 0
         self.error: str | None = None
+        self.notice: str | None = None
+        self._in_progress = False  # True while send() runs: ``turn`` is not in ``history`` yet
 
-    def send(self, text: str) -> str | None:
+    @property
+    def mode(self) -> str:
+        """``"tools"``, ``"memory"`` or ``"no-memory"``."""
+        return "tools" if self.tools else ("memory" if self.memory else "no-memory")
+
+    def shown_messages(self) -> tuple[list[dict], list[int]]:
+        """What the table shows, and which rows are new.
+
+        Returns:
+            ``(messages, highlight)``: with memory, the whole history (the turn
+            in progress included); without memory, the system prompt plus the
+            last turn only - everything earlier was never sent.  ``highlight``
+            are the indices of the last turn's messages.
+        """
+        if self.memory:
+            messages = [*self.history, *self.turn] if self._in_progress else list(self.history)
+        else:
+            messages = [self.system, *self.turn]
+        start = len(messages) - len(self.turn)
+        return messages, list(range(start, len(messages)))
+
+    def _call(self, request: list[dict], on_token: Callable[[str], Any] | None) -> tuple[dict, dict | None]:
+        """One model call; returns ``(assistant message dict, usage dict or None)``."""
+        kwargs = request_kwargs(self.model, request, tools=self.tools or None,
+                                max_tokens=self.max_tokens, temperature=self.temperature)
+        if on_token is None:
+            response = self.client.chat.completions.create(**kwargs)
+            usage = to_dict(response.usage) if getattr(response, "usage", None) is not None else None
+            return to_dict(response.choices[0].message), usage
+        stream = self.client.chat.completions.create(**kwargs, stream=True, stream_options={"include_usage": True})
+        result = collect_stream(stream, on_token)
+        return result["message"], result["usage"]
+
+    def send(self, text: str, on_token: Callable[[str], Any] | None = None,
+             on_update: Callable[[], Any] | None = None) -> str | None:
         """Send one user message; return the reply text, or None after an error (kept in ``error``).
 
-        An empty message is refused (``error`` says so) and nothing is sent.
-        Errors from the API never raise here: the widget shows them instead.
+        Args:
+            text: what the user typed.  Empty/whitespace is refused (``error``
+                says so) and nothing is sent.
+            on_token: if given, the requests stream (``stream=True``) and each
+                text piece is passed to it as it arrives.
+            on_update: called (no arguments) whenever ``turn`` grows: after the
+                user message, after each assistant message and after each
+                batch of tool messages - the widget redraws its table then.
+        Returns:
+            The final reply text: ``""`` if the model only called tools until
+            ``max_tool_rounds`` ran out, or sent an empty reply (``notice`` says
+            which; an empty reply is not added to the history).
+        Errors never raise here (API errors, network errors, invalid messages):
+        the text goes to ``error``, the history stays as it was before the call,
+        and the widget shows it.
         """
-        self.error = None
+        self.error = self.notice = None
         if not text or not text.strip():
             self.error = "请输入一句话再发送。"
             return None
-        user = {"role": "user", "content": text.strip()}
-        request = [*self.history, user] if self.memory else [self.system, user]
+        base = self.history if self.memory else [self.system]
+        self.turn = [{"role": "user", "content": text.strip()}]
+        self._in_progress = True
+        updated = on_update or (lambda: None)
+        updated()
+        reply = ""
         try:
-            response = self.client.chat.completions.create(
-                **request_kwargs(self.model, request, max_tokens=self.max_tokens, temperature=self.temperature)
-            )
-        except (openai.OpenAIError, ValueError) as exc:
-            self.error = f"{type(exc).__name__}: {exc}"
+            for round_no in range(self.max_tool_rounds + 1):
+                request = [*base, *self.turn]
+                message, usage = self._call(request, on_token)
+                self.last_request = request
+                self.last_usage = usage
+                self.total_tokens += int((usage or {}).get("total_tokens") or 0)
+                if not self.tools:
+                    reply = message.get("content") or ""
+                    if has_text(reply):
+                        self.turn.append(message)
+                        updated()
+                    else:
+                        self.notice = EMPTY_REPLY
+                    break
+                step = read_assistant(message, self.registry)
+                if not step.calls and not has_text(step.message.get("content")):
+                    self.notice = EMPTY_REPLY
+                    break
+                self.turn.append(step.message)
+                updated()
+                if not step.calls:
+                    reply = step.text or ""
+                    if step.problem:
+                        self.notice = "模型把工具调用写进了回复正文，但读不出来：" + step.problem
+                    break
+                if round_no == self.max_tool_rounds:
+                    self.turn += [{"role": "tool", "tool_call_id": c.id, "content": "错误：本轮工具调用次数已用完，工具没有运行。"}
+                                  for c in step.calls]
+                    self.notice = f"模型连续 {self.max_tool_rounds + 1} 次调用工具，已停止（max_tool_rounds={self.max_tool_rounds}）。"
+                    updated()
+                    break
+                self.turn += execute(step.calls, self.registry)
+                updated()
+        except Exception as exc:  # noqa: BLE001 - the widget must show every error, never die
+            self.error = describe_error(exc)
+            self.turn = []
+            self._in_progress = False
+            updated()
             return None
-        reply = to_dict(response.choices[0].message)
-        self.last_request = request
-        self.history += [user, reply]
-        return reply.get("content") or ""
+        self.history = [*self.history, *self.turn]
+        self._in_progress = False
+        return reply
 
     def reset(self) -> None:
         """Forget the conversation (the system prompt stays)."""
         self.history = [self.system]
+        self.turn = []
+        self._in_progress = False
         self.last_request = []
-        self.error = None
+        self.last_usage = None
+        self.total_tokens = 0
+        self.error = self.notice = None
 
 
-def chat_box(session: ChatSession) -> Any:
-    """Return an ipywidgets chat box for ``session``.
+def _error_html(text: str) -> str:
+    return f"<span style='color:#b91c1c'>⚠️ {html.escape(text)}</span>"
 
-    Layout: a text field and a "发送" button, a status line (busy indicator
-    and errors), then the message table.  With ``memory=False`` the table
-    shows the request the model last saw, so students see that earlier turns
-    are missing.  Returns the ``VBox``; if ipywidgets is unavailable, returns
-    the plain message table instead.
+
+class ChatBox:
+    """The ipywidgets view of a ``ChatSession``: build it with ``chat_box(session)``.
+
+    Widgets (attributes, for tests and curious students): ``text`` (Text),
+    ``send_button`` and ``reset_button`` (Button), ``status`` (HTML: busy
+    indicator, errors, tokens), ``reply`` (HTML: the answer, growing token by
+    token when streaming), ``table`` (HTML: the message table), and
+    ``widget`` (the VBox holding them).  ``on_send()`` / ``on_reset()`` are the
+    click handlers.  Jupyter displays a ChatBox as its widget; ``str()`` gives
+    the plain-text table.
+    """
+
+    def __init__(self, session: ChatSession, stream: bool = True):
+        import ipywidgets as w
+
+        self.session, self.stream = session, stream
+        self.text = w.Text(placeholder="输入一句话，然后点「发送」", layout=w.Layout(width="60%"))
+        self.send_button = w.Button(description="发送", button_style="primary", icon="paper-plane")
+        self.reset_button = w.Button(description="清空对话", icon="trash")
+        self.status = w.HTML("")
+        self.reply = w.HTML("")
+        self.table = w.HTML("")
+        self.send_button.on_click(self.on_send)
+        self.reset_button.on_click(self.on_reset)
+        self.widget = w.VBox([w.HBox([self.text, self.send_button, self.reset_button]), self.status, self.reply, self.table])
+        self.widget.add_class("course-chat-box")
+        self.reply.add_class("course-chat-reply")
+        self._streamed: list[str] = []
+        self.redraw()
+
+    # -- drawing ---------------------------------------------------------
+    def title(self) -> str:
+        if self.session.memory:
+            return "完整对话（每次都会整个发给模型）"
+        return "这一轮的 messages（system + 你刚说的话 + 回答）：之前说过的话都没有发给模型"
+
+    def redraw(self) -> None:
+        """Redraw the table from the session."""
+        messages, highlight = self.session.shown_messages()
+        self.table.value = show_messages(messages, title=self.title(), highlight=highlight)._repr_html_()
+
+    def _show_reply(self, text: str, live: bool = False) -> None:
+        cursor = "▌" if live else ""
+        self.reply.value = (
+            "<div style='white-space:pre-wrap;border-left:3px solid #16a34a;padding:4px 8px;margin:4px 0'>"
+            f"<b>assistant：</b>{html.escape(text)}{cursor}</div>" if text or live else ""
+        )
+
+    def _on_token(self, piece: str) -> None:
+        self._streamed.append(piece)
+        self._show_reply("".join(self._streamed), live=True)
+
+    def _on_update(self) -> None:
+        turn = self.session.turn
+        self.redraw()
+        if turn and turn[-1].get("role") == "tool":
+            self.status.value = "⏳ 工具已运行，模型正在读结果…"
+            self._streamed = []
+        elif turn and turn[-1].get("tool_calls"):
+            names = ", ".join((c.get("function") or {}).get("name", "?") for c in turn[-1]["tool_calls"])
+            self.status.value = f"🔧 调用工具：{html.escape(names)} …"
+            self._streamed = []  # text streamed in this step was the call itself (written as JSON), not a reply
+            self._show_reply("")
+
+    # -- handlers --------------------------------------------------------
+    def on_send(self, _: Any = None) -> None:
+        """Click handler of 「发送」: send ``text.value``; errors end up in ``status``."""
+        self.send_button.disabled = self.text.disabled = self.reset_button.disabled = True
+        self.status.value = "⏳ 模型思考中…"
+        self._streamed = []
+        self._show_reply("")
+        try:
+            reply = self.session.send(
+                self.text.value, on_token=self._on_token if self.stream else None, on_update=self._on_update
+            )
+        except Exception as exc:  # noqa: BLE001 - send() should not raise; a redraw might
+            self.session.error, reply = describe_error(exc), None
+        finally:
+            self.send_button.disabled = self.text.disabled = self.reset_button.disabled = False
+        if reply is None:
+            self.status.value = _error_html(self.session.error or "未知错误")
+            self._show_reply("")
+            self.redraw()
+            return
+        self.text.value = ""
+        self._show_reply(reply)
+        usage = self.session.last_usage or {}
+        tokens = (f"最后一次请求：prompt {usage.get('prompt_tokens')} + completion {usage.get('completion_tokens')} tokens；"
+                  f"这个对话累计 {self.session.total_tokens} tokens") if usage else ""
+        notice = _error_html(self.session.notice) if self.session.notice else ""
+        self.status.value = " ".join(x for x in [f"<span style='color:#555'>{tokens}</span>" if tokens else "", notice] if x)
+        self.redraw()
+
+    def on_reset(self, _: Any = None) -> None:
+        """Click handler of 「清空对话」."""
+        self.session.reset()
+        self.status.value = ""
+        self._show_reply("")
+        self.redraw()
+
+    # -- display ---------------------------------------------------------
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        # The widget for JupyterLab; the plain-text table for front-ends without widgets (nbclient, a terminal).
+        bundle = self.widget._repr_mimebundle_(**kwargs) or {}
+        bundle["text/plain"] = str(self)
+        return bundle
+
+    def __str__(self) -> str:
+        messages, highlight = self.session.shown_messages()
+        return str(show_messages(messages, title=self.title(), highlight=highlight))
+
+    __repr__ = __str__
+
+
+def chat_box(session: ChatSession, stream: bool = True) -> Any:
+    """Return a chat box for ``session``.
+
+    Layout: a text field, 「发送」 and 「清空对话」 buttons, a status line (busy
+    indicator, errors, tokens used), the reply (token by token when
+    ``stream`` is True) and the message table with the last turn highlighted.
+    With ``memory=False`` the table shows only what the model saw this time,
+    so students see that earlier turns are missing.
+
+    Returns:
+        A ``ChatBox`` (Jupyter shows its widget); if ipywidgets is not
+        installed, the plain message table (``tables.Table``) of the history instead.
     """
     try:
-        import ipywidgets as w
-        from IPython.display import display
+        import ipywidgets  # noqa: F401
     except ImportError:
         return show_messages(session.history)
-
-    text = w.Text(placeholder="输入一句话，然后点「发送」", layout=w.Layout(width="70%"))
-    button = w.Button(description="发送", button_style="primary")
-    status = w.HTML("")
-    table = w.Output()
-
-    def redraw() -> None:
-        table.clear_output()
-        with table:
-            if session.memory:
-                display(show_messages(session.history, title="完整对话（每次都会发给模型）"))
-            else:
-                display(show_messages(session.last_request, title="模型这一次真正看到的 messages"))
-
-    def on_send(_: Any = None) -> None:
-        button.disabled = text.disabled = True
-        status.value = "⏳ 模型思考中…"
-        try:
-            reply = session.send(text.value)
-        finally:
-            button.disabled = text.disabled = False
-        if reply is None:
-            status.value = f"<span style='color:#b91c1c'>⚠️ {session.error}</span>"
-            return
-        status.value = ""
-        text.value = ""
-        redraw()
-
-    button.on_click(on_send)
-    redraw()
-    return w.VBox([w.HBox([text, button]), status, table])
+    return ChatBox(session, stream=stream)

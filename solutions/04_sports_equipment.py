@@ -1,0 +1,70 @@
+# Reference solutions for notebooks/04_sports_equipment.ipynb. Try the exercises yourself first!
+
+# %% exercise 04-1
+import json
+import sqlite3
+
+from course_lib.tools.products import connect_readonly, database_path
+
+
+def query_by_price_range(min_price, max_price):
+    """Products whose price (yuan) is between min_price and max_price, inclusive, as a JSON string."""
+    for value in (min_price, max_price):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return "错误：min_price 和 max_price 必须是数字（单位：元），例如 100"
+    if min_price > max_price:
+        return "错误：min_price 不能大于 max_price"
+    connection = connect_readonly(database_path())
+    try:
+        connection.row_factory = sqlite3.Row
+        rows = connection.execute(
+            "SELECT product_id, product_name, brand, price, stock_quantity FROM products "
+            "WHERE price BETWEEN ? AND ? ORDER BY price LIMIT 20",
+            (min_price, max_price),
+        ).fetchall()
+    finally:
+        connection.close()
+    return json.dumps([dict(row) for row in rows], ensure_ascii=False)
+
+
+PRICE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "query_by_price_range",
+        "description": (
+            "Find the sports shop's products whose price in yuan (元) is between min_price and "
+            "max_price, both included. Returns a JSON list with name, brand, price and stock; "
+            "[] means nothing in that range."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "min_price": {"type": "number", "description": "Lowest price in yuan, e.g. 100"},
+                "max_price": {"type": "number", "description": "Highest price in yuan, e.g. 200"},
+            },
+            "required": ["min_price", "max_price"],
+        },
+    },
+}
+
+# %% exercise 04-2
+import json
+
+
+def run_tool_call(call, functions):
+    """Run one tool call; never raise: problems come back as strings starting with 错误."""
+    name = call["function"]["name"]
+    if name not in functions:
+        return f"错误：没有工具 {name}。可用的工具：{', '.join(functions)}"
+    try:
+        args = json.loads(call["function"]["arguments"] or "{}")
+    except json.JSONDecodeError as err:
+        return f"错误：参数不是合法的 JSON（{err}），请重新调用 {name}"
+    if not isinstance(args, dict):
+        return f"错误：参数必须是 JSON 对象，例如 {{\"product_name\": \"球\"}}"
+    try:
+        return str(functions[name](**args))
+    except TypeError as err:
+        return f"错误：{name} 的参数不对：{err}"
+    except Exception as err:  # the tool itself failed
+        return f"错误：{name} 出错：{type(err).__name__}: {err}"

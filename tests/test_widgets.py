@@ -1,0 +1,288 @@
+"""The chat box: ChatSession logic and the ChatBox view, driven with a fake server.
+
+``StreamingFakeLLM`` extends ``fakes.FakeLLM``: for a request with
+``"stream": true`` it answers the same scripted reply as server-sent events
+(``data: {chunk}`` lines, then ``data: [DONE]``), cut into small pieces the
+way llama-server does, with a usage chunk at the end when
+``stream_options.include_usage`` is set.
+"""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from fakes import FakeLLM
+
+from course_lib.tools.products import PRODUCT_TOOL
+from course_lib.widgets import ChatBox, ChatSession, chat_box, collect_stream
+
+
+class StreamingFakeLLM(FakeLLM):
+    """FakeLLM that streams when asked to (``stream=True``); pieces of ``piece_chars`` characters."""
+
+    piece_chars = 2
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        response = super().__call__(request)
+        body = self.requests[-1]
+        if not body.get("stream") or response.status_code != 200:
+            return response
+        completion = response.json()
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=self.sse(completion, body))
+
+    def sse(self, completion: dict, body: dict) -> bytes:
+        head = {k: completion[k] for k in ("id", "created", "model")}
+        head["object"] = "chat.completion.chunk"
+        choice = completion["choices"][0]
+        message = choice["message"]
+        deltas = [{"role": "assistant"}]
+        text = message.get("content") or ""
+        deltas += [{"content": text[i:i + self.piece_chars]} for i in range(0, len(text), self.piece_chars)]
+        for i, call in enumerate(message.get("tool_calls") or []):
+            args = call["function"]["arguments"]
+            deltas.append({"tool_calls": [{"index": i, "id": call["id"], "type": "function",
+                                           "function": {"name": call["function"]["name"], "arguments": args[:3]}}]})
+            deltas += [{"tool_calls": [{"index": i, "function": {"arguments": args[j:j + 3]}}]} for j in range(3, len(args), 3)]
+        chunks = [{**head, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+        chunks.append({**head, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]})
+        if (body.get("stream_options") or {}).get("include_usage"):
+            chunks.append({**head, "choices": [], "usage": completion["usage"]})
+        lines = [f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks] + ["data: [DONE]\n\n"]
+        return "".join(lines).encode()
+
+
+@pytest.fixture
+def fake():
+    return StreamingFakeLLM()
+
+
+# --------------------------------------------------------------------------- the three modes
+
+
+def test_no_memory_sends_only_system_and_the_new_question(fake):
+    fake.add("你好，小红！", "我不知道你叫什么。")
+    session = ChatSession(fake.client(), "fake-model", memory=False, max_tokens=50)
+    assert session.send("我叫小红。") == "你好，小红！"
+    assert session.send("我叫什么？") == "我不知道你叫什么。"
+    second = fake.requests[1]["messages"]
+    assert [m["role"] for m in second] == ["system", "user"] and second[1]["content"] == "我叫什么？"
+    assert fake.requests[1]["max_tokens"] == 50 and "tools" not in fake.requests[1]
+    assert session.last_request == second
+    messages, highlight = session.shown_messages()
+    assert [m["role"] for m in messages] == ["system", "user", "assistant"] and highlight == [1, 2]
+    assert len(session.history) == 5  # everything is still recorded
+
+
+def test_memory_sends_the_whole_history(fake):
+    fake.add("你好，小红！", "你叫小红。")
+    session = ChatSession(fake.client(), "fake-model", memory=True)
+    session.send("我叫小红。")
+    session.send("我叫什么？")
+    sent = fake.requests[1]["messages"]
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
+    assert sent[2]["content"] == "你好，小红！"
+    messages, highlight = session.shown_messages()
+    assert len(messages) == 5 and highlight == [3, 4]
+    assert session.mode == "memory"
+
+
+def test_tools_mode_runs_the_product_tool_and_answers(fake):
+    fake.add({"tool_calls": [("query_by_product_name", {"product_name": "球"})], "content": ""}, "我们卖篮球和足球。")
+    session = ChatSession(fake.client(), "fake-model", memory=True, tools=[PRODUCT_TOOL])
+    assert session.mode == "tools" and session.registry.names == ["query_by_product_name"]
+    assert session.send("你好，你家都卖什么球？") == "我们卖篮球和足球。"
+    assert fake.requests[0]["tools"] == [PRODUCT_TOOL]
+    roles = [m["role"] for m in session.history]
+    assert roles == ["system", "user", "assistant", "tool", "assistant"]
+    assistant, tool = session.history[2], session.history[3]
+    assert assistant["content"] is None  # "" next to tool_calls is cleaned by read_assistant
+    assert tool["tool_call_id"] == assistant["tool_calls"][0]["id"]
+    assert "球" in tool["content"] and tool["content"].startswith("[")  # the real SQLite tool ran
+    second = fake.requests[1]["messages"]
+    assert [m["role"] for m in second] == ["system", "user", "assistant", "tool"]
+
+
+def test_tools_mode_recovers_a_call_written_as_text(fake):
+    fake.add('{"name": "query_by_product_name", "arguments": {"product_name": "跑步鞋"}}', "有跑步鞋。")
+    session = ChatSession(fake.client(), "fake-model", memory=True, tools=[PRODUCT_TOOL])
+    assert session.send("有跑步鞋吗？") == "有跑步鞋。"
+    assert [m["role"] for m in session.history] == ["system", "user", "assistant", "tool", "assistant"]
+
+
+def test_tools_mode_stops_after_max_tool_rounds(fake):
+    call = {"tool_calls": [("query_by_product_name", {"product_name": "球"})]}
+    fake.add(call, call)
+    session = ChatSession(fake.client(), "fake-model", memory=True, tools=[PRODUCT_TOOL], max_tool_rounds=1)
+    assert session.send("球") == ""
+    assert "max_tool_rounds=1" in session.notice
+    assert len(fake.requests) == 2
+    assert [m["role"] for m in session.history][-2:] == ["assistant", "tool"]
+    fake.add("好的")
+    assert session.send("谢谢") == "好的"  # the history is still a valid chain
+
+
+def test_unknown_tool_without_a_registry_is_refused(fake):
+    schema = {"type": "function", "function": {"name": "launch_rocket", "parameters": {"type": "object"}}}
+    with pytest.raises(ValueError, match="launch_rocket"):
+        ChatSession(fake.client(), "fake-model", tools=[schema])
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def test_errors_are_kept_not_raised(fake):
+    fake.add(httpx.Response(500, json={"error": {"message": "boom"}}), httpx.ConnectError("refused"))
+    session = ChatSession(fake.client(), "fake-model", memory=True)
+    assert session.send("你好") is None and "boom" in session.error
+    assert session.send("你好") is None and "Connection" in session.error
+    assert session.history == [session.system] and session.turn == []
+    assert session.send("   ") is None and session.error == "请输入一句话再发送。"
+    assert len(fake.requests) == 2
+
+
+# --------------------------------------------------------------------------- streaming
+
+
+def test_streaming_passes_pieces_as_they_arrive(fake):
+    fake.add("一二三四五")
+    session = ChatSession(fake.client(), "fake-model", memory=True)
+    pieces: list[str] = []
+    assert session.send("数数", on_token=pieces.append) == "一二三四五"
+    assert pieces == ["一二", "三四", "五"]
+    assert fake.requests[0]["stream"] is True and fake.requests[0]["stream_options"] == {"include_usage": True}
+    assert session.last_usage["completion_tokens"] == 7 and session.total_tokens == session.last_usage["total_tokens"]
+
+
+def test_streaming_collects_tool_call_pieces(fake):
+    fake.add({"tool_calls": [("query_by_product_name", {"product_name": "瑜伽垫"})]}, "有瑜伽垫。")
+    session = ChatSession(fake.client(), "fake-model", memory=True, tools=[PRODUCT_TOOL])
+    pieces: list[str] = []
+    updates: list[list[str]] = []
+    reply = session.send("有瑜伽垫吗", on_token=pieces.append, on_update=lambda: updates.append([m["role"] for m in session.turn]))
+    assert reply == "有瑜伽垫。" and "".join(pieces) == "有瑜伽垫。"
+    call = session.history[2]["tool_calls"][0]
+    assert json.loads(call["function"]["arguments"]) == {"product_name": "瑜伽垫"}
+    assert updates == [["user"], ["user", "assistant"], ["user", "assistant", "tool"], ["user", "assistant", "tool", "assistant"]]
+
+
+def test_collect_stream_on_dict_chunks():
+    chunks = [
+        {"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]},
+        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "get_weather", "arguments": '{"ci'}}]}}]},
+        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": 'ty": "北京"}'}}]}}]},
+        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 1, "id": "c2", "function": {"name": "get_weather", "arguments": {"city": "上海"}}}]}}]},
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+        {"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}},
+    ]
+    result = collect_stream(chunks)
+    calls = result["message"]["tool_calls"]
+    assert [c["id"] for c in calls] == ["c1", "c2"]
+    assert json.loads(calls[0]["function"]["arguments"]) == {"city": "北京"}
+    assert json.loads(calls[1]["function"]["arguments"]) == {"city": "上海"}
+    assert result["message"]["content"] is None and result["finish_reason"] == "tool_calls"
+    assert result["usage"]["total_tokens"] == 7 and result["chunks"] == 6
+
+
+# --------------------------------------------------------------------------- the view
+
+
+def test_chat_box_click_streams_into_the_reply_and_redraws(fake):
+    fake.add("你好呀，很高兴认识你！")
+    box = chat_box(ChatSession(fake.client(), "fake-model", memory=True))
+    assert isinstance(box, ChatBox)
+    seen: list[str] = []
+    box.reply.observe(lambda change: seen.append(change["new"]), names="value")
+    box.text.value = "你好"
+    box.send_button.click()
+    assert "你好呀，很高兴认识你！" in box.reply.value and "▌" not in box.reply.value
+    assert any("▌" in v for v in seen) and len([v for v in seen if "▌" in v]) >= 5  # shown piece by piece
+    assert box.text.value == "" and not box.send_button.disabled
+    assert "你好呀" in box.table.value and "<table" in box.table.value
+    assert "tokens" in box.status.value
+    assert "你好呀" in str(box)  # plain-text form
+    bundle = box._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle and "你好呀" in bundle["text/plain"]
+
+
+def test_chat_box_shows_the_busy_indicator_while_waiting():
+    states: list[tuple[str, bool, bool]] = []
+
+    class Probe(StreamingFakeLLM):
+        def __call__(self, request: httpx.Request) -> httpx.Response:
+            states.append((box.status.value, box.send_button.disabled, box.text.disabled))
+            return super().__call__(request)
+
+    fake = Probe(["好"])
+    box = ChatBox(ChatSession(fake.client(), "fake-model"), stream=False)
+    box.text.value = "在吗"
+    box.send_button.click()
+    assert states == [("⏳ 模型思考中…", True, True)]
+    assert "好" in box.reply.value and "⏳" not in box.status.value and not box.send_button.disabled
+    assert "stream" not in fake.requests[0]
+
+
+def test_chat_box_shows_errors_in_the_widget(fake):
+    fake.add(httpx.Response(401, json={"error": {"message": "invalid api key"}}))
+    box = ChatBox(ChatSession(fake.client(), "fake-model"))
+    box.text.value = "你好"
+    box.send_button.click()  # no exception reaches the cell
+    assert "⚠️" in box.status.value and "invalid api key" in box.status.value
+    assert box.text.value == "你好" and not box.text.disabled  # the question is kept to retry
+    box.text.value = ""
+    box.send_button.click()
+    assert "请输入一句话再发送" in box.status.value
+
+
+def test_chat_box_tools_mode_shows_tool_messages_and_reset(fake):
+    fake.add({"tool_calls": [("query_by_product_name", {"product_name": "球"})]}, "有篮球。")
+    box = ChatBox(ChatSession(fake.client(), "fake-model", memory=True, tools=[PRODUCT_TOOL]))
+    tables: list[str] = []
+    box.table.observe(lambda change: tables.append(change["new"]), names="value")
+    box.text.value = "卖什么球"
+    box.send_button.click()
+    assert "query_by_product_name" in box.table.value and "tool" in box.table.value
+    assert any("query_by_product_name" in t and "有篮球" not in t for t in tables)  # tool step shown before the answer
+    box.reset_button.click()
+    assert box.session.history == [box.session.system] and box.reply.value == ""
+
+
+def test_chat_box_without_ipywidgets_is_a_table(monkeypatch, fake):
+    import sys
+
+    fake.add("你好！")
+    session = ChatSession(fake.client(), "fake-model")
+    session.send("你好")
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)
+    assert "你好！" in str(chat_box(session))
+
+
+# --------------------------------------------------------------------------- versions
+
+
+def test_widget_packages_match_each_other_and_the_pins():
+    """ipywidgets 8.1.x needs the JupyterLab extension from jupyterlab_widgets 3.0.x (requirements.txt)."""
+    import re
+    import sys
+    from importlib.metadata import version
+    from pathlib import Path
+
+    from notebook_cells import ROOT
+
+    pins = dict(re.findall(r"^(ipywidgets|jupyterlab_widgets)==(\S+)", (ROOT / "requirements.txt").read_text(), re.M))
+    assert pins == {"ipywidgets": version("ipywidgets"), "jupyterlab_widgets": version("jupyterlab_widgets")}
+    assert version("ipywidgets").startswith("8.1.") and version("jupyterlab_widgets").startswith("3.0.")
+    manager = Path(sys.prefix) / "share/jupyter/labextensions/@jupyter-widgets/jupyterlab-manager/package.json"
+    assert manager.exists(), "the widget extension is not installed where JupyterLab looks for it"
+    assert json.loads(manager.read_text())["version"].startswith("5.0.")
+
+
+def test_an_empty_reply_is_not_kept(fake):
+    fake.add("", "你好！")
+    session = ChatSession(fake.client(), "fake-model", memory=True)
+    assert session.send("在吗") == "" and "空回复" in session.notice
+    assert [m["role"] for m in session.history] == ["system", "user"]
+    assert session.send("在吗？") == "你好！"  # the next request is still valid (two user messages in a row)
+    assert session.notice is None
