@@ -1,0 +1,739 @@
+"""Prompt-based ReAct loops (notebook 05): tools for a model that only writes text.
+
+The model never gets ``tools=...``.  The system prompt describes a text
+protocol, our code reads the reply with ``react_parser``, runs the tool and
+writes the result back as an ``Observation``.  Two protocols:
+
+Protocol A - the line protocol (``LineReAct``)::
+
+    Thought: 我需要计算 20 * 15
+    Action: calculate: 20 * 15
+    PAUSE
+
+  The conversation is an ordinary chat kept by ``ChatBot``: every
+  Observation is a new user message (``"Observation: 300"``), the model
+  finishes with ``Answer: ...``.
+
+Protocol B - the LangChain-style JSON blob (``JsonReAct``)::
+
+    Thought: 我需要计算 20 * 15
+    Action:
+    ```json
+    {"action": "calculate", "action_input": "20 * 15"}
+    ```
+
+  The tools are listed as JSON in the system prompt and the whole scratchpad
+  (Question + every Thought/Action/Observation so far) travels in ONE user
+  message that is rebuilt for every request; the model finishes with
+  ``Final Answer: ...``.
+
+Both send stop sequences (``LINE_STOP`` / ``JSON_STOP``): without them the
+model keeps writing after its Action and invents the Observation itself
+(notebook 05 shows it).
+
+Both loops are step-able objects, so a notebook (or a debugger) can drive
+them one request at a time::
+
+    loop = LineReAct(client, MODEL, registry)
+    loop.start("20 * 15 等于多少")
+    loop.next_request()      # the kwargs the next step will send (nothing is sent)
+    record = loop.step()     # one request: parse, run the tool, feed the Observation back
+    ...                      # until loop.done
+    loop.result()            # ReActResult
+
+``run_line_react`` / ``run_json_react`` do exactly that in a loop.  Every
+request is built with ``messages.request_kwargs``.  A reply without a
+parseable Action or Answer gets ``react_parser.corrective_observation`` as its
+Observation and counts as a step.  When ``max_turns`` requests have been made
+without an answer, one last request says so and asks for the answer (no tool
+is run after it); ``stopped_reason`` is then ``"max_turns"``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+import pandas as pd
+
+from .messages import has_text, request_kwargs, to_dict
+from .react_parser import ReActStep, corrective_observation, parse_json_protocol, parse_line_protocol
+from .tables import Table, shorten
+from .tools.registry import ToolRegistry, default_registry
+
+# Stop sequences.  Protocol A: the model should stop after "PAUSE"; it often
+# does not, so "Observation:" is a stop word too.  Protocol B: LangChain's
+# ReAct agents stop at "Observation:" (the LangChain ReAct template).
+LINE_STOP = ["PAUSE", "Observation:"]
+JSON_STOP = ["Observation:"]
+
+DEFAULT_MAX_TURNS = 5
+DEFAULT_MAX_TOKENS = 256  # per request; a ReAct step is short
+
+LINE_SYSTEM_PROMPT = """你会在一个循环里工作：Thought → Action → PAUSE → Observation，可以重复多次，最后输出 Answer。
+- Thought: 写下你对问题的思考。
+- Action: 调用一个工具，格式是 "Action: 工具名: 输入"，然后单独一行写 PAUSE，停下来等待。
+- Observation: 工具的结果，由系统在下一条消息里给你，你自己不要写。
+- 知道答案以后，输出 "Answer: 最终答案"。
+
+可用的工具：
+{tools}
+
+示例：
+Question: 珠穆朗玛峰比长城长度的 1/1000 高多少米？
+Thought: 我需要先查珠穆朗玛峰的高度。
+Action: search_knowledge: 珠穆朗玛峰
+PAUSE
+
+系统在下一条消息里回复：
+Observation: 珠穆朗玛峰：海拔约8848.86米
+
+你再回复：
+Thought: 还需要长城的长度。
+Action: search_knowledge: 长城
+PAUSE
+
+系统回复：
+Observation: 长城：全长约8851.8公里
+
+你再回复：
+Thought: 8851.8公里的 1/1000 是 8851.8 米，要算 8848.86 - 8851.8。
+Action: calculate: 8848.86 - 8851.8
+PAUSE
+
+系统回复：
+Observation: -2.94
+
+你最后回复：
+Thought: 问题需要的信息都有了。
+Answer: 珠穆朗玛峰比长城长度的 1/1000 低约 2.94 米。
+
+规则：每条回复都以 "Thought:" 开头；一次只写一个 Action；问题里的每一项都查到之后才写 Answer。"""
+
+JSON_SYSTEM_PROMPT = """尽你所能回答用户的问题。你可以使用下面这些工具（JSON 格式）：
+
+{tools_json}
+
+使用工具的方法是写一个 JSON 对象：
+"action" 是工具名，只能是 {tool_names} 之一；"action_input" 是工具的输入。
+每次只写一个 action。
+
+始终使用下面的格式：
+
+Question: 需要回答的问题
+Thought: 你应该思考下一步做什么
+Action:
+```json
+{{"action": "工具名", "action_input": "输入"}}
+```
+Observation: 工具的结果
+...（Thought/Action/Observation 可以重复多次）
+Thought: 问题里的每一项都有结果了，我现在知道最终答案了
+Final Answer: 对原问题的最终答案
+
+规则：问题里有几项要查，就分几次 Action 去查，全部查到以后才能写 Final Answer；给出最终答案时一定要写 `Final Answer:`。
+
+开始！"""
+
+# A "Thought:" label at the very start of a reply.
+THOUGHT_LABEL_RE = re.compile(r"^\s*[*_`]*thought[*_`]*\s*[:：][*_`]*\s*", re.IGNORECASE)
+
+# The last request after max_turns (protocol A: a user message; B: the end of the scratchpad).
+LIMIT_OBSERVATION = "Observation: 已经达到步数上限，不能再调用工具了。请根据上面已经得到的信息，直接给出{label}"
+
+
+# ---------------------------------------------------------------------------
+# Tools: descriptions for the prompt, and running one from text input
+# ---------------------------------------------------------------------------
+
+
+def _functions(registry: ToolRegistry) -> list[dict]:
+    return [schema["function"] for schema in registry.schemas()]
+
+
+def describe_tools_line(registry: ToolRegistry) -> str:
+    """One line per tool for protocol A: ``"- calculate: <description>"``."""
+    return "\n".join(f"- {fn['name']}: {fn.get('description', '')}" for fn in _functions(registry))
+
+
+def describe_tools_json(registry: ToolRegistry) -> str:
+    """The tools as a JSON list of ``{name, description, parameters}`` (protocol B's system prompt)."""
+    return json.dumps(_functions(registry), ensure_ascii=False, indent=1)
+
+
+def line_system_prompt(registry: ToolRegistry) -> str:
+    """``LINE_SYSTEM_PROMPT`` with the registry's tools filled in."""
+    return LINE_SYSTEM_PROMPT.format(tools=describe_tools_line(registry))
+
+
+def json_system_prompt(registry: ToolRegistry) -> str:
+    """``JSON_SYSTEM_PROMPT`` with the tools as JSON and their names filled in."""
+    return JSON_SYSTEM_PROMPT.format(tools_json=describe_tools_json(registry), tool_names=", ".join(registry.names))
+
+
+def tool_arguments(registry: ToolRegistry, name: str, action_input: Any) -> Any:
+    """Turn a text-protocol input into the arguments object for ``registry.run``.
+
+    Args:
+        registry: the tools.
+        name: a registered tool name (as returned by the parser).
+        action_input: a dict (protocol B, e.g. ``{"city": "北京"}``) - used as it
+            is; or a str (protocol A, or B with a string input).  A str that is
+            a JSON object is read as one; any other str goes to the tool's
+            first required parameter (else its first parameter):
+            ``calculate`` + ``"20 * 15"`` -> ``{"expression": "20 * 15"}``.
+    Returns:
+        The arguments (normally a dict; the registry reports anything else).
+    """
+    if isinstance(action_input, dict):
+        return action_input
+    text = "" if action_input is None else str(action_input)
+    if text.strip().startswith("{"):
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            value = None
+        if isinstance(value, dict):
+            return value
+    tool = registry.get(name)
+    if tool is None:
+        return {}
+    params = tool.parameters
+    first = (params.get("required") or list(params.get("properties", {})) or [None])[0]
+    return {first: text.strip()} if first else {}
+
+
+def run_tool(registry: ToolRegistry, name: str, action_input: Any) -> str:
+    """Run one parsed Action and return the Observation text (never raises; errors start with "错误：")."""
+    return registry.run(name, tool_arguments(registry, name, action_input))
+
+
+# ---------------------------------------------------------------------------
+# Records
+# ---------------------------------------------------------------------------
+
+
+def _usage(response: Any) -> tuple[int | None, int | None]:
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return None, None
+    return getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
+
+
+@dataclass
+class TraceStep:
+    """One model request of a ReAct loop.
+
+    Attributes:
+        step: 1, 2, ... (one per request).
+        kind: ``"action"`` (a tool ran), ``"answer"`` (finished), ``"invalid"``
+            (no parseable Action/Answer: a corrective Observation was sent) or
+            ``"final"`` (the last request after ``max_turns``).
+        thought: the model's Thought, or None.
+        action: the tool name (kind "action"), else None.
+        input: the tool input as the model wrote it (str or dict), else None.
+        observation: the text sent back to the model after this step
+            (tool result, or the corrective message); None after an answer.
+        answer: the answer text (kinds "answer"/"final"), else None.
+        error: why the reply was invalid (kind "invalid"), else None.
+        reply: the model's raw reply text (``message.content``).
+        prompt_tokens, completion_tokens: from ``response.usage`` (None if the server sent none).
+        seconds: wall time of the request plus the tool run.
+    """
+
+    step: int
+    kind: str
+    thought: str | None = None
+    action: str | None = None
+    input: Any = None
+    observation: str | None = None
+    answer: str | None = None
+    error: str | None = None
+    reply: str = ""
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    seconds: float = 0.0
+
+
+TRACE_COLUMNS = ["step", "kind", "thought", "action", "input", "observation", "answer", "prompt_tokens", "completion_tokens"]
+
+
+def trace_frame(steps: list[TraceStep], max_chars: int | None = 120) -> pd.DataFrame:
+    """The steps as a DataFrame (columns ``TRACE_COLUMNS``, one row per request).
+
+    ``input`` dicts are shown as JSON; long text is shortened with an explicit
+    ``…[+N chars]`` marker (``max_chars=None`` keeps everything).
+    """
+    rows = []
+    for s in steps:
+        row = asdict(s)
+        if isinstance(row["input"], dict):
+            row["input"] = json.dumps(row["input"], ensure_ascii=False)
+        for key in ("thought", "action", "input", "observation", "answer"):
+            row[key] = "" if row[key] is None else shorten(str(row[key]), max_chars)
+        rows.append({col: row[col] for col in TRACE_COLUMNS})
+    return pd.DataFrame(rows, columns=TRACE_COLUMNS).set_index("step")
+
+
+def trace_table(steps: list[TraceStep], title: str = "", max_chars: int | None = 120) -> Table:
+    """The per-step trace as a ``tables.Table`` (HTML in Jupyter, text in print)."""
+    return Table(trace_frame(steps, max_chars), title)
+
+
+@dataclass
+class ReActResult:
+    """The outcome of one ReAct run.
+
+    Attributes:
+        question: the task.
+        protocol: ``"A"`` (line protocol) or ``"B"`` (JSON blob).
+        answer: the final answer text, or None if there was none.
+        stopped_reason: ``"answer"`` (the model answered within ``max_turns``)
+            or ``"max_turns"`` (the limit was hit; ``answer`` comes from the one
+            last request, or is None).
+        steps: one ``TraceStep`` per request.
+        messages: the messages of the last request plus the last reply (protocol B:
+            system + one user message holding the whole scratchpad).
+        prompt_tokens, completion_tokens: summed over all requests (tokens).
+        seconds: wall time of the whole run.
+    """
+
+    question: str
+    protocol: str
+    answer: str | None
+    stopped_reason: str
+    steps: list[TraceStep]
+    messages: list[dict]
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+    @property
+    def requests(self) -> int:
+        """How many model requests the run made."""
+        return len(self.steps)
+
+    @property
+    def tool_calls(self) -> int:
+        """How many tools were run."""
+        return sum(1 for s in self.steps if s.kind == "action")
+
+    def table(self, max_chars: int | None = 120) -> Table:
+        """The per-step trace table."""
+        return trace_table(self.steps, f"协议 {self.protocol}：{self.question}", max_chars)
+
+    def summary(self) -> dict:
+        """One row for a comparison table: answer, stopped_reason, requests, tool_calls, tokens, seconds."""
+        return {
+            "answer": self.answer,
+            "stopped_reason": self.stopped_reason,
+            "requests": self.requests,
+            "tool_calls": self.tool_calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "seconds": round(self.seconds, 1),
+        }
+
+
+# ---------------------------------------------------------------------------
+# Protocol A: a chat that keeps its messages, and the executor loop
+# ---------------------------------------------------------------------------
+
+
+class ChatBot:
+    """A chat that remembers: ``bot("...")`` sends the whole history and returns the reply text.
+
+    The classic building block of a hand-written ReAct agent::
+
+        bot = ChatBot(client, MODEL, system=line_system_prompt(registry), stop=LINE_STOP)
+        reply = bot("Question: 20 * 15 等于多少")
+        reply = bot("Observation: 300")
+
+    Args:
+        client: an ``openai.OpenAI`` client.
+        model: model id.
+        system: the system prompt ("" = none).
+        provider: optional ``providers.Provider`` (passed to ``request_kwargs``).
+        **request_options: extra request fields for every call, e.g.
+            ``max_tokens=256, temperature=0, stop=[...]`` (None values are left out).
+
+    Attributes:
+        messages: the history (dicts).  An empty reply is not appended (an
+            assistant message needs content), so two user messages can follow
+            each other.
+        last_response: the last ``ChatCompletion``.
+    """
+
+    def __init__(self, client: Any, model: str, system: str = "", provider: Any = None, **request_options: Any):
+        self.client, self.model, self.provider = client, model, provider
+        self.request_options = request_options
+        self.messages: list[dict] = [{"role": "system", "content": system}] if system else []
+        self.last_response: Any = None
+
+    def request(self, message: str | None = None) -> dict:
+        """The ``create(**kwargs)`` arguments that ``bot(message)`` would send (nothing is sent or stored)."""
+        pending = [*self.messages, {"role": "user", "content": message}] if message is not None else self.messages
+        return request_kwargs(self.model, pending, provider=self.provider, **self.request_options)
+
+    def __call__(self, message: str) -> str:
+        """Append ``message`` as a user message, send the history, append and return the reply text.
+
+        Returns:
+            ``choices[0].message.content`` ("" if the model sent nothing).
+        Raises:
+            openai.APIError and friends: the request failed (nothing is stored; call again).
+        """
+        kwargs = self.request(message)
+        self.last_response = self.client.chat.completions.create(**kwargs)
+        self.messages.append({"role": "user", "content": message})
+        text = self.last_response.choices[0].message.content or ""
+        if has_text(text):
+            self.messages.append({"role": "assistant", "content": text})
+        return text
+
+
+class _ReActLoop:
+    """What both protocols share: step counting, tools, trace, the result."""
+
+    protocol = "?"
+    answer_label = "Answer:"
+
+    def __init__(
+        self,
+        client: Any,
+        model: str,
+        registry: ToolRegistry | None = None,
+        *,
+        max_turns: int = DEFAULT_MAX_TURNS,
+        system: str | None = None,
+        stop: list[str] | None = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        temperature: float | None = 0,
+        provider: Any = None,
+        trace: Callable[[str], Any] | None = print,
+    ):
+        if max_turns < 1:
+            raise ValueError(f"max_turns must be at least 1, got {max_turns}")
+        self.client, self.model, self.provider = client, model, provider
+        self.registry = registry if registry is not None else default_registry()
+        self.max_turns = max_turns
+        self.stop = stop
+        self.max_tokens, self.temperature = max_tokens, temperature
+        self.system = system
+        self.trace = trace
+        self.question: str | None = None
+        self.steps: list[TraceStep] = []
+        self.answer: str | None = None
+        self.stopped_reason: str | None = None
+        self._started = 0.0
+        self._seconds = 0.0
+
+    # -- the public, step-able interface ------------------------------------
+
+    @property
+    def done(self) -> bool:
+        """True once the run has ended (answer given, or the limit's last request made)."""
+        return self.stopped_reason is not None
+
+    @property
+    def limit_reached(self) -> bool:
+        """True when ``max_turns`` requests were made without an answer: the next step is the last request."""
+        return not self.done and len(self.steps) >= self.max_turns
+
+    def start(self, question: str) -> "_ReActLoop":
+        """Begin a new run for ``question`` (forgets any previous run); returns self."""
+        if not isinstance(question, str) or not question.strip():
+            raise ValueError("question must be a non-empty string")
+        self.question = question.strip()
+        self.steps, self.answer, self.stopped_reason = [], None, None
+        self._started = time.perf_counter()
+        self._seconds = 0.0
+        self._reset()
+        return self
+
+    def next_request(self) -> dict:
+        """The ``client.chat.completions.create(**kwargs)`` arguments of the next step (nothing is sent)."""
+        self._require_running()
+        return request_kwargs(
+            self.model, self._next_messages(), provider=self.provider,
+            max_tokens=self.max_tokens, temperature=self.temperature, stop=self.stop,
+        )
+
+    def step(self) -> TraceStep:
+        """Make one request, read the reply, run the tool if asked, prepare the next message.
+
+        Returns:
+            The ``TraceStep`` just recorded (also appended to ``steps``).
+        Raises:
+            RuntimeError: ``start`` was not called, or the run is already done.
+            openai.APIError and friends: the request failed (nothing is recorded).
+        """
+        self._require_running()
+        final = self.limit_reached
+        began = time.perf_counter()
+        response = self._send()
+        reply = response.choices[0].message.content or ""
+        prompt_tokens, completion_tokens = _usage(response)
+        parsed = self._parse(reply)
+        record = TraceStep(
+            step=len(self.steps) + 1, kind=parsed.kind, thought=parsed.thought, reply=reply,
+            prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+        )
+        if final:
+            # The last request after max_turns: whatever it says is all we get.
+            record.kind = "final"
+            if parsed.kind == "answer":
+                record.answer = parsed.answer
+            elif parsed.kind == "invalid":  # plain text without a label: take it as the answer
+                record.answer = parsed.raw.strip() or None
+            record.error = None if record.answer else "最后一次请求也没有给出答案"
+            self.answer, self.stopped_reason = record.answer, "max_turns"
+        elif parsed.kind == "answer":
+            record.answer = parsed.answer
+            self.answer, self.stopped_reason = parsed.answer, "answer"
+        elif parsed.kind == "action":
+            record.action, record.input = parsed.action, parsed.action_input
+            record.observation = run_tool(self.registry, parsed.action, parsed.action_input)
+        else:
+            record.error = parsed.error
+            record.observation = corrective_observation(parsed, self.protocol, self.registry.names, prefix="")
+        self._record_reply(parsed, reply, record)
+        record.seconds = time.perf_counter() - began
+        self.steps.append(record)
+        self._seconds = time.perf_counter() - self._started
+        if self.trace is not None:
+            self.trace(self._describe(record))
+        return record
+
+    def run(self, question: str | None = None) -> ReActResult:
+        """``start(question)`` (if given), then ``step()`` until done; returns ``result()``."""
+        if question is not None:
+            self.start(question)
+        self._require_running(allow_done=True)
+        while not self.done:
+            self.step()
+        return self.result()
+
+    def result(self) -> ReActResult:
+        """The run so far as a ``ReActResult`` (``stopped_reason`` is ``"running"`` while not done)."""
+        self._require_running(allow_done=True)
+        return ReActResult(
+            question=self.question or "",
+            protocol=self.protocol,
+            answer=self.answer,
+            stopped_reason=self.stopped_reason or "running",
+            steps=list(self.steps),
+            messages=self.messages(),
+            prompt_tokens=sum(s.prompt_tokens or 0 for s in self.steps),
+            completion_tokens=sum(s.completion_tokens or 0 for s in self.steps),
+            seconds=self._seconds,
+        )
+
+    # -- helpers -------------------------------------------------------------
+
+    def _require_running(self, allow_done: bool = False) -> None:
+        if self.question is None:
+            raise RuntimeError("call start(question) first")
+        if self.done and not allow_done:
+            raise RuntimeError(f"the run has ended (stopped_reason={self.stopped_reason!r}); call start() again")
+
+    def _limit_text(self) -> str:
+        return LIMIT_OBSERVATION.format(label=self.answer_label)
+
+    def _describe(self, s: TraceStep) -> str:
+        head = f"[步骤 {s.step}/{self.max_turns}]"
+        if s.kind == "action":
+            shown = json.dumps(s.input, ensure_ascii=False) if isinstance(s.input, dict) else s.input
+            return f"{head} Action {s.action}: {shown} → Observation: {shorten(s.observation or '', 120)}"
+        if s.kind == "answer":
+            return f"{head} Answer: {shorten(s.answer or '', 200)}"
+        if s.kind == "final":
+            return f"{head} 达到 max_turns={self.max_turns}，最后一次请求的回答: {shorten(s.answer or '(无)', 200)}"
+        return f"{head} 无法解析（{shorten(s.error or '', 80)}）→ 发回格式提醒"
+
+    # -- protocol-specific ---------------------------------------------------
+
+    def _reset(self) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _send(self) -> Any:
+        """Send ``next_request()``; return the ChatCompletion."""
+        return self.client.chat.completions.create(**self.next_request())
+
+    def _next_messages(self) -> list[dict]:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _parse(self, reply: str) -> ReActStep:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _record_reply(self, parsed: ReActStep, reply: str, record: TraceStep) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def messages(self) -> list[dict]:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+class LineReAct(_ReActLoop):
+    """Protocol A: ``Thought`` / ``Action: tool: input`` / ``PAUSE`` → ``Observation: ...`` → ``Answer:``.
+
+    A ``ChatBot`` keeps the conversation: the first user message is
+    ``"Question: ..."``, every later one ``"Observation: ..."``.  Only the
+    trusted part of each reply is kept in the history (``react_parser``'s
+    cleanup: a half-written stop word and anything from a model-written
+    ``Observation`` on are removed), so the model never reads its own
+    invented results back as facts.
+
+    Args:
+        client, model: the openai client and model id.
+        registry: the tools (default: ``tools.default_registry()``).
+        max_turns: requests before the loop stops asking for tools (then one
+            last request asks for the answer).
+        system: the system prompt (default ``line_system_prompt(registry)``).
+        stop: stop sequences (default ``LINE_STOP``; ``None`` sends none).
+        max_tokens: per request (tokens).  temperature: per request.
+        provider: optional ``providers.Provider``.
+        trace: called with one line of text per step (default ``print``; None = silent).
+
+    Attributes:
+        bot: the ``ChatBot`` (its ``messages`` are the conversation).
+        steps: the ``TraceStep`` records so far.
+        answer, stopped_reason, done: the state of the run.
+    """
+
+    protocol = "A"
+    answer_label = "Answer:"
+
+    def __init__(self, client: Any, model: str, registry: ToolRegistry | None = None, *, stop: list[str] | None = LINE_STOP, **options: Any):
+        super().__init__(client, model, registry, stop=stop, **options)
+        if self.system is None:
+            self.system = line_system_prompt(self.registry)
+        self.bot: ChatBot | None = None
+        self.next_message: str | None = None
+
+    def _reset(self) -> None:
+        self.bot = ChatBot(self.client, self.model, self.system, provider=self.provider,
+                           max_tokens=self.max_tokens, temperature=self.temperature, stop=self.stop)
+        self.next_message = f"Question: {self.question}"
+
+    def _outgoing(self) -> str:
+        """The user message the next step sends: the Question, an Observation, or the limit notice."""
+        return self._limit_text() if self.limit_reached else self.next_message
+
+    def _next_messages(self) -> list[dict]:
+        return [*self.bot.messages, {"role": "user", "content": self._outgoing()}]
+
+    def next_request(self) -> dict:
+        self._require_running()
+        return self.bot.request(self._outgoing())
+
+    def _send(self) -> Any:
+        self.bot(self._outgoing())  # appends the user message and the reply to bot.messages
+        return self.bot.last_response
+
+    def _parse(self, reply: str) -> ReActStep:
+        return parse_line_protocol(reply, self.registry.names, stop_words=self.stop or ("Observation:",))
+
+    def _record_reply(self, parsed: ReActStep, reply: str, record: TraceStep) -> None:
+        # Keep only the trusted part of the reply in the history.
+        last = self.bot.messages[-1]
+        if last["role"] == "assistant" and parsed.raw != last["content"]:
+            if has_text(parsed.raw):
+                last["content"] = parsed.raw
+            else:  # nothing trustworthy was left (e.g. only an invented Observation)
+                self.bot.messages.pop()
+        self.next_message = None if record.observation is None else f"Observation: {record.observation}"
+
+    def messages(self) -> list[dict]:
+        """The conversation so far (system, Question, replies, Observations)."""
+        return [to_dict(m) for m in self.bot.messages] if self.bot else []
+
+
+class JsonReAct(_ReActLoop):
+    """Protocol B: the LangChain-style template with a JSON ``Action`` and ``Final Answer:``.
+
+    Every request is ``[system, user]``: the system prompt lists the tools as
+    JSON; the one user message is ``"Question: ...\\n"`` followed by the
+    scratchpad - each earlier (trusted) reply and its ``Observation: ...`` -
+    and, once there is a scratchpad, ``"Thought: "`` (see ``prompt``).
+
+    Args:
+        as ``LineReAct``, except: system default ``json_system_prompt(registry)``,
+        stop default ``JSON_STOP`` (``["Observation:"]``).
+
+    Attributes:
+        scratchpad: the Thought/Action/Observation text so far.
+        steps, answer, stopped_reason, done: the state of the run.
+    """
+
+    protocol = "B"
+    answer_label = "Final Answer:"
+
+    def __init__(self, client: Any, model: str, registry: ToolRegistry | None = None, *, stop: list[str] | None = JSON_STOP, **options: Any):
+        super().__init__(client, model, registry, stop=stop, **options)
+        if self.system is None:
+            self.system = json_system_prompt(self.registry)
+        self.scratchpad = ""
+        self._last_reply: str | None = None
+        self._final_prompt = ""
+
+    def _reset(self) -> None:
+        self.scratchpad = ""
+        self._last_reply = None
+        self._final_prompt = ""
+
+    def prompt(self) -> str:
+        """The user message of the next request: the question, the scratchpad and, after the
+        first step, a final ``"Thought: "`` for the model to continue (as LangChain's
+        ``format_log_to_str`` does); after ``max_turns`` the limit notice comes before it."""
+        text = f"Question: {self.question}\n{self.scratchpad}"
+        if self.limit_reached:
+            text += self._limit_text() + "\n"
+        if self.scratchpad:
+            text += "Thought: "
+        return text
+
+    def _next_messages(self) -> list[dict]:
+        system = [{"role": "system", "content": self.system}] if self.system else []
+        return [*system, {"role": "user", "content": self.prompt()}]
+
+    def _parse(self, reply: str) -> ReActStep:
+        return parse_json_protocol(reply, self.registry.names, stop_words=self.stop or ("Observation:",))
+
+    def _record_reply(self, parsed: ReActStep, reply: str, record: TraceStep) -> None:
+        self._final_prompt = self.prompt()
+        self._last_reply = reply
+        if record.observation is not None:
+            kept = parsed.raw if has_text(parsed.raw) else reply.strip()
+            if self.scratchpad:  # the prompt ended with "Thought: " - do not write the label twice
+                kept = THOUGHT_LABEL_RE.sub("", kept, count=1)
+            self.scratchpad += f"{kept}\nObservation: {record.observation}\n"
+
+    def messages(self) -> list[dict]:
+        """The last request's messages plus the last reply (if any)."""
+        if self.question is None:
+            return []
+        system = [{"role": "system", "content": self.system}] if self.system else []
+        if self._last_reply is None:
+            return self._next_messages()
+        out = [*system, {"role": "user", "content": self._final_prompt}]
+        if has_text(self._last_reply):
+            out.append({"role": "assistant", "content": self._last_reply})
+        return out
+
+
+# ---------------------------------------------------------------------------
+# Run to the end
+# ---------------------------------------------------------------------------
+
+
+def run_line_react(client: Any, model: str, question: str, registry: ToolRegistry | None = None, **options: Any) -> ReActResult:
+    """Run protocol A on ``question`` until an Answer or ``max_turns``; see ``LineReAct`` for ``options``."""
+    return LineReAct(client, model, registry, **options).run(question)
+
+
+def run_json_react(client: Any, model: str, question: str, registry: ToolRegistry | None = None, **options: Any) -> ReActResult:
+    """Run protocol B on ``question`` until a Final Answer or ``max_turns``; see ``JsonReAct`` for ``options``."""
+    return JsonReAct(client, model, registry, **options).run(question)

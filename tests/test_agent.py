@@ -1,0 +1,354 @@
+"""The native function-calling loop of course_lib.agent (notebook 06), driven by scripted replies."""
+
+from __future__ import annotations
+
+import httpx
+import openai
+import pytest
+
+from fakes import FakeLLM
+
+from course_lib.agent import (
+    DEFAULT_SYSTEM,
+    Agent,
+    AgentResult,
+    AgentStep,
+    chain_frame,
+    run_agent,
+)
+from course_lib.messages import validate
+from course_lib.tools import CALCULATOR_TOOL, PRODUCT_TOOL, WEATHER_TOOL, calculate, get_weather
+from course_lib.tools.registry import Tool, ToolRegistry
+
+TOOLS_KEYS = {"tools", "tool_choice", "parallel_tool_calls"}
+
+
+def calls(*pairs):
+    return {"tool_calls": list(pairs)}
+
+
+def weather(city):
+    return ("get_weather", {"city": city})
+
+
+def agent(*replies, default=None, **options):
+    fake = FakeLLM(list(replies), default=default)
+    options.setdefault("trace", None)
+    return fake, Agent(fake.client(), "fake-model", **options)
+
+
+def all_valid(fake: FakeLLM) -> None:
+    for body in fake.requests:
+        validate(body["messages"])
+
+
+def counting_registry():
+    seen = []
+
+    def counted(city: str, unit: str = "celsius") -> str:
+        seen.append(city)
+        return get_weather(city, unit)
+
+    return seen, ToolRegistry([Tool("get_weather", counted, WEATHER_TOOL), Tool("calculate", calculate, CALCULATOR_TOOL)])
+
+
+# --------------------------------------------------------------------------- the basic loop
+
+
+def test_parallel_calls_one_tool_reply_per_id_then_answer():
+    fake, loop = agent(calls(weather("北京"), weather("上海")), "北京晴，上海多云。")
+    result = loop.run("北京和上海天气怎么样？")
+    assert isinstance(result, AgentResult)
+    assert result.answer == "北京晴，上海多云。" and result.stopped_reason == "answer"
+    first, second = fake.requests
+    assert first["messages"][0] == {"role": "system", "content": DEFAULT_SYSTEM}
+    assert {t["function"]["name"] for t in first["tools"]} >= {"get_weather", "calculate"}
+    assert first["parallel_tool_calls"] is True and first["max_tokens"] > 0 and first["temperature"] == 0
+    msgs = second["messages"]
+    assert [m["role"] for m in msgs] == ["system", "user", "assistant", "tool", "tool"]
+    ids = [c["id"] for c in msgs[2]["tool_calls"]]
+    assert [m["tool_call_id"] for m in msgs[3:]] == ids and len(set(ids)) == 2
+    assert msgs[3]["content"].startswith("北京：晴") and msgs[4]["content"].startswith("上海：多云")
+    assert [s.kind for s in result.steps] == ["tool_calls", "answer"]
+    assert result.tool_calls == 2 and result.requests == 2
+    assert result.prompt_tokens == sum(s.prompt_tokens for s in result.steps) and result.completion_tokens == 14
+    assert result.messages[-1] == {"role": "assistant", "content": "北京晴，上海多云。"}
+    assert result.seconds >= 0
+    all_valid(fake)
+
+
+def test_sequential_chain_uses_the_first_result():
+    fake, loop = agent(calls(("query_by_product_name", {"product_name": "篮球"})),
+                       calls(("calculate", {"expression": "200 * 2"})), "两个篮球 400 元。")
+    result = loop.run("两个篮球多少钱？")
+    assert [s.kind for s in result.steps] == ["tool_calls", "tool_calls", "answer"]
+    assert '"price": 200.0' in result.steps[0].calls[0].result
+    assert result.steps[1].calls[0].result == "400"
+    assert [m["role"] for m in fake.requests[2]["messages"]] == ["system", "user", "assistant", "tool", "assistant", "tool"]
+    all_valid(fake)
+
+
+def test_a_plain_answer_needs_one_request():
+    fake, loop = agent("你好！")
+    result = loop.run("你好")
+    assert result.answer == "你好！" and result.requests == 1 and result.tool_calls == 0
+
+
+def test_no_system_prompt_and_custom_tools():
+    fake, loop = agent("ok", system=None, tools=[WEATHER_TOOL], parallel_tool_calls=None, tool_choice="auto")
+    loop.run("hi")
+    body = fake.requests[0]
+    assert body["messages"] == [{"role": "user", "content": "hi"}]
+    assert [t["function"]["name"] for t in body["tools"]] == ["get_weather"]
+    assert body["tool_choice"] == "auto" and "parallel_tool_calls" not in body
+
+
+# --------------------------------------------------------------------------- max_steps
+
+
+def test_a_model_that_never_stops_is_stopped_by_max_steps_without_tools_keys():
+    cities = iter(["北京", "上海", "广州", "深圳", "杭州", "成都"])
+    fake = FakeLLM()
+    fake.default = None
+    for _ in range(3):
+        fake.add(calls(weather(next(cities))))
+    fake.add("我没有找到永远不下雨的城市。")
+    loop = Agent(fake.client(), "fake-model", max_steps=3, trace=None)
+    result = loop.run("找一个永远不会下雨的城市")
+    assert len(fake.requests) == 4 and result.requests == 4
+    for body in fake.requests[:3]:
+        assert "tools" in body and body["parallel_tool_calls"] is True
+    final = fake.requests[3]
+    assert not TOOLS_KEYS & set(final)  # left out entirely, not null/empty
+    last = final["messages"][-1]
+    assert last["role"] == "user" and "3 步" in last["content"] and "不能再调用工具" in last["content"]
+    assert result.stopped_reason == "max_steps" and result.answer == "我没有找到永远不下雨的城市。"
+    assert result.steps[-1].kind == "final" and result.steps[-1].with_tools is False
+    assert result.messages[-1] == {"role": "assistant", "content": "我没有找到永远不下雨的城市。"}
+    all_valid(fake)
+
+
+def test_max_steps_one_and_empty_final_reply():
+    fake, loop = agent(calls(weather("北京")), "", max_steps=1)
+    result = loop.run("q")
+    assert result.stopped_reason == "max_steps" and result.answer is None
+    assert result.messages[-1]["role"] == "user"  # no empty assistant message is stored
+    all_valid(fake)
+
+
+def test_forced_final_reply_with_a_json_call_in_text_is_just_text():
+    text = '```json\n{"name": "get_weather", "arguments": {"city": "上海"}}\n```'
+    fake, loop = agent(calls(weather("北京")), text, max_steps=1)
+    result = loop.run("q")
+    assert result.answer == text and result.steps[-1].calls == []
+
+
+def test_lowering_max_steps_mid_run_is_obeyed_before_the_next_request():
+    fake, loop = agent(calls(weather("北京")), calls(weather("上海")), "done", max_steps=5)
+    loop.start("q")
+    loop.step()
+    loop.step()
+    loop.max_steps = 1
+    assert "tools" in loop.next_request()  # next_request never changes the state
+    loop.step()
+    assert loop.done and not TOOLS_KEYS & set(fake.requests[2]) and loop.stopped_reason == "max_steps"
+
+
+def test_invalid_limits():
+    with pytest.raises(ValueError):
+        Agent(FakeLLM().client(), "m", max_steps=0)
+    with pytest.raises(ValueError):
+        Agent(FakeLLM().client(), "m", max_repeats=0)
+
+
+# --------------------------------------------------------------------------- repeated calls
+
+
+def test_repeated_identical_call_is_answered_from_the_first_result_not_rerun():
+    seen, reg = counting_registry()
+    fake, loop = agent(calls(weather("北京")), calls(("get_weather", '{ "city":"北京" }')), "北京晴。", registry=reg)
+    result = loop.run("北京天气")
+    assert seen == ["北京"]  # the tool ran once
+    repeat = result.steps[1].calls[0]
+    assert repeat.repeated and repeat.first_step == 1
+    assert repeat.result.startswith("北京：晴") and "与第 1 步的调用相同" in repeat.result
+    assert fake.requests[2]["messages"][-1]["content"] == repeat.result
+    assert result.stopped_reason == "answer"
+
+
+def test_same_tool_different_arguments_is_not_a_repeat():
+    seen, reg = counting_registry()
+    fake, loop = agent(calls(weather("北京")), calls(("get_weather", {"city": "北京", "unit": "fahrenheit"})), "ok", registry=reg)
+    result = loop.run("q")
+    assert seen == ["北京", "北京"] and not result.steps[1].calls[0].repeated
+
+
+def test_a_run_that_keeps_repeating_ends_with_the_forced_answer():
+    seen, reg = counting_registry()
+    lines = []
+    fake, loop = agent(default=calls(weather("北京")), registry=reg, max_steps=10, max_repeats=2, trace=lines.append)
+    fake.add(calls(weather("北京")), calls(weather("北京")), calls(weather("北京")))
+    fake.default = None
+    fake.add("北京晴，25°C。")
+    result = loop.run("北京天气")
+    assert seen == ["北京"] and len(fake.requests) == 4
+    assert result.stopped_reason == "repeated_calls" and result.answer == "北京晴，25°C。"
+    final = fake.requests[3]
+    assert not TOOLS_KEYS & set(final) and "重复" in final["messages"][-1]["content"]
+    assert any(line.startswith("[停止：连续重复调用]") for line in lines)
+    all_valid(fake)
+
+
+def test_repeat_inside_one_parallel_message_and_broken_call_still_count_as_repeating():
+    seen, reg = counting_registry()
+    broken = {"id": "bad", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "'}}
+    fake, loop = agent(calls(weather("北京"), weather("北京")),
+                       {"tool_calls": [{"id": "a1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "北京"}'}}, broken]},
+                       {"tool_calls": [{"id": "a2", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "北京"}'}}, {**broken, "id": "bad2"}]},
+                       "北京晴。", registry=reg, max_repeats=2)
+    result = loop.run("q")
+    assert seen == ["北京"]
+    assert [c.repeated for c in result.steps[0].calls] == [False, True]
+    assert result.stopped_reason == "repeated_calls" and result.requests == 4
+    all_valid(fake)
+
+
+# --------------------------------------------------------------------------- bad calls
+
+
+def test_a_tool_that_raises_comes_back_as_an_error_string():
+    def broken(product_name: str) -> str:
+        raise ConnectionError("database locked")
+
+    reg = ToolRegistry([Tool("query_by_product_name", broken, PRODUCT_TOOL)])
+    fake, loop = agent(calls(("query_by_product_name", {"product_name": "球"})), "抱歉，查询失败。", registry=reg)
+    result = loop.run("卖什么球？")
+    content = fake.requests[1]["messages"][-1]["content"]
+    assert content.startswith("错误：") and "database locked" in content
+    assert result.stopped_reason == "answer"
+
+
+def test_unknown_tool_name_is_answered_with_the_available_tools():
+    fake, loop = agent(calls(("search_web", {"q": "x"})), "好的。")
+    result = loop.run("q")
+    content = fake.requests[1]["messages"][-1]["content"]
+    assert "search_web" in content and "get_weather" in content and content.startswith("错误")
+    assert result.steps[0].calls[0].name == "search_web"
+    all_valid(fake)
+
+
+def test_malformed_arguments_are_not_run_and_stored_as_valid_json():
+    seen, reg = counting_registry()
+    fake, loop = agent(calls(("get_weather", '{"city": 北京}')), calls(weather("北京")), "晴。", registry=reg)
+    result = loop.run("q")
+    bad = result.steps[0].calls[0]
+    assert bad.arguments is None and bad.error and bad.arguments_text == "{}"
+    assert "无法读取" in bad.result and seen == ["北京"]
+    assistant = fake.requests[1]["messages"][2]
+    assert assistant["tool_calls"][0]["function"]["arguments"] == "{}"
+    assert not result.steps[1].calls[0].repeated  # an unreadable call is never reused
+    all_valid(fake)
+
+
+def test_problem_reply_gets_a_corrective_message_and_is_never_the_answer():
+    broken_text = '```json\n{"name": "get_weather", "arguments": {"city": 北京}}\n```'
+    fake, loop = agent(broken_text, calls(weather("北京")), "北京晴。")
+    result = loop.run("北京天气")
+    assert [s.kind for s in result.steps] == ["problem", "tool_calls", "answer"]
+    msgs = fake.requests[1]["messages"]
+    assert msgs[-2] == {"role": "assistant", "content": broken_text}
+    assert msgs[-1]["role"] == "user" and msgs[-1]["content"] == result.steps[0].problem
+    assert "tools" in fake.requests[1]
+    assert result.answer == "北京晴。"
+    all_valid(fake)
+
+
+def test_problem_replies_count_towards_max_steps():
+    broken_text = '{"name": "get_weather", "arguments": {"city": 北京}}'
+    fake, loop = agent(broken_text, broken_text, "我无法完成。", max_steps=2)
+    result = loop.run("q")
+    assert result.stopped_reason == "max_steps" and result.answer == "我无法完成。"
+    assert not TOOLS_KEYS & set(fake.requests[2])
+
+
+def test_call_written_in_content_is_recovered_and_run():
+    text = '```json\n{"name": "get_weather", "arguments": {"city": "上海"}}\n```'
+    fake, loop = agent(text, "上海多云。")
+    result = loop.run("上海天气")
+    call = result.steps[0].calls[0]
+    assert call.recovered and call.result.startswith("上海：多云")
+    assert fake.requests[1]["messages"][2]["tool_calls"][0]["function"]["name"] == "get_weather"
+    all_valid(fake)
+
+
+def test_empty_reply_gets_a_reminder():
+    fake, loop = agent("", "好的。")
+    result = loop.run("q")
+    assert result.steps[0].kind == "empty"
+    assert [m["role"] for m in fake.requests[1]["messages"]] == ["system", "user", "user"]
+    all_valid(fake)
+
+
+def test_missing_and_duplicate_ids_are_fixed():
+    dup = {"tool_calls": [
+        {"id": "x", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "北京"}'}},
+        {"id": "x", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "上海"}'}},
+        {"id": "", "type": "function", "function": {"name": "calculate", "arguments": '{"expression": "1+1"}'}},
+    ]}
+    fake, loop = agent(dup, "ok")
+    result = loop.run("q")
+    ids = [c.id for c in result.steps[0].calls]
+    assert len(set(ids)) == 3 and ids[0] == "x"
+    all_valid(fake)
+
+
+# --------------------------------------------------------------------------- interface and trace
+
+
+def test_step_interface_and_api_error_retry():
+    fake, loop = agent(httpx.Response(500, json={"error": {"message": "busy"}}), calls(weather("北京")), "晴")
+    with pytest.raises(RuntimeError):
+        loop.step()
+    loop.start("q")
+    preview = loop.next_request()
+    assert "tools" in preview and preview["messages"][-1] == {"role": "user", "content": "q"}
+    with pytest.raises(openai.InternalServerError):
+        loop.step()
+    assert loop.steps == [] and len(loop.messages) == 2
+    record = loop.step()
+    assert isinstance(record, AgentStep) and record.kind == "tool_calls" and not loop.done
+    loop.step()
+    assert loop.done and loop.result().answer == "晴"
+    with pytest.raises(RuntimeError):
+        loop.step()
+
+
+def test_start_with_a_message_list():
+    fake, loop = agent("ok")
+    loop.start([{"role": "system", "content": "s"}, {"role": "user", "content": "第一个问题"}])
+    assert loop.question == "第一个问题"
+    loop.run()
+    assert fake.requests[0]["messages"][0] == {"role": "system", "content": "s"}
+    with pytest.raises(ValueError):
+        loop.start([{"role": "system", "content": "s"}])
+
+
+def test_trace_lines_and_chain_table():
+    lines = []
+    fake, loop = agent(calls(weather("北京"), weather("上海")), "北京晴。", trace=lines.append)
+    result = loop.run("q")
+    assert lines[0].startswith('[步骤 1/5] 调用工具 get_weather 参数 {"city": "北京"} 结果 北京：晴')
+    assert lines[1].startswith("[步骤 1/5] 调用工具 get_weather 参数 {\"city\": \"上海\"}")
+    assert lines[2] == "[步骤 2/5] 回答：北京晴。"
+    frame = chain_frame(result.steps)
+    assert list(frame["tool"]) == ["get_weather", "get_weather", ""]
+    assert frame["prompt_tokens"].notna().sum() == 2  # each request counted once
+    assert "stopped_reason=answer" in str(result.table())
+    assert "tool_call_id" in str(result.show_messages())
+    assert result.summary()["tool_calls"] == 2
+
+
+def test_run_agent_shortcut():
+    fake = FakeLLM([calls(("calculate", {"expression": "20 * 15"})), "300"])
+    result = run_agent(fake.client(), "fake-model", "20 * 15?", trace=None, max_steps=2)
+    assert result.answer == "300" and result.steps[0].calls[0].result == "300"

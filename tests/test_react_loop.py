@@ -1,0 +1,355 @@
+"""The prompt-based ReAct loops of course_lib.react (notebook 05), driven by scripted replies."""
+
+from __future__ import annotations
+
+import httpx
+import openai
+import pytest
+
+from fakes import FakeLLM
+
+from course_lib.messages import validate
+from course_lib.react import (
+    JSON_STOP,
+    LINE_STOP,
+    ChatBot,
+    JsonReAct,
+    LineReAct,
+    ReActResult,
+    TraceStep,
+    json_system_prompt,
+    line_system_prompt,
+    run_json_react,
+    run_line_react,
+    tool_arguments,
+    trace_frame,
+)
+from course_lib.tools import CALCULATOR_TOOL, WEATHER_TOOL, calculate, get_weather
+from course_lib.tools.registry import Tool, ToolRegistry, default_registry
+
+A_ACTION = "Thought: 我需要计算\nAction: calculate: 20 * 15\nPAUSE"
+A_ANSWER = "Thought: 我知道答案了\nAnswer: 20 * 15 = 300"
+
+
+def b_action(action="calculate", action_input='"20 * 15"'):
+    return f'Thought: 我需要计算\nAction:\n```json\n{{"action": "{action}", "action_input": {action_input}}}\n```\n'
+
+
+B_ANSWER = "Thought: 我现在知道最终答案了\nFinal Answer: 300"
+
+
+def all_valid(fake: FakeLLM) -> None:
+    """Every request sent was a valid message list without tools keys."""
+    for body in fake.requests:
+        validate(body["messages"])
+        assert not {"tools", "tool_choice", "parallel_tool_calls"} & set(body)
+
+
+def line(*replies, **options):
+    fake = FakeLLM(list(replies))
+    options.setdefault("trace", None)
+    return fake, LineReAct(fake.client(), "fake-model", **options)
+
+
+def json_loop(*replies, **options):
+    fake = FakeLLM(list(replies))
+    options.setdefault("trace", None)
+    return fake, JsonReAct(fake.client(), "fake-model", **options)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def test_tool_arguments_maps_text_to_the_first_required_parameter():
+    reg = default_registry()
+    assert tool_arguments(reg, "calculate", " 20 * 15 ") == {"expression": "20 * 15"}
+    assert tool_arguments(reg, "get_weather", "北京") == {"city": "北京"}
+    assert tool_arguments(reg, "get_weather", {"city": "上海", "unit": "celsius"}) == {"city": "上海", "unit": "celsius"}
+    assert tool_arguments(reg, "get_weather", '{"city": "广州"}') == {"city": "广州"}
+    assert tool_arguments(reg, "nope", "x") == {}
+
+
+def test_system_prompts_list_the_tools():
+    reg = default_registry()
+    a, b = line_system_prompt(reg), json_system_prompt(reg)
+    for name in reg.names:
+        assert name in a and name in b
+    assert '"parameters"' in b and "Final Answer" in b and "Action: 工具名: 输入" in a
+
+
+def test_chatbot_keeps_the_history_and_nothing_on_failure():
+    fake = FakeLLM([httpx.Response(500, json={"error": {"message": "busy"}}), "你好！", "我记得。"])
+    bot = ChatBot(fake.client(), "fake-model", system="sys", max_tokens=10, stop=["X"])
+    with pytest.raises(openai.InternalServerError):
+        bot("hi")
+    assert bot.messages == [{"role": "system", "content": "sys"}]
+    assert bot("hi") == "你好！"
+    assert bot("还记得吗") == "我记得。"
+    assert [m["role"] for m in bot.messages] == ["system", "user", "assistant", "user", "assistant"]
+    assert fake.requests[-1]["max_tokens"] == 10 and fake.requests[-1]["stop"] == ["X"]
+    assert len(fake.requests[-1]["messages"]) == 4
+
+
+# --------------------------------------------------------------------------- protocol A
+
+
+def test_a_action_then_answer():
+    fake, loop = line(A_ACTION, A_ANSWER)
+    result = loop.run("20 * 15 等于多少")
+    assert isinstance(result, ReActResult) and result.protocol == "A"
+    assert result.answer == "20 * 15 = 300" and result.stopped_reason == "answer"
+    first, second = fake.requests
+    assert first["stop"] == LINE_STOP and first["temperature"] == 0 and first["max_tokens"] > 0
+    assert first["messages"][0]["role"] == "system" and "calculate" in first["messages"][0]["content"]
+    assert first["messages"][1] == {"role": "user", "content": "Question: 20 * 15 等于多少"}
+    assert second["messages"][-1] == {"role": "user", "content": "Observation: 300"}
+    assert second["messages"][-2]["role"] == "assistant"
+    s1, s2 = result.steps
+    assert (s1.kind, s1.thought, s1.action, s1.input, s1.observation) == ("action", "我需要计算", "calculate", "20 * 15", "300")
+    assert s2.kind == "answer" and s2.observation is None
+    assert result.prompt_tokens == s1.prompt_tokens + s2.prompt_tokens > 0
+    assert result.completion_tokens == 14 and result.requests == 2 and result.tool_calls == 1
+    all_valid(fake)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "THOUGHT：先算一下\nACTION：calculate：20 * 15",
+        "**Thought:** 先算\n**Action:** `calculate`: 20 * 15",
+        "Thought: 先算\nAction : calculate : 20 * 15\nPAUSE\nObserv",  # half-written stop word
+        "Thought: 先算\nAction: calculate(20 * 15)",
+    ],
+)
+def test_a_reply_variants_run_the_tool(reply):
+    fake, loop = line(reply, A_ANSWER)
+    result = loop.run("20 * 15 等于多少")
+    assert result.steps[0].kind == "action" and result.steps[0].observation == "300"
+    assert fake.requests[1]["messages"][-1]["content"] == "Observation: 300"
+    all_valid(fake)
+
+
+def test_a_invented_observation_is_cut_and_not_kept_in_history():
+    invented = "Thought: 查一下\nAction: get_weather: 北京\nObservation: 北京 下雪 -5°C\nAnswer: 北京在下雪"
+    fake, loop = line(invented, "Answer: 北京晴，25°C")
+    result = loop.run("北京天气？")
+    assert result.steps[0].kind == "action" and result.steps[0].observation.startswith("北京：晴")
+    history = fake.requests[1]["messages"]
+    assert "下雪" not in history[2]["content"] and history[2]["role"] == "assistant"
+    assert history[3]["content"].startswith("Observation: 北京：晴")
+    assert result.answer == "北京晴，25°C"
+
+
+def test_a_action_and_answer_in_one_reply_the_first_decides():
+    fake, loop = line("Action: calculate: 2+3\nAnswer: 5", "Answer: 5")
+    result = loop.run("2+3?")
+    assert result.steps[0].kind == "action" and len(fake.requests) == 2
+    fake, loop = line("Answer: 5\nAction: calculate: 2+3")
+    result = loop.run("2+3?")
+    assert result.steps[0].kind == "answer" and result.answer == "5" and len(fake.requests) == 1
+
+
+def test_a_unparseable_reply_gets_the_corrective_observation_and_counts():
+    fake, loop = line("20 乘以 15 等于 300。", A_ACTION, A_ANSWER)
+    result = loop.run("20 * 15 等于多少")
+    assert [s.kind for s in result.steps] == ["invalid", "action", "answer"]
+    sent = fake.requests[1]["messages"][-1]["content"]
+    assert sent.startswith("Observation: 格式错误") and "Action: 工具名: 输入" in sent and "calculate" in sent
+    assert result.steps[0].error and result.steps[0].observation in sent
+    all_valid(fake)
+
+
+def test_a_unknown_tool_is_a_corrective_step_naming_the_tools():
+    fake, loop = line("Action: wikipedia: 长江", A_ANSWER)
+    result = loop.run("长江多长？")
+    assert result.steps[0].kind == "invalid" and "wikipedia" in result.steps[0].error
+    assert "search_knowledge" in fake.requests[1]["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize("empty", ["", "   ", "Observ"])
+def test_a_empty_reply_is_invalid_and_history_stays_valid(empty):
+    fake, loop = line(empty, A_ANSWER)
+    result = loop.run("20 * 15?")
+    assert result.steps[0].kind == "invalid" and result.answer == "20 * 15 = 300"
+    roles = [m["role"] for m in fake.requests[1]["messages"]]
+    assert roles == ["system", "user", "user"]  # no empty assistant message
+    all_valid(fake)
+
+
+def test_a_tool_that_raises_becomes_an_error_observation():
+    def broken(expression: str) -> str:
+        raise RuntimeError("disk on fire")
+
+    reg = ToolRegistry([Tool("calculate", broken, CALCULATOR_TOOL)])
+    fake, loop = line(A_ACTION, A_ANSWER, registry=reg)
+    result = loop.run("20 * 15?")
+    assert result.steps[0].observation.startswith("错误：") and "disk on fire" in result.steps[0].observation
+    assert result.stopped_reason == "answer"
+
+
+def test_a_tool_error_string_is_passed_back():
+    fake, loop = line("Action: get_weather: 火星", "Answer: 没有数据")
+    result = loop.run("火星天气")
+    assert "火星" in result.steps[0].observation
+    assert fake.requests[1]["messages"][-1]["content"] == f"Observation: {get_weather('火星')}"
+
+
+def test_a_max_turns_then_one_last_request():
+    fake, loop = line(A_ACTION, A_ACTION, "Answer: 300", max_turns=2)
+    result = loop.run("20 * 15?")
+    assert len(fake.requests) == 3 and [s.kind for s in result.steps] == ["action", "action", "final"]
+    last = fake.requests[2]["messages"][-1]["content"]
+    assert "步数上限" in last and "Answer:" in last
+    assert result.stopped_reason == "max_turns" and result.answer == "300"
+    all_valid(fake)
+
+
+def test_a_max_turns_final_without_answer_label_takes_the_text_but_not_an_action():
+    fake, loop = line(A_ACTION, "结果是 300", max_turns=1)
+    assert loop.run("q").answer == "结果是 300"
+    fake, loop = line(A_ACTION, A_ACTION, max_turns=1)
+    result = loop.run("q")
+    assert result.answer is None and result.stopped_reason == "max_turns" and result.steps[-1].error
+
+
+def test_a_never_answering_model_stops():
+    fake = FakeLLM(default=A_ACTION)
+    result = run_line_react(fake.client(), "fake-model", "q", max_turns=3, trace=None)
+    assert len(fake.requests) == 4 and result.stopped_reason == "max_turns"
+
+
+def test_a_without_stop_sends_no_stop():
+    fake, loop = line(A_ANSWER, stop=None)
+    loop.run("q")
+    assert "stop" not in fake.requests[0]
+
+
+def test_a_step_by_step_interface():
+    fake, loop = line(A_ACTION, A_ANSWER)
+    with pytest.raises(RuntimeError):
+        loop.step()
+    loop.start("20 * 15?")
+    preview = loop.next_request()
+    assert preview["messages"][-1]["content"] == "Question: 20 * 15?" and not fake.requests
+    record = loop.step()
+    assert isinstance(record, TraceStep) and record.step == 1 and not loop.done
+    assert fake.requests[0]["messages"] == preview["messages"]
+    assert loop.next_request()["messages"][-1]["content"] == "Observation: 300"
+    loop.step()
+    assert loop.done and loop.result().answer == "20 * 15 = 300"
+    with pytest.raises(RuntimeError):
+        loop.step()
+    loop.start("again")  # start() resets
+    assert loop.steps == [] and not loop.done and [m["role"] for m in loop.messages()] == ["system"]
+
+
+def test_a_api_error_records_nothing_and_can_be_retried():
+    fake, loop = line(httpx.Response(500, json={"error": {"message": "busy"}}), A_ANSWER)
+    loop.start("q")
+    with pytest.raises(openai.InternalServerError):
+        loop.step()
+    assert loop.steps == [] and loop.messages() == [{"role": "system", "content": loop.system}]
+    loop.step()
+    assert loop.done and fake.requests[1]["messages"][-1]["content"] == "Question: q"
+
+
+def test_trace_callback_and_frame():
+    lines = []
+    fake, loop = line(A_ACTION, A_ANSWER, trace=lines.append)
+    result = loop.run("q")
+    assert lines[0].startswith("[步骤 1/5] Action calculate: 20 * 15") and "300" in lines[0]
+    assert lines[1].startswith("[步骤 2/5] Answer:")
+    frame = trace_frame(result.steps)
+    assert list(frame.index) == [1, 2] and frame.loc[1, "observation"] == "300" and frame.loc[1, "action"] == "calculate"
+    assert "prompt_tokens" in frame.columns
+    assert "协议 A" in str(result.table())
+    assert result.summary()["requests"] == 2
+
+
+# --------------------------------------------------------------------------- protocol B
+
+
+def test_b_scratchpad_travels_in_one_user_message():
+    fake, loop = json_loop(b_action(), B_ANSWER)
+    result = loop.run("20 * 15 等于多少")
+    assert result.answer == "300" and result.stopped_reason == "answer" and result.protocol == "B"
+    first, second = fake.requests
+    assert first["stop"] == JSON_STOP == ["Observation:"]
+    assert [m["role"] for m in first["messages"]] == ["system", "user"]
+    assert [m["role"] for m in second["messages"]] == ["system", "user"]
+    assert '"name": "calculate"' in first["messages"][0]["content"]  # tools listed as JSON
+    assert first["messages"][1]["content"] == "Question: 20 * 15 等于多少\n"
+    pad = second["messages"][1]["content"]
+    assert pad.startswith("Question: 20 * 15 等于多少\nThought: 我需要计算\nAction:\n```json")
+    assert pad.endswith("Observation: 300\nThought: ")  # the model continues the scratchpad
+    assert result.messages[-1] == {"role": "assistant", "content": B_ANSWER}
+    all_valid(fake)
+
+
+def test_b_dict_input_and_prose_around_an_unfenced_blob():
+    reply = '我先查天气。 {"action": "get_weather", "action_input": {"city": "北京"}} 然后回答。'
+    fake, loop = json_loop(reply, "Final Answer: 北京晴")
+    result = loop.run("北京天气")
+    assert result.steps[0].input == {"city": "北京"} and result.steps[0].observation.startswith("北京：晴")
+
+
+def test_b_single_quoted_blob_and_fence_inside_a_string():
+    reply = "Action:\n```json\n{'action': 'search_knowledge', 'action_input': '```最长的河流```'}\n```"
+    fake, loop = json_loop(reply, B_ANSWER)
+    result = loop.run("最长的河流")
+    assert result.steps[0].kind == "action" and result.steps[0].action == "search_knowledge"
+    assert result.steps[0].input == "```最长的河流```"
+
+
+def test_b_final_answer_as_an_action_blob():
+    fake, loop = json_loop('Action:\n```json\n{"action": "Final Answer", "action_input": "300"}\n```')
+    assert loop.run("q").answer == "300"
+
+
+def test_b_invalid_blob_gets_corrective_observation_in_the_scratchpad():
+    fake, loop = json_loop('Action:\n```json\n{"action": "calculate", "action_input": "20*15"\n```', b_action(), B_ANSWER)
+    result = loop.run("20*15")
+    assert [s.kind for s in result.steps] == ["invalid", "action", "answer"]
+    pad = fake.requests[1]["messages"][1]["content"]
+    assert "Observation: 格式错误" in pad and '"action"' in pad
+    all_valid(fake)
+
+
+def test_b_unknown_tool_and_raising_tool():
+    def broken(city: str, unit: str = "celsius") -> str:
+        raise ValueError("no network")
+
+    reg = ToolRegistry([Tool("get_weather", broken, WEATHER_TOOL), Tool("calculate", calculate, CALCULATOR_TOOL)])
+    fake, loop = json_loop(b_action("wikipedia", '"x"'), b_action("get_weather", '{"city": "北京"}'), B_ANSWER, registry=reg)
+    result = loop.run("q")
+    assert result.steps[0].kind == "invalid" and "wikipedia" in result.steps[0].error
+    assert result.steps[1].observation.startswith("错误：") and "no network" in result.steps[1].observation
+    assert result.answer == "300"
+
+
+def test_b_max_turns_final_request_says_final_answer():
+    fake = FakeLLM(default=b_action())
+    result = run_json_react(fake.client(), "fake-model", "q", max_turns=2, trace=None)
+    assert len(fake.requests) == 3 and result.stopped_reason == "max_turns" and result.answer is None
+    last_lines = fake.requests[2]["messages"][1]["content"].splitlines()
+    assert "Final Answer:" in last_lines[-2] and last_lines[-1] == "Thought: "
+    # the label is not doubled: the reply's own "Thought:" was dropped after the prompt's "Thought: "
+    assert "Thought: Thought:" not in fake.requests[2]["messages"][1]["content"]
+    all_valid(fake)
+
+
+def test_b_step_interface_messages():
+    fake, loop = json_loop(b_action(), B_ANSWER)
+    loop.start("q")
+    assert [m["role"] for m in loop.messages()] == ["system", "user"]
+    loop.step()
+    assert loop.scratchpad.endswith("Observation: 300\n") and "Observation: 300" in loop.prompt()
+    loop.step()
+    assert [m["role"] for m in loop.messages()] == ["system", "user", "assistant"]
+
+
+def test_max_turns_must_be_positive():
+    with pytest.raises(ValueError):
+        LineReAct(FakeLLM().client(), "m", max_turns=0)
+    with pytest.raises(ValueError):
+        JsonReAct(FakeLLM().client(), "m").start("  ")
