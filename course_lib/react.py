@@ -544,14 +544,16 @@ class _ReActLoop:
         return LIMIT_OBSERVATION.format(label=self.answer_label)
 
     def _describe(self, s: TraceStep) -> str:
+        """One line of trace for step ``s`` (newlines in results shown as spaces)."""
         head = f"[步骤 {s.step}/{self.max_turns}]"
         if s.kind == "action":
             shown = json.dumps(s.input, ensure_ascii=False) if isinstance(s.input, dict) else s.input
-            return f"{head} Action {s.action}: {shown} → Observation: {shorten(s.observation or '', 120)}"
+            observation = shorten((s.observation or "").replace("\n", " "), 120)
+            return f"{head} Action {s.action}: {shown} → Observation: {observation}"
         if s.kind == "answer":
             return f"{head} Answer: {shorten(s.answer or '', 200)}"
         if s.kind == "final":
-            return f"{head} 达到 max_turns={self.max_turns}，最后一次请求的回答: {shorten(s.answer or '(无)', 200)}"
+            return f"[达到 max_turns={self.max_turns}] 最后一次请求的回答: {shorten(s.answer or '(无)', 200)}"
         return f"{head} 无法解析（{shorten(s.error or '', 80)}）→ 发回格式提醒"
 
     # -- protocol-specific ---------------------------------------------------
