@@ -1,0 +1,121 @@
+"""Checkers for notebook 07 (comparison and wrap-up).
+
+07-1 and 07-2 check plain functions on fixed inputs; 07-3 checks the
+structure of the requests a fixed workflow sends (through
+``checkers.recording``), not what the model writes.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from ..tools import get_weather
+from . import recording, report, safely
+
+NUMBER_CASES = [
+    ("20 * 15 等于 300。", "300", True),
+    ("答案是300", "300", True),
+    ("300元", "300", True),
+    ("共 1300 元", "300", False),
+    ("3000", "300", False),
+    ("300.5", "300", False),
+    ("约 300.", "300", True),  # a full stop after the number is fine
+    ("全程 42.195 公里", "42.195", True),
+    ("全程 42.1951 公里", "42.195", False),
+    ("142.195", "42.195", False),
+    ("湿度65%", "65", True),
+    ("湿度165%", "65", False),
+    ("相差6°C", "6", True),
+    ("相差 6 度，湿度 65%", "6", True),
+    ("湿度 65%", "6", False),
+    ("", "300", False),
+    (None, "300", False),
+]
+
+
+def check_contains_number(contains_number: object) -> bool:
+    """Exercise 07-1: ``contains_number(answer, number)`` finds ``number`` only as a whole number."""
+    if not callable(contains_number):
+        return report(False, "contains_number 应该是一个函数")
+    for answer, number, expected in NUMBER_CASES:
+        got, error = safely(contains_number, answer, number)
+        if error:
+            return report(False, f"contains_number({answer!r}, {number!r}) 出错：{error}")
+        if bool(got) != expected or not isinstance(got, bool):
+            return report(False, f"contains_number({answer!r}, {number!r}) 应该是 {expected}，实际是 {got!r}")
+    return report(True, f"{len(NUMBER_CASES)} 个例子都判断对了")
+
+
+def _sample_results() -> pd.DataFrame:
+    return pd.DataFrame([
+        {"task": "T1", "loop": "react", "success": True, "prompt_tokens": 1000, "seconds": 10.0},
+        {"task": "T2", "loop": "react", "success": False, "prompt_tokens": 2000, "seconds": 20.5},
+        {"task": "T3", "loop": "react", "success": True, "prompt_tokens": 1500, "seconds": 12.0},
+        {"task": "T1", "loop": "native", "success": True, "prompt_tokens": 800, "seconds": 8.0},
+        {"task": "T2", "loop": "native", "success": True, "prompt_tokens": 900, "seconds": 9.0},
+        {"task": "T3", "loop": "native", "success": False, "prompt_tokens": 1000, "seconds": 7.5},
+        {"task": "T4", "loop": "native", "success": True, "prompt_tokens": 1100, "seconds": 6.0},
+    ])
+
+
+def check_summarize(summarize: object) -> bool:
+    """Exercise 07-2: ``summarize(results)`` -> DataFrame indexed by loop with
+    success_rate, mean_prompt_tokens, total_seconds."""
+    if not callable(summarize):
+        return report(False, "summarize 应该是一个函数")
+    got, error = safely(summarize, _sample_results())
+    if error:
+        return report(False, f"summarize 出错：{error}")
+    if not isinstance(got, pd.DataFrame):
+        return report(False, f"应该返回一个 DataFrame，实际是 {type(got).__name__}")
+    want = {
+        "react": {"success_rate": 2 / 3, "mean_prompt_tokens": 1500.0, "total_seconds": 42.5},
+        "native": {"success_rate": 0.75, "mean_prompt_tokens": 950.0, "total_seconds": 30.5},
+    }
+    missing = [c for c in ("success_rate", "mean_prompt_tokens", "total_seconds") if c not in got.columns]
+    if missing:
+        return report(False, f"缺少列 {missing}；现在的列是 {list(got.columns)}")
+    if set(map(str, got.index)) != set(want):
+        return report(False, f"索引应该是 loop 的取值 {sorted(want)}，实际是 {list(got.index)}")
+    for loop, values in want.items():
+        for column, value in values.items():
+            actual = got.loc[loop, column]
+            try:
+                ok = math.isclose(float(actual), value, rel_tol=1e-6)
+            except (TypeError, ValueError):
+                ok = False
+            if not ok:
+                return report(False, f"{loop} 的 {column} 应该是 {value:g}，实际是 {actual!r}")
+    return report(True, "每个循环的成功率、平均 prompt tokens 和总用时都对")
+
+
+def check_weather_brief(weather_brief: object, client: object) -> bool:
+    """Exercise 07-3: ``weather_brief(cities)`` looks the cities up in code and sends ONE request
+    without tools whose messages contain every weather result; returns the reply text."""
+    if not callable(weather_brief):
+        return report(False, "weather_brief 应该是一个函数")
+    cities = ["北京", "广州"]
+    with recording(client) as seen:
+        got, error = safely(weather_brief, cities)
+    if error:
+        return report(False, f"调用 weather_brief 时出错：{error}")
+    if len(seen.requests) != 1:
+        return report(False, f"固定流程只需要 1 次模型请求（查天气由代码完成），实际发出了 {len(seen.requests)} 次")
+    kwargs = seen.requests[0]
+    if any(k in kwargs for k in ("tools", "tool_choice", "parallel_tool_calls")):
+        return report(False, "这个请求不需要 tools：天气已经由代码查好了")
+    if not kwargs.get("max_tokens"):
+        return report(False, "记得带上 max_tokens")
+    text = "\n".join(
+        str(m.get("content") or "") if isinstance(m, dict) else str(getattr(m, "content", "") or "")
+        for m in kwargs.get("messages") or []
+    )
+    for city in cities:
+        if get_weather(city) not in text:
+            return report(False, f"消息里应该包含 get_weather({city!r}) 的结果：{get_weather(city)!r}")
+    expected = seen.responses[0].choices[0].message.content
+    if got != expected:
+        return report(False, "应该返回模型回答的文字（response.choices[0].message.content）")
+    return report(True, "代码查天气、一次不带 tools 的请求，结构正确")
