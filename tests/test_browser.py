@@ -113,8 +113,10 @@ def jupyter_lab(root_dir: Path, work: Path) -> Iterator[tuple[str, str]]:
     port, token = _free_port(), secrets.token_hex(16)
     settings = work / "settings"
     _write_json(settings / "@jupyterlab" / "docmanager-extension" / "plugin.jupyterlab-settings", {"autosave": False})
-    _write_json(  # no "Select Kernel" dialog: the notebook's python3 kernel starts by itself
-        settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings", {"autoStartDefaultKernel": True}
+    _write_json(  # no "Select Kernel" dialog: the notebook's python3 kernel starts by itself;
+        # every cell stays rendered, so a widget far above the last cell can still be found and clicked
+        settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings",
+        {"autoStartDefaultKernel": True, "windowingMode": "none"},
     )
     _write_json(
         settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings",
@@ -413,6 +415,8 @@ def test_debugger_in_notebook_06(lab, browser):
         run_all(page)
         timings["run_all_s"] = round(time.monotonic() - t0, 1)
         debugger = page.locator(".course-debugger").last
+        debugger.wait_for(state="attached", timeout=60_000)
+        debugger.scroll_into_view_if_needed(timeout=60_000)  # the cell sits in the middle of notebook 06
         debugger.wait_for(state="visible", timeout=60_000)
         rows = step_twice(page, debugger, timings)
         save_screenshots(page, debugger, png)
