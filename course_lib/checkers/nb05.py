@@ -7,7 +7,7 @@ structure of the request a student's function sends (through
 
 from __future__ import annotations
 
-from ..react import json_system_prompt, run_tool
+from ..react import run_tool
 from ..react_parser import ReActStep, corrective_observation, parse_json_protocol
 from ..tools.registry import default_registry
 from . import recording, report, safely
