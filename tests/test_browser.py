@@ -60,7 +60,7 @@ LAUNCH_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-RUN_ALL_TIMEOUT_S = 600   # the whole notebook on the local model
+RUN_ALL_TIMEOUT_S = 900   # the whole notebook on the local model
 STEP_TIMEOUT_S = 300      # one 「下一步」: one model call (+ queueing) and its tools
 ENABLE_HINT = (
     "needs Debian's Chromium at /usr/bin/chromium and the Python package playwright "
