@@ -176,10 +176,15 @@ def jupyter_lab(root_dir: Path, work: Path) -> Iterator[tuple[str, str]]:
 
 # JavaScript run in the page: the state of the notebook.
 CELLS_STATE_JS = """() => {
-  const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')].map(p => p.textContent.trim());
-  const errors = [...document.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
+  // Only the notebook on screen: a notebook left open in another tab (hidden, zero-sized) must not count.
+  const shown = [...document.querySelectorAll('.jp-NotebookPanel')].filter(p => {
+      const r = p.getBoundingClientRect(); return r.width > 0 && r.height > 0; });
+  const root = shown.length ? shown[shown.length - 1] : document;
+  const prompts = [...root.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')].map(p => p.textContent.trim());
+  const errors = [...root.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
       .map(e => e.textContent).filter(t => /Traceback|Error:/.test(t) && !/Warning/.test(t.split('\\n')[0]));
-  return {prompts, errors, text: document.querySelector('.jp-Notebook') ? document.querySelector('.jp-Notebook').innerText : ''};
+  const nb = root.querySelector('.jp-Notebook');
+  return {prompts, errors, text: nb ? nb.innerText : ''};
 }"""
 
 
