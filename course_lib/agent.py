@@ -44,6 +44,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from .messages import has_text, request_kwargs, to_dict
+from .replies import read_reply
 from .tables import Table, shorten, show_messages
 from .tool_calls import ToolCall, execute, read_assistant
 from .tools.registry import ToolRegistry, default_registry
@@ -381,19 +382,16 @@ class Agent:
             self._force("max_steps")
         began = time.perf_counter()
         kwargs = self.next_request()
-        response = self.client.chat.completions.create(**kwargs)
-        choice = response.choices[0]
-        usage = getattr(response, "usage", None)
+        reply = read_reply(self.client.chat.completions.create(**kwargs))
         record = AgentStep(
             step=len(self.steps) + 1, kind="answer", with_tools="tools" in kwargs,
-            finish_reason=choice.finish_reason,
-            prompt_tokens=getattr(usage, "prompt_tokens", None),
-            completion_tokens=getattr(usage, "completion_tokens", None),
+            finish_reason=reply.finish_reason,
+            prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
         )
         if self.forcing:
-            self._final(choice.message, record)
+            self._final(reply.message, record)
         else:
-            self._act(choice.message, record)
+            self._act(reply.message, record)
         record.seconds = time.perf_counter() - began
         self.steps.append(record)
         self._seconds = time.perf_counter() - self._started

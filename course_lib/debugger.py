@@ -36,8 +36,8 @@ from typing import Any, Callable
 
 from .checkers import recording
 from .messages import to_dict
+from .replies import describe_error, read_usage
 from .tables import show_messages
-from .widgets import describe_error
 
 # Why a loop stopped, in words for the class.  Keys are ``stopped_reason`` values.
 STOP_REASONS = {
@@ -258,9 +258,9 @@ class AgentDebugger:
                 return _int(record.prompt_tokens), _int(record.completion_tokens)
         prompt = completion = 0
         for response in getattr(seen, "responses", []):
-            usage = getattr(response, "usage", None)
-            prompt += _int(getattr(usage, "prompt_tokens", 0))
-            completion += _int(getattr(usage, "completion_tokens", 0))
+            usage = read_usage(response) or {}
+            prompt += _int(usage.get("prompt_tokens"))
+            completion += _int(usage.get("completion_tokens"))
         return prompt, completion
 
     @staticmethod

@@ -19,9 +19,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
-from .messages import to_dict
+from .replies import USAGE_KEYS, read_usage
 
-USAGE_COLUMNS = ["prompt_tokens", "completion_tokens", "total_tokens"]
+USAGE_COLUMNS = list(USAGE_KEYS)
 
 
 def usage_of(response: Any) -> dict:
@@ -30,13 +30,13 @@ def usage_of(response: Any) -> dict:
     Args:
         response: an SDK ``ChatCompletion`` or the equivalent dict.
     Returns:
-        The three counts as ints (tokens).
+        The three counts as ints (tokens; a missing completion/total count is 0).
     Raises:
         ValueError: the response carries no ``usage`` (some servers leave it
             out, e.g. when streaming); we do not guess a number.
     """
-    usage = to_dict(response).get("usage")
-    if not usage or usage.get("prompt_tokens") is None:
+    usage = read_usage(response)
+    if usage is None or usage["prompt_tokens"] is None:
         raise ValueError("this response has no usage.prompt_tokens; the server did not report token counts")
     return {key: int(usage.get(key) or 0) for key in USAGE_COLUMNS}
 

@@ -32,6 +32,7 @@ import openai
 from dotenv import load_dotenv
 
 from . import local_server
+from .replies import read_reply
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 REQUEST_TIMEOUT_S = 120.0  # one request; a 1.5B model on 2 cores can take a while
@@ -275,7 +276,7 @@ def ping(client: openai.OpenAI | None = None, provider: Provider | None = None) 
         raise ProviderError(f"{where} answered HTTP {exc.status_code}{after}: {detail}{todo}") from None
     except local_server.LocalModelError as exc:
         raise ProviderError(f"The local model server at {provider.base_url} stopped and could not be restarted: {exc}") from None
-    return resp.choices[0].message.content or ""
+    return read_reply(resp).text
 
 
 def main() -> int:

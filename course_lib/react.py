@@ -61,6 +61,7 @@ import pandas as pd
 
 from .messages import has_text, request_kwargs, to_dict
 from .react_parser import ReActStep, corrective_observation, parse_json_protocol, parse_line_protocol
+from .replies import read_reply
 from .tables import Table, shorten
 from .tools.registry import ToolRegistry, default_registry
 
@@ -214,13 +215,6 @@ def run_tool(registry: ToolRegistry, name: str, action_input: Any) -> str:
 # ---------------------------------------------------------------------------
 # Records
 # ---------------------------------------------------------------------------
-
-
-def _usage(response: Any) -> tuple[int | None, int | None]:
-    usage = getattr(response, "usage", None)
-    if usage is None:
-        return None, None
-    return getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
 
 
 @dataclass
@@ -389,7 +383,7 @@ class ChatBot:
         kwargs = self.request(message)
         self.last_response = self.client.chat.completions.create(**kwargs)
         self.messages.append({"role": "user", "content": message})
-        text = self.last_response.choices[0].message.content or ""
+        text = read_reply(self.last_response).text
         if has_text(text):
             self.messages.append({"role": "assistant", "content": text})
         return text
@@ -474,13 +468,12 @@ class _ReActLoop:
         self._require_running()
         final = self.limit_reached
         began = time.perf_counter()
-        response = self._send()
-        reply = response.choices[0].message.content or ""
-        prompt_tokens, completion_tokens = _usage(response)
+        answered = read_reply(self._send())
+        reply = answered.text
         parsed = self._parse(reply)
         record = TraceStep(
             step=len(self.steps) + 1, kind=parsed.kind, thought=parsed.thought, reply=reply,
-            prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+            prompt_tokens=answered.prompt_tokens, completion_tokens=answered.completion_tokens,
         )
         if final:
             # The last request after max_turns: whatever it says is all we get.

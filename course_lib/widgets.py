@@ -20,18 +20,18 @@ Three modes, used in the notebooks:
 Streaming: when ``send`` is given ``on_token`` (``chat_box`` does this), every
 request is made with ``stream=True`` and ``stream_options={"include_usage": True}``
 (OpenAI Chat Completions streaming; llama-server sends the usage in a last
-chunk with no choices).  Text pieces are passed to ``on_token`` as they
-arrive.  A tool step streams too, but its deltas are ``tool_calls`` pieces,
+chunk with no choices); ``replies.collect_stream`` assembles the chunks.
+Text pieces are passed to ``on_token`` as they arrive.  A tool step streams too, but its deltas are ``tool_calls`` pieces,
 not text: the box shows "🔧 调用工具…" for such a step instead of tokens.
 """
 
 from __future__ import annotations
 
 import html
-import json
 from typing import Any, Callable
 
-from .messages import has_text, request_kwargs, to_dict
+from .messages import has_text, request_kwargs
+from .replies import collect_stream, describe_error, read_reply
 from .tables import show_messages
 from .tool_calls import execute, read_assistant
 
@@ -39,87 +39,6 @@ DEFAULT_SYSTEM = "你是一个友好、简洁的中文助手。"
 # An empty reply is not kept: an assistant message without content or tool_calls
 # would make the next request invalid (messages.validate).
 EMPTY_REPLY = "模型这次返回了空回复（没有文字，也没有工具调用），它没有被加进对话；可以再发一次试试。"
-
-# What a streamed response is collected into: the same shape as a
-# non-streamed ``response.choices[0]`` plus ``usage``.
-StreamResult = dict
-
-
-def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None) -> StreamResult:
-    """Read a streamed chat completion (``create(..., stream=True)``) into one message.
-
-    The chunks follow the OpenAI streaming format: ``chunk.choices[0].delta``
-    carries pieces of ``content`` and of ``tool_calls`` (each piece names its
-    call by ``index``; ``id``, ``function.name`` and ``function.arguments``
-    arrive in pieces that are concatenated), ``finish_reason`` comes on the
-    last choice chunk, and with ``stream_options={"include_usage": True}`` a
-    final chunk with ``choices == []`` carries ``usage``.
-
-    Args:
-        stream: the iterator returned by ``client.chat.completions.create(stream=True)``
-            (SDK chunk objects or equivalent dicts).
-        on_token: called with each non-empty text piece of ``content``, as it arrives.
-    Returns:
-        ``{"message": {"role": "assistant", "content": str | None, "tool_calls": [...]?},
-        "finish_reason": str | None, "usage": dict | None, "chunks": int}``.
-        ``tool_calls`` is present only when the model called a tool;
-        ``arguments`` is the concatenated string exactly as streamed.
-    Raises:
-        Whatever the SDK raises while reading (``openai.APIError`` ...).
-    """
-    pieces: list[str] = []
-    calls: dict[int, dict] = {}
-    finish_reason = None
-    usage = None
-    chunks = 0
-    for chunk in stream:
-        chunks += 1
-        data = to_dict(chunk)
-        if data.get("usage"):
-            usage = data["usage"]
-        for choice in data.get("choices") or []:
-            if choice.get("index", 0) != 0:
-                continue
-            delta = choice.get("delta") or {}
-            piece = delta.get("content")
-            if isinstance(piece, str) and piece:
-                pieces.append(piece)
-                if on_token is not None:
-                    on_token(piece)
-            for part in delta.get("tool_calls") or []:
-                call = calls.setdefault(
-                    part.get("index", len(calls)), {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
-                )
-                if part.get("id"):
-                    call["id"] += part["id"]
-                fn = part.get("function") or {}
-                if fn.get("name"):
-                    call["function"]["name"] += fn["name"]
-                args = fn.get("arguments")
-                if isinstance(args, str):
-                    call["function"]["arguments"] += args
-                elif args is not None:  # a server that sends an object at once
-                    call["function"]["arguments"] = json.dumps(args, ensure_ascii=False)
-            if choice.get("finish_reason"):
-                finish_reason = choice["finish_reason"]
-    message: dict[str, Any] = {"role": "assistant", "content": "".join(pieces) if pieces else None}
-    if calls:
-        message["tool_calls"] = [calls[i] for i in sorted(calls)]
-    return {"message": message, "finish_reason": finish_reason, "usage": usage, "chunks": chunks}
-
-
-def describe_error(exc: BaseException) -> str:
-    """``"Type: message"`` for the widget, plus the underlying cause when the SDK wraps one.
-
-    ``openai.APIConnectionError`` says only "Connection error."; its ``__cause__``
-    (e.g. ``httpx.ConnectError: [Errno 111] Connection refused``) says what happened.
-    """
-    text = f"{type(exc).__name__}: {exc}"
-    cause = exc.__cause__ or exc.__context__
-    if cause is not None and str(cause) and str(cause) not in text:
-        text += f"（原因：{type(cause).__name__}: {cause}）"
-    return text
-
 
 def _tool_registry(tools: list[dict], registry: Any) -> Any:
     """The registry that runs ``tools``: the given one, or the course tools of the same names."""
@@ -210,16 +129,15 @@ class ChatSession:
         return messages, list(range(start, len(messages)))
 
     def _call(self, request: list[dict], on_token: Callable[[str], Any] | None) -> tuple[dict, dict | None]:
-        """One model call; returns ``(assistant message dict, usage dict or None)``."""
+        """One model call; returns ``(assistant message dict, usage dict or None)`` (see ``replies``)."""
         kwargs = request_kwargs(self.model, request, tools=self.tools or None,
                                 max_tokens=self.max_tokens, temperature=self.temperature)
         if on_token is None:
-            response = self.client.chat.completions.create(**kwargs)
-            usage = to_dict(response.usage) if getattr(response, "usage", None) is not None else None
-            return to_dict(response.choices[0].message), usage
-        stream = self.client.chat.completions.create(**kwargs, stream=True, stream_options={"include_usage": True})
-        result = collect_stream(stream, on_token)
-        return result["message"], result["usage"]
+            reply = read_reply(self.client.chat.completions.create(**kwargs))
+        else:
+            stream = self.client.chat.completions.create(**kwargs, stream=True, stream_options={"include_usage": True})
+            reply = collect_stream(stream, on_token)
+        return reply.message, reply.usage
 
     def send(self, text: str, on_token: Callable[[str], Any] | None = None,
              on_update: Callable[[], Any] | None = None) -> str | None:

@@ -17,7 +17,7 @@ import pytest
 from fakes import FakeLLM
 
 from course_lib.tools.products import PRODUCT_TOOL
-from course_lib.widgets import ChatBox, ChatSession, chat_box, collect_stream
+from course_lib.widgets import ChatBox, ChatSession, chat_box
 
 
 class StreamingFakeLLM(FakeLLM):
@@ -166,24 +166,6 @@ def test_streaming_collects_tool_call_pieces(fake):
     call = session.history[2]["tool_calls"][0]
     assert json.loads(call["function"]["arguments"]) == {"product_name": "瑜伽垫"}
     assert updates == [["user"], ["user", "assistant"], ["user", "assistant", "tool"], ["user", "assistant", "tool", "assistant"]]
-
-
-def test_collect_stream_on_dict_chunks():
-    chunks = [
-        {"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]},
-        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "get_weather", "arguments": '{"ci'}}]}}]},
-        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": 'ty": "北京"}'}}]}}]},
-        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 1, "id": "c2", "function": {"name": "get_weather", "arguments": {"city": "上海"}}}]}}]},
-        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
-        {"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}},
-    ]
-    result = collect_stream(chunks)
-    calls = result["message"]["tool_calls"]
-    assert [c["id"] for c in calls] == ["c1", "c2"]
-    assert json.loads(calls[0]["function"]["arguments"]) == {"city": "北京"}
-    assert json.loads(calls[1]["function"]["arguments"]) == {"city": "上海"}
-    assert result["message"]["content"] is None and result["finish_reason"] == "tool_calls"
-    assert result["usage"]["total_tokens"] == 7 and result["chunks"] == 6
 
 
 # --------------------------------------------------------------------------- the view

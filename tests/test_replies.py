@@ -1,0 +1,114 @@
+"""course_lib.replies: the one reader of a reply, a stream, its usage and an error."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import httpx
+import openai
+import pytest
+
+from course_lib.replies import Reply, collect_stream, describe_error, read_reply, read_usage
+from fakes import raw_completion
+
+
+def _sdk_response(fake_llm, reply):
+    fake_llm.add(reply)
+    return fake_llm.client().chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}])
+
+
+def test_read_reply_of_a_text_answer(fake_llm):
+    reply = read_reply(_sdk_response(fake_llm, {"content": "你好", "usage": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}}))
+    assert isinstance(reply, Reply)
+    assert reply.message == {"role": "assistant", "content": "你好"}
+    assert reply.text == "你好" and reply.finish_reason == "stop" and reply.chunks == 0
+    assert reply.usage == {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}
+    assert (reply.prompt_tokens, reply.completion_tokens) == (12, 3)
+
+
+def test_read_reply_of_tool_calls_keeps_the_calls_and_has_no_text(fake_llm):
+    reply = read_reply(_sdk_response(fake_llm, {"tool_calls": [("get_weather", {"city": "北京"})]}))
+    assert reply.text == "" and reply.finish_reason == "tool_calls"
+    (call,) = reply.message["tool_calls"]
+    assert call["function"]["name"] == "get_weather" and json.loads(call["function"]["arguments"]) == {"city": "北京"}
+
+
+def test_read_reply_of_a_dict_and_of_a_response_without_usage():
+    reply = read_reply({"choices": [{"message": {"content": "hi"}, "finish_reason": "length"}]})
+    assert reply.message == {"role": "assistant", "content": "hi"} and reply.finish_reason == "length"
+    assert reply.usage is None and reply.prompt_tokens is None and reply.completion_tokens is None
+
+
+def test_read_reply_without_choices_raises():
+    with pytest.raises(IndexError):
+        read_reply({"choices": []})
+
+
+def test_read_usage_of_every_shape(fake_llm):
+    want = {"prompt_tokens": 40, "completion_tokens": 2, "total_tokens": 42}
+    response = _sdk_response(fake_llm, {"content": "x", "usage": want})
+    assert read_usage(response) == want                    # SDK ChatCompletion
+    assert read_usage(response.usage) == want              # SDK CompletionUsage
+    assert read_usage({"usage": want, "choices": []}) == want  # dict response
+    assert read_usage(dict(want)) == want                  # the usage dict itself
+    assert read_usage(SimpleNamespace(usage=SimpleNamespace(**want))) == want  # plain attributes
+    assert read_usage({"usage": {"prompt_tokens": 5}}) == {"prompt_tokens": 5, "completion_tokens": None, "total_tokens": None}
+
+
+def test_read_usage_is_none_when_the_server_sent_none():
+    assert read_usage(None) is None
+    assert read_usage({"choices": []}) is None
+    assert read_usage({"usage": None}) is None
+    assert read_usage(SimpleNamespace(usage=None)) is None
+
+
+def test_raw_completion_reads_like_any_other(fake_llm):
+    fake_llm.add(raw_completion({"role": "assistant", "content": "ok"}, finish_reason="stop"))
+    response = fake_llm.client().chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}])
+    assert read_reply(response).usage == {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+
+
+def test_collect_stream_on_dict_chunks():
+    chunks = [
+        {"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]},
+        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "get_weather", "arguments": '{"ci'}}]}}]},
+        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": 'ty": "北京"}'}}]}}]},
+        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 1, "id": "c2", "function": {"name": "get_weather", "arguments": {"city": "上海"}}}]}}]},
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+        {"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}},
+    ]
+    result = collect_stream(chunks)
+    calls = result.message["tool_calls"]
+    assert [c["id"] for c in calls] == ["c1", "c2"]
+    assert json.loads(calls[0]["function"]["arguments"]) == {"city": "北京"}
+    assert json.loads(calls[1]["function"]["arguments"]) == {"city": "上海"}
+    assert result.message["content"] is None and result.text == "" and result.finish_reason == "tool_calls"
+    assert result.usage == {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7} and result.chunks == 6
+
+
+def test_collect_stream_of_text_calls_on_token_per_piece():
+    chunks = [
+        {"choices": [{"index": 0, "delta": {"role": "assistant"}}]},
+        {"choices": [{"index": 0, "delta": {"content": "你"}}]},
+        {"choices": [{"index": 0, "delta": {"content": ""}}]},
+        {"choices": [{"index": 0, "delta": {"content": "好"}, "finish_reason": "stop"}]},
+    ]
+    pieces: list[str] = []
+    result = collect_stream(chunks, pieces.append)
+    assert pieces == ["你", "好"] and result.text == "你好" and result.message == {"role": "assistant", "content": "你好"}
+    assert result.finish_reason == "stop" and result.usage is None and result.chunks == 4
+
+
+def test_describe_error_adds_the_cause():
+    request = httpx.Request("POST", "http://x/v1/chat/completions")
+    try:
+        try:
+            raise httpx.ConnectError("[Errno 111] Connection refused")
+        except httpx.ConnectError as cause:
+            raise openai.APIConnectionError(request=request) from cause
+    except openai.APIConnectionError as exc:
+        text = describe_error(exc)
+    assert text.startswith("APIConnectionError: Connection error.")
+    assert "原因：ConnectError: [Errno 111] Connection refused" in text
+    assert describe_error(ValueError("bad")) == "ValueError: bad"
