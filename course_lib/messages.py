@@ -103,8 +103,19 @@ def has_text(content: Any) -> bool:
 def tool_content(result: Any) -> str:
     """Turn a tool's return value into the string a ``role="tool"`` message carries.
 
-    Strings pass unchanged (never JSON-encoded twice); None becomes ``""``;
-    dicts and lists become JSON with Chinese kept readable; anything else ``str()``.
+    The course's one tool-result converter: ``tool_calls.execute``,
+    ``ToolRegistry.run`` and ``to_wire`` all use it, so the same value always
+    becomes the same text.
+
+    Args:
+        result: whatever the tool returned.
+    Returns:
+        * a str: unchanged (never JSON-encoded twice);
+        * None: ``""``;
+        * dict, list, tuple, bool, int, float: JSON, Chinese kept readable
+          (``True`` -> ``"true"``, ``(1, 2)`` -> ``"[1, 2]"``, ``300`` -> ``"300"``;
+          values JSON cannot hold inside them, e.g. a date, go through ``str()``);
+        * anything else: ``str(result)``.
     """
     if isinstance(result, str):
         return result

@@ -262,6 +262,10 @@ def test_tool_content_helper():
     assert M.tool_content(None) == ""
     assert json.loads(M.tool_content({"城市": "北京"})) == {"城市": "北京"}
     assert "北京" in M.tool_content({"城市": "北京"})  # Chinese stays readable
+    assert M.tool_content(True) == "true" and M.tool_content(False) == "false"  # JSON, decided once
+    assert M.tool_content((1, 2)) == "[1, 2]" and M.tool_content([1, "二"]) == '[1, "二"]'
+    assert M.tool_content(300) == "300" and M.tool_content(2.5) == "2.5"
+    assert M.tool_content(object) == str(object)
 
 
 @pytest.mark.parametrize(

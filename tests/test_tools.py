@@ -418,6 +418,17 @@ def test_registry_turns_results_into_strings():
     assert len(registry) == 3
 
 
+@pytest.mark.parametrize("value", [True, (1, 2), [1, "二"], {"a": None}, 2.5, None, "text", object])
+def test_registry_and_execute_convert_results_the_same_way(value):
+    """One converter: ToolRegistry.run, tool_calls.execute and messages.tool_content agree."""
+    from course_lib.messages import tool_content
+    from course_lib.tool_calls import ToolCall, execute
+
+    registry = ToolRegistry([Tool("give", lambda: value, _schema("give"))])
+    via_execute = execute([ToolCall("c1", "give", {}, "{}")], {"give": lambda: value})[0]["content"]
+    assert registry.run("give", {}) == tool_content(value) == via_execute
+
+
 def test_tool_name_must_match_schema():
     with pytest.raises(ValueError):
         Tool("a", lambda: None, _schema("b"))

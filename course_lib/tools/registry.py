@@ -2,17 +2,18 @@
 
 The model only ever sends a tool *name* and *arguments*; the registry looks the
 name up, checks the arguments against the tool's JSON schema, calls the
-function and always hands back a string for the ``role="tool"`` message.
+function and always hands back a string for the ``role="tool"`` message
+(``messages.tool_content``, the course's one tool-result converter).
 Errors come back as short Chinese strings too, so the model can read them and
 try again instead of crashing the loop.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
+from ..messages import tool_content
 from .calculator import CALCULATOR_TOOL, calculate
 from .knowledge import KNOWLEDGE_TOOL, search_knowledge
 from .products import PRODUCT_TOOL, query_by_product_name
@@ -45,18 +46,6 @@ class Tool:
         if not names:
             return "（无参数）"
         return ", ".join(f"{n}（{'必填' if n in required else '可选'}）" for n in names)
-
-
-def to_text(result: Any) -> str:
-    """Turn a tool result into the string a tool message needs:
-    str stays as is, None -> "", dict/list -> JSON, anything else -> str()."""
-    if isinstance(result, str):
-        return result
-    if result is None:
-        return ""
-    if isinstance(result, (dict, list)):
-        return json.dumps(result, ensure_ascii=False, default=str)
-    return str(result)
 
 
 class ToolRegistry:
@@ -123,7 +112,9 @@ class ToolRegistry:
         """Run tool ``name`` with ``arguments`` (an already json.loads-ed dict).
 
         Returns:
-            The tool's result as a string (see ``to_text``).  Never raises:
+            The tool's result as the string of a tool message
+            (``messages.tool_content``: str unchanged, None -> "", dict/list/
+            tuple/bool/numbers -> JSON, anything else -> str()).  Never raises:
             unknown tools, bad arguments and exceptions inside the tool all
             come back as strings starting with "错误：".
         """
@@ -134,7 +125,7 @@ class ToolRegistry:
             result = self._tools[name].function(**arguments)
         except Exception as error:
             return f"错误：工具 {name} 出错：{type(error).__name__}: {error}"
-        return to_text(result)
+        return tool_content(result)
 
 
 def default_registry() -> ToolRegistry:
