@@ -33,10 +33,11 @@ Real models do not follow a format to the letter.  This parser copes with:
   case: they are looked up in the registry of tool names we were given, and
   the registry's spelling is returned;
 * the JSON object fenced (```json, ```, ~~~) or not, with prose around it and
-  with code fences *inside* its string values - found by a brace-matching scan
-  that understands strings (``find_json_object``), never by a greedy regex;
+  with code fences *inside* its string values - found by the brace-matching
+  scan of ``json_scan`` (``find_json_object``), never by a greedy regex;
 * Python-style single-quoted objects (``{'action': 'x'}``) read with
-  ``ast.literal_eval`` (literals only, nothing is executed) and trailing commas;
+  ``ast.literal_eval`` (literals only, nothing is executed) and trailing
+  commas (``json_scan.load_object``);
 * a half-written stop word left at the end of the reply (``"\\nObserv"``);
 * a model that writes its own ``Observation:`` - everything from there on is
   invented and dropped;
@@ -56,6 +57,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple
+
+from .json_scan import find_json_object
 
 
 @dataclass
@@ -135,17 +138,11 @@ WRAPPED_RE = re.compile(r"^(?P<mark>\*\*|__|`{1,3}|\*)(?P<body>.+)(?P=mark)$", r
 # The name an unknown Action line starts with (for the error message only).
 CANDIDATE_NAME_RE = re.compile(r"[^\s:：(（`*]+")
 
-# Only spaces, then a closing "}" or "]" (used to spot trailing commas).
-CLOSER_AHEAD_RE = re.compile(r"\s*[}\]]")
-
 # A fence opener left at the end of the thought when the JSON blob had no label.
 FENCE_TAIL_RE = re.compile(r"(?:```|~~~)[\w-]*\s*$")
 
 _SEPARATORS = (":", "：")
 _OPEN_PARENS = {"(": ")", "（": "）"}
-# How many "{" positions find_json_object tries before giving up (keeps a
-# degenerate reply such as "{{{{...." from taking seconds to reject).
-MAX_JSON_CANDIDATES = 200
 
 _FINAL_ANSWER_NAMES = {"final answer", "final_answer", "finalanswer", "final-answer"}
 
@@ -395,124 +392,6 @@ def parse_line_protocol(
 # ---------------------------------------------------------------------------
 # 6. Protocol B: "Action:" + a JSON object {"action": ..., "action_input": ...}
 # ---------------------------------------------------------------------------
-
-
-def outside_strings(text: str, start: int = 0):
-    """Yield ``(index, char, in_string)`` for every character from ``start`` on.
-
-    ``in_string`` is True inside a double-quoted (JSON) or single-quoted
-    (Python) string, honouring backslash escapes; the quotes themselves count
-    as inside.  Both the brace matcher and the trailing-comma repair use it.
-    """
-    quote = None  # the quote character of the string we are in, or None
-    escaped = False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if quote:  # inside a string: only its closing quote matters
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = None
-            yield i, ch, True
-        elif ch in "\"'":
-            quote = ch
-            yield i, ch, True
-        else:
-            yield i, ch, False
-
-
-def matching_brace(text: str, open_index: int) -> int | None:
-    """Return the index of the ``}`` that closes the ``{`` at ``open_index``.
-
-    The scan counts braces but skips everything inside strings (see
-    ``outside_strings``), so a ``}`` or a code fence inside a string value
-    does not end the object.
-
-    Returns:
-        The index, or None if the object is never closed (truncated reply).
-    """
-    depth = 0
-    for i, ch, in_string in outside_strings(text, open_index):
-        if in_string:
-            continue
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-    return None
-
-
-def _drop_trailing_commas(snippet: str) -> str:
-    """Remove commas directly before ``}`` or ``]`` (outside strings): ``{"a": 1,}`` -> ``{"a": 1}``."""
-    return "".join(
-        ch
-        for i, ch, in_string in outside_strings(snippet)
-        if in_string or ch != "," or not CLOSER_AHEAD_RE.match(snippet, i + 1)
-    )
-
-
-def load_object(snippet: str) -> Any:
-    """Read a JSON object, repairing the usual small mistakes safely.
-
-    Tried in order:
-      1. ``json.loads`` (``strict=False``: raw newlines inside strings are allowed);
-      2. the same after removing trailing commas;
-      3. ``ast.literal_eval`` - Python literals such as ``{'action': 'x'}``.
-         It only builds literals (str, numbers, dicts, lists ...); it never
-         runs code, unlike ``eval``.
-    There is no blanket ``'`` -> ``"`` replacement: it would break values like
-    ``"it's"``.
-
-    Raises:
-        ValueError: none of the three could read it.
-    """
-    for attempt in (snippet, _drop_trailing_commas(snippet)):
-        try:
-            return json.loads(attempt, strict=False)
-        except json.JSONDecodeError as exc:
-            error = exc
-    try:
-        return ast.literal_eval(snippet)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        raise ValueError(f"JSON 格式错误: {error.msg}（第 {error.lineno} 行第 {error.colno} 列）") from None
-
-
-def find_json_object(text: str, start: int = 0, end: int | None = None) -> tuple[dict | None, int, str | None]:
-    """Find the first object with an ``"action"`` key in ``text[start:end]``.
-
-    Every ``{`` is a candidate start; ``matching_brace`` finds its end and
-    ``load_object`` reads it.  Fences and prose around the object do not matter.
-    At most ``MAX_JSON_CANDIDATES`` positions are tried.
-
-    Returns:
-        ``(obj, position, problem)``: the object and where it starts, or
-        ``(None, -1, problem)`` where ``problem`` describes the first failed
-        candidate (or None if there was no ``{`` at all).
-    """
-    end = len(text) if end is None else end
-    problem = None
-    pos = text.find("{", start, end)
-    tries = 0
-    while pos != -1 and tries < MAX_JSON_CANDIDATES:
-        tries += 1
-        close = matching_brace(text, pos)
-        if close is None:
-            problem = problem or "JSON 对象不完整（括号没有闭合）。"
-        else:
-            try:
-                obj = load_object(text[pos : close + 1])
-            except ValueError as exc:
-                problem = problem or f"{exc}。"
-            else:
-                if isinstance(obj, dict) and "action" in obj:
-                    return obj, pos, None
-                problem = problem or 'JSON 对象里没有 "action" 字段。'
-        pos = text.find("{", pos + 1, end)
-    return None, -1, problem
 
 
 def _json_step(obj: dict, registry: dict[str, str], raw: str, thought: str | None, invented: bool) -> ReActStep:

@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from .messages import has_text, new_call_id, to_dict, tool_content
-from .react_parser import MAX_JSON_CANDIDATES, load_object, lookup_tool, matching_brace
+from .json_scan import JsonCandidate, scan_objects
+from .react_parser import lookup_tool
 
 # How much of a model's broken arguments is quoted back in an error (characters).
 QUOTE_CHARS = 200
@@ -210,11 +211,11 @@ def _call_shape(obj: dict, names: list[str]) -> tuple[str, Any] | None:
 def find_text_calls(text: str, tool_names: Iterable[str]) -> tuple[list[tuple[str, Any]], list[str]]:
     """Find tool calls written as JSON text in a reply.
 
-    Every ``{`` is a candidate; ``react_parser.matching_brace`` finds its end
-    (strings understood) and ``react_parser.load_object`` reads it (JSON, then
-    trailing commas removed, then Python literals - never ``eval``).  Fences
-    and prose around the objects do not matter; objects inside a recognised
-    call are not scanned again.  At most ``MAX_JSON_CANDIDATES`` positions.
+    Every ``{`` is a candidate (``json_scan.scan_objects``: the brace matcher
+    understands strings; objects are read as JSON, then without trailing
+    commas, then as Python literals - never ``eval``).  Fences and prose
+    around the objects do not matter; objects inside a recognised call are
+    not scanned again.
 
     Args:
         text: the reply content.
@@ -228,32 +229,20 @@ def find_text_calls(text: str, tool_names: Iterable[str]) -> tuple[list[tuple[st
     """
     names = _names(tool_names)
     calls: list[tuple[int, str, Any]] = []
-    broken: list[tuple[int, int, str]] = []
-    pos = text.find("{")
-    tries = 0
-    while pos != -1 and tries < MAX_JSON_CANDIDATES:
-        tries += 1
-        close = matching_brace(text, pos)
-        end = len(text) if close is None else close + 1
-        snippet = text[pos:end]
-        if close is None:
-            obj, error = None, "JSON 对象不完整（括号没有闭合）"
-        else:
-            try:
-                obj, error = load_object(snippet), None
-            except ValueError as exc:
-                obj, error = None, str(exc)
-        if isinstance(obj, dict):
-            shape = _call_shape(obj, names)
-            if shape is not None:
-                calls.append((pos, *shape))
-                pos = text.find("{", end)
-                continue
-        elif error and _NAME_KEY_RE.search(snippet) and _ARGS_KEY_RE.search(snippet):
-            broken.append((pos, end, error))
-        pos = text.find("{", pos + 1)
+    broken: list[JsonCandidate] = []
+
+    def is_call(candidate: JsonCandidate) -> bool:
+        shape = _call_shape(candidate.value, names) if isinstance(candidate.value, dict) else None
+        if shape is not None:
+            calls.append((candidate.start, *shape))
+        return shape is not None
+
+    for candidate in scan_objects(text, skip_nested=is_call):
+        snippet = candidate.snippet(text)
+        if candidate.error and _NAME_KEY_RE.search(snippet) and _ARGS_KEY_RE.search(snippet):
+            broken.append(candidate)
     # A broken outer piece that contains a readable call (e.g. an unclosed wrapper) is not reported.
-    problems = [err for start, end, err in broken if not any(start <= c[0] < end for c in calls)]
+    problems = [b.error for b in broken if not any(b.start <= c[0] < b.end for c in calls)]
     return [(name, args) for _, name, args in calls], problems
 
 

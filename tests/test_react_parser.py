@@ -10,10 +10,7 @@ from course_lib.react_parser import (
     ReActStep,
     clean_reply,
     corrective_observation,
-    find_json_object,
     format_reminder,
-    load_object,
-    matching_brace,
     parse_json_protocol,
     parse_line_protocol,
     strip_partial_stop_word,
@@ -359,27 +356,6 @@ def test_b_invalid_replies_explain_the_problem(text, words):
 # ---------------------------------------------------------------------------
 # Building blocks
 # ---------------------------------------------------------------------------
-
-
-def test_matching_brace_respects_strings_and_escapes():
-    text = 'x {"a": "}", "b": {"c": "\\"}"}, \'d\': \'}\'} tail }'
-    start = text.index("{")
-    end = matching_brace(text, start)
-    assert text[end + 1 :] == " tail }"
-    assert matching_brace('{"a": "never closed}', 0) is None
-
-
-def test_find_json_object_skips_objects_without_action():
-    obj, pos, problem = find_json_object('{"x": 1} then {"action": "a"}')
-    assert obj == {"action": "a"} and pos == 14 and problem is None
-    assert find_json_object("no braces")[0] is None
-
-
-def test_load_object_never_replaces_quotes_blindly():
-    assert load_object('{"q": "it\'s"}') == {"q": "it's"}
-    assert load_object("{'q': 'a', 'n': [1, 2,],}") == {"q": "a", "n": [1, 2]}
-    with pytest.raises(ValueError):
-        load_object("{'a': open('x')}")
 
 
 def test_clean_reply():
