@@ -34,8 +34,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .checkers import recording
 from .messages import to_dict
+from .recording import recording
 from .replies import describe_error, read_usage
 from .tables import show_messages
 

@@ -53,6 +53,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from .settings import load_env
+
 MODEL_ALIAS = "qwen2.5-coder-1.5b-instruct"
 GGUF_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 GGUF_SIZE = 1_117_320_768
@@ -439,8 +441,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--download", action="store_true", help="prepare: fall back to downloading the official GGUF")
     opts = parser.parse_args(argv)
     try:
-        from .providers import load_env
-
         load_env()
         if opts.command == "prepare":
             started = time.monotonic()

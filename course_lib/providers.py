@@ -25,16 +25,14 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import httpx
 import openai
-from dotenv import load_dotenv
 
 from . import local_server
 from .replies import read_reply
+from .settings import PROJECT_ROOT, load_env
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 REQUEST_TIMEOUT_S = 120.0  # one request; a 1.5B model on 2 cores can take a while
 # The SDK's own retries (408/409/429/5xx, timeouts, connection errors), with its
 # exponential back-off (0.5 s doubling, at most 8 s) or the server's Retry-After
@@ -118,19 +116,6 @@ class Provider:
         else:
             key = f"set ({self.preset.key_env})" if self.api_key else f"MISSING ({self.preset.key_env})"
         return {"provider": self.name, "model": self.model, "base_url": self.base_url, "api_key": key}
-
-
-def load_env(path: str | os.PathLike | None = None) -> bool:
-    """Load ``.env`` (default: the project root's) without overriding variables already set.
-
-    ``COURSE_IGNORE_DOTENV=1`` skips the file (``course.sh test`` sets it).
-
-    Returns:
-        True if a file was read.
-    """
-    if os.environ.get("COURSE_IGNORE_DOTENV") == "1":  # the test suite pins the local model
-        return False
-    return load_dotenv(path or PROJECT_ROOT / ".env", override=False)
 
 
 def get_provider(name: str | None = None) -> Provider:

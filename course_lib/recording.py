@@ -1,0 +1,45 @@
+"""Watching a client: every ``chat.completions.create`` call made inside a ``with`` block.
+
+Taught in notebook 01 (the checkers look at what your code sent); used by the
+exercise checkers and by the step-through debugger (tokens of each step).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+
+@dataclass
+class Recording:
+    """What ``recording`` saw: ``requests[i]`` are the kwargs of request i, ``responses[i]`` its result."""
+
+    requests: list[dict] = field(default_factory=list)
+    responses: list[Any] = field(default_factory=list)
+
+
+@contextlib.contextmanager
+def recording(client: Any) -> Iterator[Recording]:
+    """Record every ``client.chat.completions.create`` call made inside the ``with`` block.
+
+    The real method still runs (on whatever model the client talks to) and is
+    restored on exit.
+    """
+    completions = client.chat.completions
+    original = completions.create
+    seen = Recording()
+
+    def create(*args: Any, **kwargs: Any) -> Any:
+        # A copy: student code may keep appending to the same messages list afterwards.
+        seen.requests.append(copy.deepcopy(kwargs))
+        response = original(*args, **kwargs)
+        seen.responses.append(response)
+        return response
+
+    completions.create = create
+    try:
+        yield seen
+    finally:
+        completions.create = original
