@@ -1,4 +1,6 @@
-"""The native function-calling loop (notebook 06): an agent is a ``while`` loop.
+"""The native function-calling loop: an agent is a ``while`` loop.
+
+Taught in notebook 06; compared with the ReAct loop in 07.
 
 Notebook 03 handled one round with ``if tool_calls``.  The agent repeats it::
 
@@ -24,32 +26,32 @@ Three guards keep the loop finite and the message list valid:
   row end the run with the same forced final answer
   (``stopped_reason == "repeated_calls"``).
 * a reply whose content looked like a tool call but could not be read
-  (``tool_calls.AssistantTurn.problem``) gets a corrective user message and
+  (``tool_calls.AssistantTurn.error``) gets a corrective user message and
   counts as a step - it is never taken as the final answer.
 
-``Agent`` is step-able (``start`` / ``next_request`` / ``step`` / ``done``)
-so a notebook or a debugger can walk it one request at a time; ``run_agent``
-runs the same object to the end.  Tool calls are read and run by
-``course_lib.tool_calls`` (``read_assistant``, ``execute``); every request is
-built by ``messages.request_kwargs``.
+``Agent`` is a ``loop.StepLoop`` (``start`` / ``next_request`` / ``step`` /
+``done`` / ``result``), the same shape as the ReAct loops of notebook 05, so
+a notebook or a debugger can walk it one request at a time; ``run_agent``
+runs the same object to the end.  Each reply is read by
+``replies.read_reply``; tool calls are read and run by ``course_lib.tool_calls``
+(``read_assistant``, ``execute``); every request is built by
+``messages.request_kwargs``.  The records (``loop.Step``,
+``loop.ToolCallRecord``) and ``AgentResult`` come after the loop.
 """
 
 from __future__ import annotations
 
 import json
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
-import pandas as pd
-
+from .loop import DEFAULT_MAX_STEPS, RunResult, Step, StepLoop, ToolCallRecord
 from .messages import has_text, request_kwargs, to_dict
-from .replies import read_reply
-from .tables import Table, shorten, show_messages
+from .replies import Reply, read_reply
+from .tables import Table, agent_steps_frame, shorten
 from .tool_calls import ToolCall, execute, read_assistant
 from .tools.registry import ToolRegistry, default_registry
 
-DEFAULT_MAX_STEPS = 5
 DEFAULT_MAX_REPEATS = 2
 DEFAULT_MAX_TOKENS = 300  # per request
 
@@ -76,169 +78,11 @@ EMPTY_REPLY_PROMPT = "你的回复是空的。请调用工具获取需要的信�
 
 
 # ---------------------------------------------------------------------------
-# Records
-# ---------------------------------------------------------------------------
-
-
-@dataclass
-class CallRecord:
-    """One tool call of one step.
-
-    Attributes:
-        id: the tool_call id (answered by exactly one tool message).
-        name: the tool name.
-        arguments: the parsed arguments dict, or None if unreadable.
-        arguments_text: the JSON string sent back in the assistant message.
-        result: the tool message content (str) - for a repeat, the first result plus the note.
-        repeated: True if the call was answered from an earlier identical call, not run.
-        first_step: for a repeat, the step whose result was reused.
-        error: why the arguments could not be read, or None.
-        recovered: True if the call was written as JSON text in content and recovered.
-    """
-
-    id: str
-    name: str
-    arguments: dict | None
-    arguments_text: str
-    result: str
-    repeated: bool = False
-    first_step: int | None = None
-    error: str | None = None
-    recovered: bool = False
-
-
-@dataclass
-class AgentStep:
-    """One model request of the loop.
-
-    Attributes:
-        step: 1, 2, ... (the final forced request after a stop gets the next number).
-        kind: ``"tool_calls"`` (tools ran), ``"answer"`` (text reply: done),
-            ``"problem"`` (content looked like an unreadable tool call: a
-            corrective user message was sent), ``"empty"`` (no text, no calls:
-            a reminder was sent) or ``"final"`` (the request without tools
-            after ``max_steps`` / repeated calls).
-        calls: the ``CallRecord`` list (kind "tool_calls" only).
-        text: the reply text, or None.
-        problem: the corrective message sent (kinds "problem"/"empty"), else None.
-        with_tools: whether the request offered tools.
-        finish_reason: from the response.
-        prompt_tokens, completion_tokens: from ``response.usage`` (None if not sent).
-        seconds: wall time of the request plus the tool runs.
-    """
-
-    step: int
-    kind: str
-    calls: list[CallRecord] = field(default_factory=list)
-    text: str | None = None
-    problem: str | None = None
-    with_tools: bool = True
-    finish_reason: str | None = None
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    seconds: float = 0.0
-
-
-CHAIN_COLUMNS = ["step", "kind", "tool", "arguments", "result", "repeated", "prompt_tokens", "completion_tokens"]
-
-
-def chain_frame(steps: list[AgentStep], max_chars: int | None = 120) -> pd.DataFrame:
-    """The run as a DataFrame: one row per tool call (and one per step without calls).
-
-    Columns ``CHAIN_COLUMNS``; ``result`` holds the tool result, the answer
-    text, or the corrective message; long text is shortened with a marker.
-    """
-    rows = []
-    for s in steps:
-        tokens = {"prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens}
-        if s.calls:
-            for c in s.calls:
-                rows.append({"step": s.step, "kind": s.kind, "tool": c.name, "arguments": c.arguments_text,
-                             "result": shorten(c.result, max_chars), "repeated": c.repeated, **tokens})
-                tokens = {"prompt_tokens": None, "completion_tokens": None}  # count each request once
-        else:
-            shown = s.problem if s.kind in ("problem", "empty") else (s.text or "")
-            rows.append({"step": s.step, "kind": s.kind, "tool": "", "arguments": "",
-                         "result": shorten(shown or "", max_chars), "repeated": False, **tokens})
-    frame = pd.DataFrame(rows, columns=CHAIN_COLUMNS)
-    for col in ("prompt_tokens", "completion_tokens"):
-        frame[col] = frame[col].astype("Int64")
-    return frame
-
-
-@dataclass
-class AgentResult:
-    """The outcome of one agent run.
-
-    Attributes:
-        question: the task (the first user message's text).
-        answer: the final answer text, or None if the model gave none.
-        stopped_reason: ``"answer"`` (the model answered by itself),
-            ``"max_steps"`` or ``"repeated_calls"`` (the loop forced a final
-            answer with a request without tools).
-        steps: one ``AgentStep`` per request.
-        messages: the whole message chain (dicts), ending with the answer.
-        prompt_tokens, completion_tokens: summed over all requests (tokens).
-        seconds: wall time of the run.
-    """
-
-    question: str
-    answer: str | None
-    stopped_reason: str
-    steps: list[AgentStep]
-    messages: list[dict]
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
-
-    @property
-    def requests(self) -> int:
-        """How many model requests the run made (the forced final one included)."""
-        return len(self.steps)
-
-    @property
-    def tool_calls(self) -> int:
-        """How many tool calls the model made (repeats included)."""
-        return sum(len(s.calls) for s in self.steps)
-
-    def table(self, max_chars: int | None = 120) -> Table:
-        """The chain of steps and calls as a ``tables.Table``."""
-        return Table(chain_frame(self.steps, max_chars), f"{self.question}（stopped_reason={self.stopped_reason}）")
-
-    def show_messages(self, max_chars: int | None = 160) -> Table:
-        """The message chain as a table (``tables.show_messages``)."""
-        return show_messages(self.messages, max_chars=max_chars, title=self.question)
-
-    def summary(self) -> dict:
-        """One row for a comparison table: answer, stopped_reason, requests, tool_calls, tokens, seconds."""
-        return {
-            "answer": self.answer,
-            "stopped_reason": self.stopped_reason,
-            "requests": self.requests,
-            "tool_calls": self.tool_calls,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "seconds": round(self.seconds, 1),
-        }
-
-
-def call_key(call: ToolCall) -> tuple[str, str] | None:
-    """What makes two calls "identical": the tool name and the arguments as canonical JSON.
-
-    ``{"city": "北京"}`` and ``{ "city":"北京" }`` are the same call.
-    Returns None for a call whose arguments could not be read (never reused).
-    """
-    if call.arguments is None:
-        return None
-    return call.name, json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
-
-
-# ---------------------------------------------------------------------------
 # The loop
 # ---------------------------------------------------------------------------
 
 
-class Agent:
+class Agent(StepLoop):
     """The native tool-calling loop, one request per ``step()``.
 
     Example::
@@ -266,11 +110,15 @@ class Agent:
 
     Attributes:
         messages: the message chain so far (dicts).
-        steps: the ``AgentStep`` records so far.
+        steps: the ``loop.Step`` records so far.
         answer, stopped_reason, done: the state of the run.
+        forcing: ``"max_steps"`` / ``"repeated_calls"`` once the next request
+            is the final one without tools, else None.
     Raises:
         ValueError: max_steps or max_repeats below 1.
     """
+
+    protocol = "native"
 
     def __init__(
         self,
@@ -289,67 +137,45 @@ class Agent:
         provider: Any = None,
         trace: Callable[[str], Any] | None = print,
     ):
-        if max_steps < 1:
-            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
+        super().__init__(client, model, registry if registry is not None else default_registry(),
+                         max_steps=max_steps, system=system, max_tokens=max_tokens, temperature=temperature,
+                         provider=provider, trace=trace)
         if max_repeats < 1:
             raise ValueError(f"max_repeats must be at least 1, got {max_repeats}")
-        self.client, self.model, self.provider = client, model, provider
-        self.registry = registry if registry is not None else default_registry()
         self.tools = tools if tools is not None else self.registry.schemas()
-        self.system = system
-        self.max_steps, self.max_repeats = max_steps, max_repeats
+        self.max_repeats = max_repeats
         self.parallel_tool_calls, self.tool_choice = parallel_tool_calls, tool_choice
-        self.max_tokens, self.temperature = max_tokens, temperature
-        self.trace = trace
-        self.question: str | None = None
         self.messages: list[dict] = []
-        self.steps: list[AgentStep] = []
-        self.answer: str | None = None
-        self.stopped_reason: str | None = None
-        self.forcing: str | None = None  # "max_steps" / "repeated_calls" once the final request is due
+        self.forcing: str | None = None
         self._seen: dict[tuple[str, str], tuple[int, str]] = {}  # call key -> (step, first result)
         self._repeat_streak = 0
-        self._started = 0.0
-        self._seconds = 0.0
-
-    # -- state ---------------------------------------------------------------
-
-    @property
-    def done(self) -> bool:
-        """True once the run has an end (answer, or the forced final request was made)."""
-        return self.stopped_reason is not None
 
     @property
     def tool_names(self) -> list[str]:
         """The names of the tools offered."""
         return [(t.get("function") or {}).get("name", "") for t in self.tools]
 
-    def start(self, question: str | list[dict]) -> "Agent":
-        """Begin a run (forgets any previous one); returns self.
+    def _begin(self, question: str | list[dict]) -> None:
+        """``question``: the user's task; or a whole message list to continue
+        (its last user message is the question; ``system`` is not added then).
 
-        Args:
-            question: the user's task; or a whole message list to continue
-                (its last message should be the user's; ``system`` is not added then).
         Raises:
-            ValueError: an empty question.
+            ValueError: an empty question, or a message list without a user message.
         """
         if isinstance(question, str):
             if not question.strip():
                 raise ValueError("question must be a non-empty string")
-            self.question = question.strip()
-            self.messages = ([{"role": "system", "content": self.system}] if self.system else []) + [
-                {"role": "user", "content": self.question}
-            ]
+            messages = [{"role": "user", "content": question.strip()}]
+            if self.system:
+                messages.insert(0, {"role": "system", "content": self.system})
         else:
-            self.messages = [to_dict(m) for m in question]
-            users = [m for m in self.messages if m.get("role") == "user"]
-            if not users:
-                raise ValueError("the message list needs a user message")
-            self.question = str(users[-1].get("content") or "")
-        self.steps, self.answer, self.stopped_reason, self.forcing = [], None, None, None
+            messages = [to_dict(m) for m in question]
+        users = [m for m in messages if m.get("role") == "user"]
+        if not users:
+            raise ValueError("the message list needs a user message")
+        self.question = str(users[-1].get("content") or "")
+        self.messages, self.forcing = messages, None
         self._seen, self._repeat_streak = {}, 0
-        self._started, self._seconds = time.perf_counter(), 0.0
-        return self
 
     def next_request(self) -> dict:
         """The ``create(**kwargs)`` arguments of the next step (nothing is sent).
@@ -368,82 +194,59 @@ class Agent:
 
     # -- one step ------------------------------------------------------------
 
-    def step(self) -> AgentStep:
-        """Make one request and act on the reply.
-
-        Returns:
-            The ``AgentStep`` recorded (also appended to ``steps``).
-        Raises:
-            RuntimeError: not started, or already done.
-            openai.APIError and friends: the request failed (nothing recorded; ``step()`` can be retried).
-        """
-        self._require_running()
-        if not self.forcing and len(self.steps) >= self.max_steps:  # max_steps was lowered mid-run
-            self._force("max_steps")
-        began = time.perf_counter()
+    def _request(self) -> Step:
         kwargs = self.next_request()
         reply = read_reply(self.client.chat.completions.create(**kwargs))
-        record = AgentStep(
-            step=len(self.steps) + 1, kind="answer", with_tools="tools" in kwargs,
-            finish_reason=reply.finish_reason,
-            prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
-        )
         if self.forcing:
-            self._final(reply.message, record)
-        else:
-            self._act(reply.message, record)
-        record.seconds = time.perf_counter() - began
-        self.steps.append(record)
-        self._seconds = time.perf_counter() - self._started
-        if self.trace is not None:
-            for line in self.describe(record):
-                self.trace(line)
-        if not self.done and not self.forcing and len(self.steps) >= self.max_steps:
-            self._force("max_steps")
-        return record
+            return self._final(reply)
+        return self._act(reply, self._new_step(reply, "answer", with_tools="tools" in kwargs))
 
-    def _act(self, message: Any, record: AgentStep) -> None:
-        turn = read_assistant(message, self.tool_names)
-        record.text = turn.text
+    def _act(self, reply: Reply, record: Step) -> Step:
+        turn = read_assistant(reply.message, self.tool_names)
         if turn.calls:
             record.kind = "tool_calls"
             self.messages.append(turn.message)
-            record.calls = self._run_calls(turn.calls, record.step)
-            self.messages.extend({"role": "tool", "tool_call_id": c.id, "content": c.result} for c in record.calls)
+            record.tool_calls = self._run_calls(turn.calls, record.step)
+            self.messages.extend({"role": "tool", "tool_call_id": c.id, "content": c.observation} for c in record.tool_calls)
             # A step "repeats" when it re-asks an earlier call and runs nothing new that worked.
-            fresh = [c for c in record.calls if not c.repeated and c.error is None]
-            repeating = any(c.repeated for c in record.calls) and not fresh
+            fresh = [c for c in record.tool_calls if not c.repeated and c.error is None]
+            repeating = any(c.repeated for c in record.tool_calls) and not fresh
             self._repeat_streak = self._repeat_streak + 1 if repeating else 0
             if self._repeat_streak >= self.max_repeats:
                 self._force("repeated_calls")
-        elif turn.problem or not turn.text:
-            record.kind = "problem" if turn.problem else "empty"
-            record.problem = turn.problem or EMPTY_REPLY_PROMPT
+        elif turn.error or not turn.text:
+            record.kind = "invalid" if turn.error else "empty"
+            record.error = turn.error or "回复是空的。"
+            record.observation = turn.error or EMPTY_REPLY_PROMPT
             if has_text(turn.message.get("content")):
                 self.messages.append(turn.message)
-            self.messages.append({"role": "user", "content": record.problem})
+            self.messages.append({"role": "user", "content": record.observation})
         else:
-            record.kind = "answer"
             self.messages.append(turn.message)
+            record.answer = turn.text
             self.answer, self.stopped_reason = turn.text, "answer"
+        return record
 
-    def _run_calls(self, calls: list[ToolCall], step: int) -> list[CallRecord]:
+    def _run_calls(self, calls: list[ToolCall], step: int) -> list[ToolCallRecord]:
         """Run new calls (via ``tool_calls.execute``), answer repeats from the first result."""
         records = []
         for call in calls:
             key = call_key(call)
             if key is not None and key in self._seen:
                 first_step, first_result = self._seen[key]
-                result = first_result + "\n" + REPEAT_NOTE.format(step=first_step)
-                records.append(CallRecord(call.id, call.name, call.arguments, call.arguments_text, result,
-                                          repeated=True, first_step=first_step, recovered=call.recovered))
+                observation = first_result + "\n" + REPEAT_NOTE.format(step=first_step)
+                records.append(ToolCallRecord.of(call, observation, repeated=True, first_step=first_step))
                 continue
-            result = execute([call], self.registry)[0]["content"]
+            observation = execute([call], self.registry)[0]["content"]
             if key is not None:
-                self._seen[key] = (step, result)
-            records.append(CallRecord(call.id, call.name, call.arguments, call.arguments_text, result,
-                                      error=call.error, recovered=call.recovered))
+                self._seen[key] = (step, observation)
+            records.append(ToolCallRecord.of(call, observation))
         return records
+
+    def _at_limit(self) -> None:
+        """After ``max_steps`` requests: force the final answer (once)."""
+        if self.limit_reached and not self.forcing:
+            self._force("max_steps")
 
     def _force(self, reason: str) -> None:
         """Ask for the final answer: a user message now, and no tools in the next request."""
@@ -451,70 +254,72 @@ class Agent:
         why = STOP_REASONS_TEXT[reason].format(max_steps=self.max_steps)
         self.messages.append({"role": "user", "content": FINAL_ANSWER_PROMPT.format(reason=why)})
 
-    def _final(self, message: Any, record: AgentStep) -> None:
+    def _final(self, reply: Reply) -> Step:
         """The reply to the request without tools: its text is the answer (tool calls are ignored)."""
-        record.kind = "final"
-        text = to_dict(message).get("content")
-        record.text = text.strip() if has_text(text) and isinstance(text, str) else None
-        if record.text:
-            self.messages.append({"role": "assistant", "content": record.text})
-        self.answer, self.stopped_reason = record.text, self.forcing
-
-    # -- run to the end ------------------------------------------------------
-
-    def run(self, question: str | list[dict] | None = None) -> AgentResult:
-        """``start(question)`` (if given), then ``step()`` until done; returns ``result()``."""
-        if question is not None:
-            self.start(question)
-        self._require_running(allow_done=True)
-        while not self.done:
-            self.step()
-        return self.result()
-
-    def result(self) -> AgentResult:
-        """The run so far (``stopped_reason`` is ``"running"`` while not done)."""
-        self._require_running(allow_done=True)
-        return AgentResult(
-            question=self.question or "",
-            answer=self.answer,
-            stopped_reason=self.stopped_reason or "running",
-            steps=list(self.steps),
-            messages=[to_dict(m) for m in self.messages],
-            prompt_tokens=sum(s.prompt_tokens or 0 for s in self.steps),
-            completion_tokens=sum(s.completion_tokens or 0 for s in self.steps),
-            seconds=self._seconds,
-        )
+        text = reply.text.strip() or None
+        if text:
+            self.messages.append({"role": "assistant", "content": text})
+        self.answer, self.stopped_reason = text, self.forcing
+        return self._new_step(reply, "final", answer=text,
+                              error=None if text else "最后一次请求也没有给出答案")
 
     # -- trace ---------------------------------------------------------------
 
-    def describe(self, s: AgentStep) -> list[str]:
+    def describe(self, s: Step) -> list[str]:
         """The trace lines of one step, e.g. ``[步骤 1/5] 调用工具 get_weather 参数 {"city": "北京"} 结果 ...``."""
         head = f"[步骤 {s.step}/{self.max_steps}]"
         if s.kind == "tool_calls":
             lines = []
-            for c in s.calls:
+            for c in s.tool_calls:
                 if c.repeated:
                     tail = f"重复调用：没有重新执行，返回第 {c.first_step} 步的结果"
                 else:
-                    tail = "结果 " + shorten(c.result.replace("\n", " "), 100)
+                    tail = "结果 " + shorten(c.observation.replace("\n", " "), 100)
                 lines.append(f"{head} 调用工具 {c.name} 参数 {c.arguments_text} {tail}")
             return lines
         if s.kind == "answer":
-            return [f"{head} 回答：{shorten(s.text or '', 200)}"]
-        if s.kind in ("problem", "empty"):
-            return [f"{head} 回复无法使用（{shorten(s.problem or '', 60)}）→ 发送纠正消息"]
+            return [f"{head} 回答：{shorten(s.answer or '', 200)}"]
+        if s.kind in ("invalid", "empty"):
+            return [f"{head} 回复无法使用（{shorten(s.observation or '', 60)}）→ 发送纠正消息"]
         why = {"max_steps": f"达到 max_steps={self.max_steps}", "repeated_calls": "连续重复调用"}.get(
             self.stopped_reason or "", "")
-        return [f"[停止：{why}] 不带 tools 再请求一次 → 回答：{shorten(s.text or '(没有回答)', 200)}"]
-
-    def _require_running(self, allow_done: bool = False) -> None:
-        if self.question is None:
-            raise RuntimeError("call start(question) first")
-        if self.done and not allow_done:
-            raise RuntimeError(f"the run has ended (stopped_reason={self.stopped_reason!r}); call start() again")
+        return [f"[停止：{why}] 不带 tools 再请求一次 → 回答：{shorten(s.answer or '(没有回答)', 200)}"]
 
 
 def run_agent(client: Any, model: str, question: str | list[dict], registry: ToolRegistry | None = None,
-              **options: Any) -> AgentResult:
+              **options: Any) -> "AgentResult":
     """Run the native loop on ``question`` to the end; ``options`` as for ``Agent``."""
     return Agent(client, model, registry, **options).run(question)
+
+
+def call_key(call: ToolCall) -> tuple[str, str] | None:
+    """What makes two calls "identical": the tool name and the arguments as canonical JSON.
+
+    ``{"city": "北京"}`` and ``{ "city":"北京" }`` are the same call.
+    Returns None for a call whose arguments could not be read (never reused).
+    """
+    if call.arguments is None:
+        return None
+    return call.name, json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
+
+
+# ---------------------------------------------------------------------------
+# The result (the records, loop.Step and loop.ToolCallRecord, are in loop.py)
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class AgentResult(RunResult):
+    """The outcome of one agent run: a ``loop.RunResult`` with ``protocol == "native"``.
+
+    ``stopped_reason`` is ``"answer"`` (the model answered by itself),
+    ``"max_steps"`` or ``"repeated_calls"`` (the loop forced a final answer
+    with a request without tools).  ``messages`` is the whole chain.
+    """
+
+    def table(self, max_chars: int | None = 120) -> Table:
+        """The chain of steps and tool calls as a ``tables.Table`` (``tables.agent_steps_frame``)."""
+        return Table(agent_steps_frame(self.steps, max_chars), f"{self.question}（stopped_reason={self.stopped_reason}）")
+
+
+Agent.result_type = AgentResult

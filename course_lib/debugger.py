@@ -1,4 +1,6 @@
-"""A step-through agent debugger for the classroom (notebooks 05 and 06).
+"""A step-through agent debugger for the classroom.
+
+Taught in notebooks 05 (the ReAct loops) and 06 (the native loop).
 
 A teacher projects the notebook and advances an agent one decision at a
 time.  One click on 「下一步」 = exactly one model call plus the tool
@@ -13,16 +15,17 @@ executions it asked for.  After each click the debugger shows
   has stopped, why it stopped.
 
 The debugger does not contain a loop of its own: it drives the course's
-step-able loop objects (``react.LineReAct`` / ``react.JsonReAct`` and the
-native loop in ``agent.py``), which all offer ``start(question)``, ``step()``,
-``done`` and ``stopped_reason``.  Anything else with that interface works too.
+step-able loops (``loop.StepLoop``: ``react.LineReAct`` / ``react.JsonReAct``
+and ``agent.Agent``), which all offer ``start(question)``, ``step()``,
+``done``, ``stopped_reason``, ``messages`` and ``max_steps``.  Anything else
+with ``start``/``step``/``done`` works too (without the ``max_steps`` box if
+it has no such attribute).
 
 ``AgentDebugger`` is the logic (plain Python, tested with a fake server);
 ``debugger_view(dbg)`` / ``DebuggerView`` is the ipywidgets display with the
-buttons 「下一步」「运行到结束」「重置」 and an editable ``max_steps`` box
-(labelled with the loop's own attribute name: ``max_turns`` for the ReAct
-loops).  Button handlers run in the kernel and block it while the model
-answers; the busy state shows in the status line.
+buttons 「下一步」「运行到结束」「重置」 and an editable ``max_steps`` box.
+Button handlers run in the kernel and block it while the model answers; the
+busy state shows in the status line.
 """
 
 from __future__ import annotations
@@ -34,32 +37,19 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .loop import STOP_REASONS, Step
 from .messages import to_dict
 from .recording import recording
 from .replies import describe_error, read_usage
 from .tables import show_messages
 
-# Why a loop stopped, in words for the class.  Keys are ``stopped_reason`` values.
-STOP_REASONS = {
-    "answer": "模型给出了最终答案",
-    "final_answer": "模型给出了最终答案",
-    "stop": "模型不再调用工具，直接回答了（finish_reason=stop）",
-    "no_tool_calls": "模型不再调用工具，直接回答了",
-    "max_turns": "达到了步数上限 max_turns，最后一次请求要求模型直接回答",
-    "max_steps": "达到了步数上限 max_steps，最后一次请求不再提供工具，要求模型直接回答",
-    "repeated": "模型反复发出相同的工具调用，已强制它给出答案",
-    "repeated_calls": "模型反复发出相同的工具调用，已强制它给出答案",
-    "length": "回答被 max_tokens 截断（finish_reason=length）",
-}
-
-
 @dataclass
-class StepInfo:
+class DebugStep:
     """What one click of 「下一步」 did.
 
     Attributes:
         number: 1, 2, ... in this run.
-        record: whatever the loop's ``step()`` returned (e.g. ``react.TraceStep``).
+        step: whatever the loop's ``step()`` returned (a ``loop.Step`` for the course's loops).
         new_indices: indices in ``messages`` of the messages that appeared or changed.
         details: ``(label, text)`` rows: ``Thought``/``Action``/``Action Input``/
             ``Observation``/``Answer``/``Error`` for ReAct; ``tool_call``/``→ 结果``/
@@ -70,7 +60,7 @@ class StepInfo:
     """
 
     number: int
-    record: Any
+    step: Any
     new_indices: list[int]
     details: list[tuple[str, str]]
     model_calls: int = 0
@@ -103,12 +93,12 @@ class AgentDebugger:
             (``react.LineReAct``, ``react.JsonReAct``, the native loop of ``agent.py``).
             Its ``client`` (if it has one) is watched to count model calls and tokens.
         question: the task; ``reset()`` starts the loop again on it.
-        max_steps: if given, sets the loop's step limit (its ``max_steps`` or ``max_turns``).
+        max_steps: if given, sets the loop's step limit (its ``max_steps``).
 
     Attributes:
         messages: the loop's message chain now (dicts).
         highlight: indices of the messages the last step added or changed.
-        steps: one ``StepInfo`` per step taken since the last reset.
+        steps: one ``DebugStep`` per step taken since the last reset.
         error: the text of the last error (API error, network ...), or None.
             A failed step records nothing; clicking 「下一步」 again retries it.
     Raises:
@@ -120,7 +110,7 @@ class AgentDebugger:
             if not callable(getattr(loop, name, None)):
                 raise TypeError(f"the loop needs start(question), step() and done; {type(loop).__name__} has no {name}()")
         self.loop, self.question = loop, question
-        self.limit_name = next((n for n in ("max_steps", "max_turns") if hasattr(loop, n)), None)
+        self.limit_name = "max_steps" if hasattr(loop, "max_steps") else None
         if max_steps is not None:
             self.max_steps = max_steps
         self.reset()
@@ -145,13 +135,13 @@ class AgentDebugger:
 
     @property
     def max_steps(self) -> int | None:
-        """The loop's step limit (``max_steps`` or ``max_turns``); settable, at least 1."""
+        """The loop's step limit (``max_steps``; None if it has none); settable, at least 1."""
         return getattr(self.loop, self.limit_name) if self.limit_name else None
 
     @max_steps.setter
     def max_steps(self, value: int) -> None:
         if self.limit_name is None:
-            raise AttributeError(f"{type(self.loop).__name__} has no max_steps/max_turns")
+            raise AttributeError(f"{type(self.loop).__name__} has no max_steps")
         setattr(self.loop, self.limit_name, max(1, int(value)))
 
     @property
@@ -190,16 +180,16 @@ class AgentDebugger:
     def reset(self) -> None:
         """Start the loop again on the same question (the step limit is kept)."""
         self.loop.start(self.question)
-        self.steps: list[StepInfo] = []
+        self.steps: list[DebugStep] = []
         self.messages = self._read_messages()
         self.highlight: list[int] = []
         self.error: str | None = None
 
-    def step(self) -> StepInfo | None:
+    def step(self) -> DebugStep | None:
         """Advance the loop by one model call plus its tool executions.
 
         Returns:
-            The new ``StepInfo``, or None when the loop is already done or the
+            The new ``DebugStep``, or None when the loop is already done or the
             step failed (then ``error`` says why and nothing was recorded).
         Never raises for API/network/tool errors.
         """
@@ -212,18 +202,18 @@ class AgentDebugger:
         watch = recording(client) if client is not None and hasattr(client, "chat") else contextlib.nullcontext(None)
         try:
             with watch as seen, contextlib.redirect_stdout(printed):
-                record = self.loop.step()
+                step = self.loop.step()
         except Exception as exc:  # noqa: BLE001 - shown in the widget; the loop recorded nothing
             self.error = describe_error(exc)
             return None
         after = self._read_messages()
         new = [i for i, msg in enumerate(after) if i >= len(before) or msg != before[i]]
-        prompt, completion = self._tokens(record, seen)
-        info = StepInfo(
+        prompt, completion = self._tokens(step, seen)
+        info = DebugStep(
             number=len(self.steps) + 1,
-            record=record,
+            step=step,
             new_indices=new,
-            details=self._details(record, after, new),
+            details=self._details(step, after, new),
             model_calls=len(seen.requests) if seen is not None else 1,
             prompt_tokens=prompt,
             completion_tokens=completion,
@@ -233,7 +223,7 @@ class AgentDebugger:
         self.messages, self.highlight = after, new
         return info
 
-    def run_to_end(self, on_step: Callable[[StepInfo], Any] | None = None) -> int:
+    def run_to_end(self, on_step: Callable[[DebugStep], Any] | None = None) -> int:
         """Step until the loop is done (or a step fails); returns the number of steps taken.
 
         ``on_step(info)`` is called after every step (the view redraws there).
@@ -252,10 +242,10 @@ class AgentDebugger:
 
     # -- reading a step ------------------------------------------------------
     @staticmethod
-    def _tokens(record: Any, seen: Any) -> tuple[int, int]:
-        if record is not None and hasattr(record, "prompt_tokens") and hasattr(record, "completion_tokens"):
-            if record.prompt_tokens is not None or record.completion_tokens is not None:
-                return _int(record.prompt_tokens), _int(record.completion_tokens)
+    def _tokens(step: Any, seen: Any) -> tuple[int, int]:
+        """This step's tokens: from the ``loop.Step``, else from the recorded responses' usage."""
+        if isinstance(step, Step) and (step.prompt_tokens is not None or step.completion_tokens is not None):
+            return _int(step.prompt_tokens), _int(step.completion_tokens)
         prompt = completion = 0
         for response in getattr(seen, "responses", []):
             usage = read_usage(response) or {}
@@ -263,40 +253,46 @@ class AgentDebugger:
             completion += _int(usage.get("completion_tokens"))
         return prompt, completion
 
-    @staticmethod
-    def _details(record: Any, messages: list[dict], new: list[int]) -> list[tuple[str, str]]:
-        """Rows describing the step: ReAct fields from the record, else tool calls from the new messages."""
-        if record is not None and hasattr(record, "thought") and hasattr(record, "kind"):
-            rows = [
-                ("Thought", record.thought),
-                ("Action", getattr(record, "action", None)),
-                ("Action Input", getattr(record, "input", None)),
-                ("Observation", getattr(record, "observation", None)),
-                ("Answer", getattr(record, "answer", None)),
-                ("Error", getattr(record, "error", None)),
-            ]
-            out = [(label, _text(value)) for label, value in rows if value not in (None, "")]
-            return out or [("reply", _text(getattr(record, "reply", "")))]
-        if record is not None and isinstance(getattr(record, "calls", None), list) and hasattr(record, "kind"):
-            return AgentDebugger._native_details(record, messages, new)
-        return AgentDebugger._message_details(messages, new)
+    def _details(self, step: Any, messages: list[dict], new: list[int]) -> list[tuple[str, str]]:
+        """Rows describing the step: ReAct fields, or the native tool calls, or (any other loop) the new messages."""
+        if not isinstance(step, Step):
+            return self._message_details(messages, new)
+        if getattr(self.loop, "protocol", None) == "native":
+            return self._native_details(step, messages, new)
+        return self._react_details(step)
 
     @staticmethod
-    def _native_details(record: Any, messages: list[dict], new: list[int]) -> list[tuple[str, str]]:
-        """Rows for an ``agent.AgentStep``: each tool call and its result, the text, the corrective message."""
+    def _react_details(step: Step) -> list[tuple[str, str]]:
+        """Rows for a ReAct step: Thought / Action / Action Input / Observation / Answer / Error."""
+        rows = [
+            ("Thought", step.thought),
+            ("Action", step.action),
+            ("Action Input", step.action_input),
+            ("Observation", step.observation),
+            ("Answer", step.answer),
+            ("Error", step.error),
+        ]
+        out = [(label, _text(value)) for label, value in rows if value not in (None, "")]
+        return out or [("reply", step.reply)]
+
+    @staticmethod
+    def _native_details(step: Step, messages: list[dict], new: list[int]) -> list[tuple[str, str]]:
+        """Rows for a native step: each tool call and its observation, the text, the corrective message."""
         out: list[tuple[str, str]] = []
-        for call in record.calls:
+        for call in step.tool_calls:
             out.append(("tool_call", f"{call.name}({call.arguments_text})  [id={call.id}]"))
-            note = f"（与第 {call.first_step} 步的调用相同，没有重新执行）\n" if getattr(call, "repeated", False) else ""
-            out.append(("→ 结果", note + _text(call.result)))
-        if getattr(record, "problem", None):
-            out.append(("纠正消息", record.problem))
-        elif getattr(record, "text", None):
-            out.append(("content", record.text))
-        if getattr(record, "kind", "") == "final":
+            note = f"（与第 {call.first_step} 步的调用相同，没有重新执行）\n" if call.repeated else ""
+            out.append(("→ 结果", note + call.observation))
+        # The text next to the calls (unless it was the calls themselves, written as JSON), or the answer.
+        recovered = any(call.recovered for call in step.tool_calls)
+        text = step.answer or (step.reply if step.tool_calls and not recovered and step.reply.strip() else None)
+        if step.observation:
+            out.append(("纠正消息", step.observation))
+        elif text:
+            out.append(("content", text))
+        if step.kind == "final":
             out.append(("说明", "这一次请求没有带 tools，模型只能直接回答"))
-        problem = getattr(record, "problem", None)
-        forced = [messages[i] for i in new if messages[i].get("role") == "user" and messages[i].get("content") != problem]
+        forced = [messages[i] for i in new if messages[i].get("role") == "user" and messages[i].get("content") != step.observation]
         if forced:  # the loop appended its "answer now, no more tools" message
             out.append(("下一步", "循环要停了：已追加下面这条 user 消息，下一次请求不带 tools，模型只能直接回答\n"
                         + _text(forced[-1].get("content"))))

@@ -1,4 +1,6 @@
-"""Prompt-based ReAct loops (notebook 05): tools for a model that only writes text.
+"""Prompt-based ReAct loops: tools for a model that only writes text.
+
+Taught in notebook 05; compared with the native loop in 07.
 
 The model never gets ``tools=...``.  The system prompt describes a text
 protocol, our code reads the reply with ``react_parser``, runs the tool and
@@ -31,38 +33,39 @@ Both send stop sequences (``LINE_STOP`` / ``JSON_STOP``): without them the
 model keeps writing after its Action and invents the Observation itself
 (notebook 05 shows it).
 
-Both loops are step-able objects, so a notebook (or a debugger) can drive
+Both loops are ``loop.StepLoop`` objects - the same shape as the native
+``agent.Agent`` of notebook 06 - so a notebook (or a debugger) can drive
 them one request at a time::
 
     loop = LineReAct(client, MODEL, registry)
     loop.start("20 * 15 等于多少")
     loop.next_request()      # the kwargs the next step will send (nothing is sent)
-    record = loop.step()     # one request: parse, run the tool, feed the Observation back
+    step = loop.step()       # one request: parse, run the tool, feed the Observation back
     ...                      # until loop.done
     loop.result()            # ReActResult
 
 ``run_line_react`` / ``run_json_react`` do exactly that in a loop.  Every
-request is built with ``messages.request_kwargs``.  A reply without a
-parseable Action or Answer gets ``react_parser.corrective_observation`` as its
-Observation and counts as a step.  When ``max_turns`` requests have been made
-without an answer, one last request says so and asks for the answer (no tool
-is run after it); ``stopped_reason`` is then ``"max_turns"``.
+request is built with ``messages.request_kwargs`` and every reply read with
+``replies.read_reply``.  A reply without a parseable Action or Answer gets
+``react_parser.corrective_observation`` as its Observation and counts as a
+step.  When ``max_steps`` requests have been made without an answer, one
+last request says so and asks for the answer (no tool is run after it);
+``stopped_reason`` is then ``"max_steps"``.  (Source text 004 calls this
+limit ``max_turns``.)
 """
 
 from __future__ import annotations
 
 import json
 import re
-import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Callable
 
-import pandas as pd
-
+from .loop import DEFAULT_MAX_STEPS, RunResult, Step, StepLoop, question_text
 from .messages import has_text, request_kwargs, to_dict
-from .react_parser import ReActStep, corrective_observation, parse_json_protocol, parse_line_protocol
+from .react_parser import ParsedReply, corrective_observation, parse_json_protocol, parse_line_protocol
 from .replies import read_reply
-from .tables import Table, shorten
+from .tables import Table, react_steps_frame, shorten
 from .tools.registry import ToolRegistry, default_registry
 
 # Stop sequences.  Protocol A: the model should stop after "PAUSE"; it often
@@ -71,7 +74,6 @@ from .tools.registry import ToolRegistry, default_registry
 LINE_STOP = ["PAUSE", "Observation:"]
 JSON_STOP = ["Observation:"]
 
-DEFAULT_MAX_TURNS = 5
 DEFAULT_MAX_TOKENS = 256  # per request; a ReAct step is short
 
 LINE_SYSTEM_PROMPT = """你会在一个循环里工作：Thought → Action → PAUSE → Observation，可以重复多次，最后输出 Answer。
@@ -142,7 +144,7 @@ Final Answer: 对原问题的最终答案
 # A "Thought:" label at the very start of a reply.
 THOUGHT_LABEL_RE = re.compile(r"^\s*[*_`]*thought[*_`]*\s*[:：][*_`]*\s*", re.IGNORECASE)
 
-# The last request after max_turns (protocol A: a user message; B: the end of the scratchpad).
+# The last request after max_steps (protocol A: a user message; B: the end of the scratchpad).
 LIMIT_OBSERVATION = "Observation: 已经达到步数上限，不能再调用工具了。请根据上面已经得到的信息，直接给出{label}"
 
 
@@ -213,126 +215,6 @@ def run_tool(registry: ToolRegistry, name: str, action_input: Any) -> str:
 
 
 # ---------------------------------------------------------------------------
-# Records
-# ---------------------------------------------------------------------------
-
-
-@dataclass
-class TraceStep:
-    """One model request of a ReAct loop.
-
-    Attributes:
-        step: 1, 2, ... (one per request).
-        kind: ``"action"`` (a tool ran), ``"answer"`` (finished), ``"invalid"``
-            (no parseable Action/Answer: a corrective Observation was sent) or
-            ``"final"`` (the last request after ``max_turns``).
-        thought: the model's Thought, or None.
-        action: the tool name (kind "action"), else None.
-        input: the tool input as the model wrote it (str or dict), else None.
-        observation: the text sent back to the model after this step
-            (tool result, or the corrective message); None after an answer.
-        answer: the answer text (kinds "answer"/"final"), else None.
-        error: why the reply was invalid (kind "invalid"), else None.
-        reply: the model's raw reply text (``message.content``).
-        prompt_tokens, completion_tokens: from ``response.usage`` (None if the server sent none).
-        seconds: wall time of the request plus the tool run.
-    """
-
-    step: int
-    kind: str
-    thought: str | None = None
-    action: str | None = None
-    input: Any = None
-    observation: str | None = None
-    answer: str | None = None
-    error: str | None = None
-    reply: str = ""
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    seconds: float = 0.0
-
-
-TRACE_COLUMNS = ["step", "kind", "thought", "action", "input", "observation", "answer", "prompt_tokens", "completion_tokens"]
-
-
-def trace_frame(steps: list[TraceStep], max_chars: int | None = 120) -> pd.DataFrame:
-    """The steps as a DataFrame (columns ``TRACE_COLUMNS``, one row per request).
-
-    ``input`` dicts are shown as JSON; long text is shortened with an explicit
-    ``…[+N chars]`` marker (``max_chars=None`` keeps everything).
-    """
-    rows = []
-    for s in steps:
-        row = asdict(s)
-        if isinstance(row["input"], dict):
-            row["input"] = json.dumps(row["input"], ensure_ascii=False)
-        for key in ("thought", "action", "input", "observation", "answer"):
-            row[key] = "" if row[key] is None else shorten(str(row[key]), max_chars)
-        rows.append({col: row[col] for col in TRACE_COLUMNS})
-    return pd.DataFrame(rows, columns=TRACE_COLUMNS).set_index("step")
-
-
-def trace_table(steps: list[TraceStep], title: str = "", max_chars: int | None = 120) -> Table:
-    """The per-step trace as a ``tables.Table`` (HTML in Jupyter, text in print)."""
-    return Table(trace_frame(steps, max_chars), title)
-
-
-@dataclass
-class ReActResult:
-    """The outcome of one ReAct run.
-
-    Attributes:
-        question: the task.
-        protocol: ``"A"`` (line protocol) or ``"B"`` (JSON blob).
-        answer: the final answer text, or None if there was none.
-        stopped_reason: ``"answer"`` (the model answered within ``max_turns``)
-            or ``"max_turns"`` (the limit was hit; ``answer`` comes from the one
-            last request, or is None).
-        steps: one ``TraceStep`` per request.
-        messages: the messages of the last request plus the last reply (protocol B:
-            system + one user message holding the whole scratchpad).
-        prompt_tokens, completion_tokens: summed over all requests (tokens).
-        seconds: wall time of the whole run.
-    """
-
-    question: str
-    protocol: str
-    answer: str | None
-    stopped_reason: str
-    steps: list[TraceStep]
-    messages: list[dict]
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
-
-    @property
-    def requests(self) -> int:
-        """How many model requests the run made."""
-        return len(self.steps)
-
-    @property
-    def tool_calls(self) -> int:
-        """How many tools were run."""
-        return sum(1 for s in self.steps if s.kind == "action")
-
-    def table(self, max_chars: int | None = 120) -> Table:
-        """The per-step trace table."""
-        return trace_table(self.steps, f"协议 {self.protocol}：{self.question}", max_chars)
-
-    def summary(self) -> dict:
-        """One row for a comparison table: answer, stopped_reason, requests, tool_calls, tokens, seconds."""
-        return {
-            "answer": self.answer,
-            "stopped_reason": self.stopped_reason,
-            "requests": self.requests,
-            "tool_calls": self.tool_calls,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "seconds": round(self.seconds, 1),
-        }
-
-
-# ---------------------------------------------------------------------------
 # Protocol A: a chat that keeps its messages, and the executor loop
 # ---------------------------------------------------------------------------
 
@@ -389,10 +271,9 @@ class ChatBot:
         return text
 
 
-class _ReActLoop:
-    """What both protocols share: step counting, tools, trace, the result."""
+class _ReActLoop(StepLoop):
+    """What both protocols share: one request, parse, run the tool or finish; the Observation and trace."""
 
-    protocol = "?"
     answer_label = "Answer:"
 
     def __init__(
@@ -401,7 +282,7 @@ class _ReActLoop:
         model: str,
         registry: ToolRegistry | None = None,
         *,
-        max_turns: int = DEFAULT_MAX_TURNS,
+        max_steps: int = DEFAULT_MAX_STEPS,
         system: str | None = None,
         stop: list[str] | None = None,
         max_tokens: int = DEFAULT_MAX_TOKENS,
@@ -409,165 +290,72 @@ class _ReActLoop:
         provider: Any = None,
         trace: Callable[[str], Any] | None = print,
     ):
-        if max_turns < 1:
-            raise ValueError(f"max_turns must be at least 1, got {max_turns}")
-        self.client, self.model, self.provider = client, model, provider
-        self.registry = registry if registry is not None else default_registry()
-        self.max_turns = max_turns
+        super().__init__(client, model, registry if registry is not None else default_registry(),
+                         max_steps=max_steps, system=system, max_tokens=max_tokens, temperature=temperature,
+                         provider=provider, trace=trace)
         self.stop = stop
-        self.max_tokens, self.temperature = max_tokens, temperature
-        self.system = system
-        self.trace = trace
-        self.question: str | None = None
-        self.steps: list[TraceStep] = []
-        self.answer: str | None = None
-        self.stopped_reason: str | None = None
-        self._started = 0.0
-        self._seconds = 0.0
 
-    # -- the public, step-able interface ------------------------------------
-
-    @property
-    def done(self) -> bool:
-        """True once the run has ended (answer given, or the limit's last request made)."""
-        return self.stopped_reason is not None
-
-    @property
-    def limit_reached(self) -> bool:
-        """True when ``max_turns`` requests were made without an answer: the next step is the last request."""
-        return not self.done and len(self.steps) >= self.max_turns
-
-    def start(self, question: str) -> "_ReActLoop":
-        """Begin a new run for ``question`` (forgets any previous run); returns self."""
-        if not isinstance(question, str) or not question.strip():
-            raise ValueError("question must be a non-empty string")
-        self.question = question.strip()
-        self.steps, self.answer, self.stopped_reason = [], None, None
-        self._started = time.perf_counter()
-        self._seconds = 0.0
+    def _begin(self, question: str) -> None:
+        """``question``: the task, a non-empty string (raises ValueError otherwise)."""
+        self.question = question_text(question)
         self._reset()
-        return self
 
-    def next_request(self) -> dict:
-        """The ``client.chat.completions.create(**kwargs)`` arguments of the next step (nothing is sent)."""
-        self._require_running()
-        return request_kwargs(
-            self.model, self._next_messages(), provider=self.provider,
-            max_tokens=self.max_tokens, temperature=self.temperature, stop=self.stop,
-        )
-
-    def step(self) -> TraceStep:
-        """Make one request, read the reply, run the tool if asked, prepare the next message.
-
-        Returns:
-            The ``TraceStep`` just recorded (also appended to ``steps``).
-        Raises:
-            RuntimeError: ``start`` was not called, or the run is already done.
-            openai.APIError and friends: the request failed (nothing is recorded).
-        """
-        self._require_running()
+    def _request(self) -> Step:
+        """One request: parse the reply, then finish, run the tool, or send a corrective Observation."""
         final = self.limit_reached
-        began = time.perf_counter()
-        answered = read_reply(self._send())
-        reply = answered.text
-        parsed = self._parse(reply)
-        record = TraceStep(
-            step=len(self.steps) + 1, kind=parsed.kind, thought=parsed.thought, reply=reply,
-            prompt_tokens=answered.prompt_tokens, completion_tokens=answered.completion_tokens,
-        )
+        reply = read_reply(self._send())
+        parsed = self._parse(reply.text)
+        record = self._new_step(reply, parsed.kind, thought=parsed.thought)
         if final:
-            # The last request after max_turns: whatever it says is all we get.
+            # The last request after max_steps: whatever it says is all we get.
             record.kind = "final"
             if parsed.kind == "answer":
                 record.answer = parsed.answer
             elif parsed.kind == "invalid":  # plain text without a label: take it as the answer
                 record.answer = parsed.raw.strip() or None
             record.error = None if record.answer else "最后一次请求也没有给出答案"
-            self.answer, self.stopped_reason = record.answer, "max_turns"
+            self.answer, self.stopped_reason = record.answer, "max_steps"
         elif parsed.kind == "answer":
             record.answer = parsed.answer
             self.answer, self.stopped_reason = parsed.answer, "answer"
         elif parsed.kind == "action":
-            record.action, record.input = parsed.action, parsed.action_input
+            record.action, record.action_input = parsed.action, parsed.action_input
             record.observation = run_tool(self.registry, parsed.action, parsed.action_input)
         else:
             record.error = parsed.error
             record.observation = corrective_observation(parsed, self.protocol, self.registry.names, prefix="")
-        self._record_reply(parsed, reply, record)
-        record.seconds = time.perf_counter() - began
-        self.steps.append(record)
-        self._seconds = time.perf_counter() - self._started
-        if self.trace is not None:
-            self.trace(self._describe(record))
+        self._record_reply(parsed, reply.text, record)
         return record
-
-    def run(self, question: str | None = None) -> ReActResult:
-        """``start(question)`` (if given), then ``step()`` until done; returns ``result()``."""
-        if question is not None:
-            self.start(question)
-        self._require_running(allow_done=True)
-        while not self.done:
-            self.step()
-        return self.result()
-
-    def result(self) -> ReActResult:
-        """The run so far as a ``ReActResult`` (``stopped_reason`` is ``"running"`` while not done)."""
-        self._require_running(allow_done=True)
-        return ReActResult(
-            question=self.question or "",
-            protocol=self.protocol,
-            answer=self.answer,
-            stopped_reason=self.stopped_reason or "running",
-            steps=list(self.steps),
-            messages=self.messages(),
-            prompt_tokens=sum(s.prompt_tokens or 0 for s in self.steps),
-            completion_tokens=sum(s.completion_tokens or 0 for s in self.steps),
-            seconds=self._seconds,
-        )
-
-    # -- helpers -------------------------------------------------------------
-
-    def _require_running(self, allow_done: bool = False) -> None:
-        if self.question is None:
-            raise RuntimeError("call start(question) first")
-        if self.done and not allow_done:
-            raise RuntimeError(f"the run has ended (stopped_reason={self.stopped_reason!r}); call start() again")
 
     def _limit_text(self) -> str:
         return LIMIT_OBSERVATION.format(label=self.answer_label)
 
-    def _describe(self, s: TraceStep) -> str:
-        """One line of trace for step ``s`` (newlines in results shown as spaces)."""
-        head = f"[步骤 {s.step}/{self.max_turns}]"
+    def describe(self, s: Step) -> list[str]:
+        """The trace line of step ``s`` (newlines in results shown as spaces)."""
+        head = f"[步骤 {s.step}/{self.max_steps}]"
         if s.kind == "action":
-            shown = json.dumps(s.input, ensure_ascii=False) if isinstance(s.input, dict) else s.input
+            shown = json.dumps(s.action_input, ensure_ascii=False) if isinstance(s.action_input, dict) else s.action_input
             observation = shorten((s.observation or "").replace("\n", " "), 120)
-            return f"{head} Action {s.action}: {shown} → Observation: {observation}"
+            return [f"{head} Action {s.action}: {shown} → Observation: {observation}"]
         if s.kind == "answer":
-            return f"{head} Answer: {shorten(s.answer or '', 200)}"
+            return [f"{head} Answer: {shorten(s.answer or '', 200)}"]
         if s.kind == "final":
-            return f"[达到 max_turns={self.max_turns}] 最后一次请求的回答: {shorten(s.answer or '(无)', 200)}"
-        return f"{head} 无法解析（{shorten(s.error or '', 80)}）→ 发回格式提醒"
+            return [f"[达到 max_steps={self.max_steps}] 最后一次请求的回答: {shorten(s.answer or '(无)', 200)}"]
+        return [f"{head} 无法解析（{shorten(s.error or '', 80)}）→ 发回格式提醒"]
 
     # -- protocol-specific ---------------------------------------------------
 
     def _reset(self) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def _send(self) -> Any:
+    def _send(self) -> Any:  # pragma: no cover - overridden
         """Send ``next_request()``; return the ChatCompletion."""
-        return self.client.chat.completions.create(**self.next_request())
-
-    def _next_messages(self) -> list[dict]:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def _parse(self, reply: str) -> ReActStep:  # pragma: no cover - overridden
+    def _parse(self, reply: str) -> ParsedReply:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def _record_reply(self, parsed: ReActStep, reply: str, record: TraceStep) -> None:  # pragma: no cover
-        raise NotImplementedError
-
-    def messages(self) -> list[dict]:  # pragma: no cover - overridden
+    def _record_reply(self, parsed: ParsedReply, reply: str, record: Step) -> None:  # pragma: no cover
         raise NotImplementedError
 
 
@@ -584,7 +372,7 @@ class LineReAct(_ReActLoop):
     Args:
         client, model: the openai client and model id.
         registry: the tools (default: ``tools.default_registry()``).
-        max_turns: requests before the loop stops asking for tools (then one
+        max_steps: requests before the loop stops asking for tools (then one
             last request asks for the answer).
         system: the system prompt (default ``line_system_prompt(registry)``).
         stop: stop sequences (default ``LINE_STOP``; ``None`` sends none).
@@ -594,7 +382,7 @@ class LineReAct(_ReActLoop):
 
     Attributes:
         bot: the ``ChatBot`` (its ``messages`` are the conversation).
-        steps: the ``TraceStep`` records so far.
+        steps: the ``loop.Step`` records so far.
         answer, stopped_reason, done: the state of the run.
     """
 
@@ -617,10 +405,8 @@ class LineReAct(_ReActLoop):
         """The user message the next step sends: the Question, an Observation, or the limit notice."""
         return self._limit_text() if self.limit_reached else self.next_message
 
-    def _next_messages(self) -> list[dict]:
-        return [*self.bot.messages, {"role": "user", "content": self._outgoing()}]
-
     def next_request(self) -> dict:
+        """The ``create(**kwargs)`` arguments of the next step: the history plus ``_outgoing()`` (nothing is sent)."""
         self._require_running()
         return self.bot.request(self._outgoing())
 
@@ -628,10 +414,10 @@ class LineReAct(_ReActLoop):
         self.bot(self._outgoing())  # appends the user message and the reply to bot.messages
         return self.bot.last_response
 
-    def _parse(self, reply: str) -> ReActStep:
+    def _parse(self, reply: str) -> ParsedReply:
         return parse_line_protocol(reply, self.registry.names, stop_words=self.stop or ("Observation:",))
 
-    def _record_reply(self, parsed: ReActStep, reply: str, record: TraceStep) -> None:
+    def _record_reply(self, parsed: ParsedReply, reply: str, record: Step) -> None:
         # Keep only the trusted part of the reply in the history.
         last = self.bot.messages[-1]
         if last["role"] == "assistant" and parsed.raw != last["content"]:
@@ -641,8 +427,9 @@ class LineReAct(_ReActLoop):
                 self.bot.messages.pop()
         self.next_message = None if record.observation is None else f"Observation: {record.observation}"
 
+    @property
     def messages(self) -> list[dict]:
-        """The conversation so far (system, Question, replies, Observations)."""
+        """The conversation so far (system, Question, replies, Observations), as new dicts."""
         return [to_dict(m) for m in self.bot.messages] if self.bot else []
 
 
@@ -682,7 +469,7 @@ class JsonReAct(_ReActLoop):
     def prompt(self) -> str:
         """The user message of the next request: the question, the scratchpad and, after the
         first step, a final ``"Thought: "`` for the model to continue (as LangChain's
-        ``format_log_to_str`` does); after ``max_turns`` the limit notice comes before it."""
+        ``format_log_to_str`` does); after ``max_steps`` the limit notice comes before it."""
         text = f"Question: {self.question}\n{self.scratchpad}"
         if self.limit_reached:
             text += self._limit_text() + "\n"
@@ -690,14 +477,25 @@ class JsonReAct(_ReActLoop):
             text += "Thought: "
         return text
 
-    def _next_messages(self) -> list[dict]:
+    def _request_messages(self) -> list[dict]:
         system = [{"role": "system", "content": self.system}] if self.system else []
         return [*system, {"role": "user", "content": self.prompt()}]
 
-    def _parse(self, reply: str) -> ReActStep:
+    def next_request(self) -> dict:
+        """The ``create(**kwargs)`` arguments of the next step: ``[system, user(prompt())]`` (nothing is sent)."""
+        self._require_running()
+        return request_kwargs(
+            self.model, self._request_messages(), provider=self.provider,
+            max_tokens=self.max_tokens, temperature=self.temperature, stop=self.stop,
+        )
+
+    def _send(self) -> Any:
+        return self.client.chat.completions.create(**self.next_request())
+
+    def _parse(self, reply: str) -> ParsedReply:
         return parse_json_protocol(reply, self.registry.names, stop_words=self.stop or ("Observation:",))
 
-    def _record_reply(self, parsed: ReActStep, reply: str, record: TraceStep) -> None:
+    def _record_reply(self, parsed: ParsedReply, reply: str, record: Step) -> None:
         self._final_prompt = self.prompt()
         self._last_reply = reply
         if record.observation is not None:
@@ -706,13 +504,14 @@ class JsonReAct(_ReActLoop):
                 kept = THOUGHT_LABEL_RE.sub("", kept, count=1)
             self.scratchpad += f"{kept}\nObservation: {record.observation}\n"
 
+    @property
     def messages(self) -> list[dict]:
         """The last request's messages plus the last reply (if any)."""
         if self.question is None:
             return []
         system = [{"role": "system", "content": self.system}] if self.system else []
         if self._last_reply is None:
-            return self._next_messages()
+            return self._request_messages()
         out = [*system, {"role": "user", "content": self._final_prompt}]
         if has_text(self._last_reply):
             out.append({"role": "assistant", "content": self._last_reply})
@@ -724,11 +523,35 @@ class JsonReAct(_ReActLoop):
 # ---------------------------------------------------------------------------
 
 
-def run_line_react(client: Any, model: str, question: str, registry: ToolRegistry | None = None, **options: Any) -> ReActResult:
-    """Run protocol A on ``question`` until an Answer or ``max_turns``; see ``LineReAct`` for ``options``."""
+def run_line_react(client: Any, model: str, question: str, registry: ToolRegistry | None = None, **options: Any) -> "ReActResult":
+    """Run protocol A on ``question`` until an Answer or ``max_steps``; see ``LineReAct`` for ``options``."""
     return LineReAct(client, model, registry, **options).run(question)
 
 
-def run_json_react(client: Any, model: str, question: str, registry: ToolRegistry | None = None, **options: Any) -> ReActResult:
-    """Run protocol B on ``question`` until a Final Answer or ``max_turns``; see ``JsonReAct`` for ``options``."""
+def run_json_react(client: Any, model: str, question: str, registry: ToolRegistry | None = None, **options: Any) -> "ReActResult":
+    """Run protocol B on ``question`` until a Final Answer or ``max_steps``; see ``JsonReAct`` for ``options``."""
     return JsonReAct(client, model, registry, **options).run(question)
+
+
+# ---------------------------------------------------------------------------
+# The result (the records, loop.Step, are in loop.py)
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class ReActResult(RunResult):
+    """The outcome of one ReAct run: a ``loop.RunResult`` with ``protocol`` ``"A"`` or ``"B"``.
+
+    ``stopped_reason`` is ``"answer"`` (the model answered within ``max_steps``)
+    or ``"max_steps"`` (the limit was hit; ``answer`` comes from the one last
+    request, or is None).  ``messages`` are the messages of the last request
+    plus the last reply (protocol B: system + one user message holding the
+    whole scratchpad).
+    """
+
+    def table(self, max_chars: int | None = 120) -> Table:
+        """The per-step trace (``tables.react_steps_frame``) as a ``tables.Table``."""
+        return Table(react_steps_frame(self.steps, max_chars), f"协议 {self.protocol}：{self.question}")
+
+
+_ReActLoop.result_type = ReActResult

@@ -1,4 +1,6 @@
-"""Parse prompt-based ReAct replies (notebook 05).
+"""Parse prompt-based ReAct replies.
+
+Taught in notebook 05 (sections 2 and 4).
 
 A model without native function calling can still use tools if the system
 prompt defines a text protocol and our code reads the reply.  The course uses
@@ -43,7 +45,7 @@ Real models do not follow a format to the letter.  This parser copes with:
   invented and dropped;
 * Action and Answer in one reply - the first one in the text decides.
 
-Anything else gives a step of kind ``"invalid"`` whose ``error`` says what was
+Anything else gives a ``ParsedReply`` of kind ``"invalid"`` whose ``error`` says what was
 wrong; ``corrective_observation`` turns it into the next message for the model.
 Each parse handles ONE step: if a reply contains several Actions, only the
 first is used (the model will see its Observation and can ask for the next).
@@ -59,14 +61,16 @@ from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple
 
 from .json_scan import find_json_object
+from .loop import ParsedKind
 
 
 @dataclass
-class ReActStep:
-    """One parsed model reply.
+class ParsedReply:
+    """What the parser read from one model reply (one ReAct step's decision).
 
     Attributes:
-        kind: ``"action"`` (run a tool), ``"answer"`` (finished) or ``"invalid"``.
+        kind: ``"action"`` (run a tool), ``"answer"`` (finished) or ``"invalid"``
+            (a ``loop.ParsedKind``).
         thought: the model's reasoning text, or None if it wrote none.
         action: the tool to run, spelled as in the registry (kind ``"action"`` only).
         action_input: the tool input: a str for protocol A; a str or dict for
@@ -77,7 +81,7 @@ class ReActStep:
             any model-invented Observation removed).
     """
 
-    kind: str
+    kind: ParsedKind
     thought: str | None = None
     action: str | None = None
     action_input: Any = None
@@ -267,19 +271,19 @@ def _thought(text: str, labels: list[Label], decision_at: int) -> str | None:
     return piece or None
 
 
-def _answer(raw: str, labels: list[Label], label: Label, thought: str | None, word: str) -> ReActStep:
+def _answer(raw: str, labels: list[Label], label: Label, thought: str | None, word: str) -> ParsedReply:
     """The answer runs from its label to the next label (an Action after it is ignored) or the end."""
     end = min([lab.start for lab in labels if lab.start > label.start] + [len(raw)])
     text = PAUSE_LINE_RE.sub("", raw[label.end : end]).strip()
     if not text:
-        return ReActStep("invalid", thought=thought, error=f"{word} 后面没有内容。", raw=raw)
-    return ReActStep("answer", thought=thought, answer=text, raw=raw)
+        return ParsedReply("invalid", thought=thought, error=f"{word} 后面没有内容。", raw=raw)
+    return ParsedReply("answer", thought=thought, answer=text, raw=raw)
 
 
-def _invalid(raw: str, error: str, invented: bool, thought: str | None = None) -> ReActStep:
+def _invalid(raw: str, error: str, invented: bool, thought: str | None = None) -> ParsedReply:
     if invented:
         error += " 不要自己编写 Observation：它由系统在执行工具之后提供。"
-    return ReActStep("invalid", thought=thought, error=error, raw=raw)
+    return ParsedReply("invalid", thought=thought, error=error, raw=raw)
 
 
 # ---------------------------------------------------------------------------
@@ -346,7 +350,7 @@ def _action_content(raw: str, label: Label) -> str:
 
 def parse_line_protocol(
     text: str | None, tool_names: Iterable[str], stop_words: Iterable[str] = ("Observation:",)
-) -> ReActStep:
+) -> ParsedReply:
     """Parse one reply written in protocol A (``Thought`` / ``Action: tool: input`` / ``PAUSE`` / ``Answer``).
 
     Args:
@@ -355,7 +359,7 @@ def parse_line_protocol(
         stop_words: stop words used for the request; a half-written one at the
             end of the reply is removed.
     Returns:
-        A ``ReActStep``: kind ``"action"`` with ``action`` (registry spelling)
+        A ``ParsedReply``: kind ``"action"`` with ``action`` (registry spelling)
         and ``action_input`` (str), kind ``"answer"`` with ``answer``, or kind
         ``"invalid"`` with ``error``.  Never raises for a bad reply.
     """
@@ -383,7 +387,7 @@ def parse_line_protocol(
             continue
         rest = content[len(name) :].lstrip("*`")  # "`calculate`: 2+3"
         if rest[:1] in ("", " ", "\t", *_SEPARATORS, *_OPEN_PARENS):
-            return ReActStep("action", thought=thought, action=name, action_input=_line_input(rest), raw=raw)
+            return ParsedReply("action", thought=thought, action=name, action_input=_line_input(rest), raw=raw)
     m = CANDIDATE_NAME_RE.match(content)
     unknown = m.group(0) if m else content
     return _invalid(raw, f"没有名为 '{unknown}' 的工具。可用的工具: {_available(registry)}。", invented, thought)
@@ -394,8 +398,8 @@ def parse_line_protocol(
 # ---------------------------------------------------------------------------
 
 
-def _json_step(obj: dict, registry: dict[str, str], raw: str, thought: str | None, invented: bool) -> ReActStep:
-    """Turn ``{"action": ..., "action_input": ...}`` into a step."""
+def _json_reply(obj: dict, registry: dict[str, str], raw: str, thought: str | None, invented: bool) -> ParsedReply:
+    """Turn ``{"action": ..., "action_input": ...}`` into a parsed reply."""
     name = obj.get("action")
     if not isinstance(name, str) or not name.strip():
         return _invalid(raw, '"action" 必须是工具名（字符串）。', invented, thought)
@@ -409,15 +413,15 @@ def _json_step(obj: dict, registry: dict[str, str], raw: str, thought: str | Non
     if canonical is None and _key(name) in _FINAL_ANSWER_NAMES:
         # {"action": "Final Answer", "action_input": "..."} - the LangChain JSON-chat way to finish.
         answer = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        return ReActStep("answer", thought=thought, answer=answer, raw=raw)
+        return ParsedReply("answer", thought=thought, answer=answer, raw=raw)
     if canonical is None:
         return _invalid(raw, f"没有名为 '{name}' 的工具。可用的工具: {_available(registry)}。", invented, thought)
-    return ReActStep("action", thought=thought, action=canonical, action_input=value, raw=raw)
+    return ParsedReply("action", thought=thought, action=canonical, action_input=value, raw=raw)
 
 
 def parse_json_protocol(
     text: str | None, tool_names: Iterable[str], stop_words: Iterable[str] = ("Observation:",)
-) -> ReActStep:
+) -> ParsedReply:
     """Parse one reply written in protocol B (``Action:`` + JSON blob / ``Final Answer:``).
 
     The decisive part is whichever comes first in the (cleaned) reply:
@@ -432,7 +436,7 @@ def parse_json_protocol(
         tool_names: the registered tool names (a list, or a dict name -> function).
         stop_words: the request's stop words; a half-written one at the end is removed.
     Returns:
-        A ``ReActStep``; for kind ``"action"``, ``action_input`` is a str or a dict.
+        A ``ParsedReply``; for kind ``"action"``, ``action_input`` is a str or a dict.
         Never raises for a bad reply.
     """
     registry = _registry(tool_names)
@@ -452,12 +456,12 @@ def parse_json_protocol(
         if obj is None:
             example = '{"action": "工具名", "action_input": "输入"}'
             return _invalid(raw, problem or f"Action: 后面没有找到 JSON 对象 {example}。", invented, thought)
-        return _json_step(obj, registry, raw, thought, invented)
+        return _json_reply(obj, registry, raw, thought, invented)
 
     # No Action label before the answer: is there an unlabeled JSON blob first?
     obj, position, _ = find_json_object(raw, 0, answer_at)
     if obj is not None:
-        return _json_step(obj, registry, raw, _thought(raw, labels, position), invented)
+        return _json_reply(obj, registry, raw, _thought(raw, labels, position), invented)
 
     if answer_label is not None:
         return _answer(raw, labels, answer_label, _thought(raw, labels, answer_label.start), "Final Answer:")
@@ -508,16 +512,16 @@ def format_reminder(protocol: str, tool_names: Iterable[str]) -> str:
 
 
 def corrective_observation(
-    step: ReActStep, protocol: str, tool_names: Iterable[str], prefix: str = "Observation: "
+    parsed: ParsedReply, protocol: str, tool_names: Iterable[str], prefix: str = "Observation: "
 ) -> str:
     """Build the message sent back when a reply could not be parsed.
 
-    It names the problem (``step.error``) and restates the format, e.g.
+    It names the problem (``parsed.error``) and restates the format, e.g.
     ``"Observation: 格式错误：没有找到 Action 行…… 请严格按照以下格式回复:\\nThought: ..."``.
     The loop sends it like a tool result and counts it as a step.
 
     Args:
-        step: the (invalid) step; its ``error`` is quoted.
+        parsed: the (invalid) parsed reply; its ``error`` is quoted.
         protocol: ``"A"`` (line protocol) or ``"B"`` (JSON blob).
         tool_names: the registered tool names.
         prefix: put in front; use ``""`` if your loop adds "Observation: " itself.
@@ -526,5 +530,5 @@ def corrective_observation(
     Raises:
         ValueError: ``protocol`` is not "A" or "B".
     """
-    problem = step.error or "回复里没有可以解析的 Action 或 Answer。"
+    problem = parsed.error or "回复里没有可以解析的 Action 或 Answer。"
     return f"{prefix}格式错误：{problem} 请严格按照以下格式回复:\n{format_reminder(protocol, tool_names)}"

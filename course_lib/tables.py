@@ -1,5 +1,7 @@
 """Message chains and responses shown as tables (pandas).
 
+Taught in notebook 01 (show_response, show_messages); the step tables in 05 and 06.
+
 ``show_messages(messages)`` and ``show_response(response)`` return small
 objects that Jupyter renders as coloured HTML tables and that print as plain
 text anywhere else (a terminal, a test, a front-end without HTML).  Nothing
@@ -179,3 +181,66 @@ def response_frame(response: Any) -> pd.DataFrame:
 def show_response(response: Any, title: str = "") -> Table:
     """Show the anatomy of one response: content, tool_calls, finish_reason, usage, model, id."""
     return Table(response_frame(response), title)
+
+
+# ---------------------------------------------------------------------------
+# The steps of a loop run (loop.Step lists) as tables
+# ---------------------------------------------------------------------------
+
+REACT_STEP_COLUMNS = ["step", "kind", "thought", "action", "action_input", "observation", "answer",
+                      "prompt_tokens", "completion_tokens"]
+AGENT_STEP_COLUMNS = ["step", "kind", "tool", "arguments", "observation", "repeated", "answer",
+                      "prompt_tokens", "completion_tokens"]
+
+
+def _cell(value: Any, max_chars: int | None) -> str:
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return shorten(text, max_chars)
+
+
+def react_steps_frame(steps: Iterable[Any], max_chars: int | None = 120) -> pd.DataFrame:
+    """The steps of a ReAct run (notebook 05) as a DataFrame, one row per request.
+
+    Args:
+        steps: ``loop.Step`` records of ``react.LineReAct`` / ``react.JsonReAct``.
+        max_chars: shorten text cells (with an explicit ``…[+N chars]`` marker); None keeps everything.
+    Returns:
+        Columns ``REACT_STEP_COLUMNS`` indexed by ``step``; a dict ``action_input`` is shown as JSON.
+    """
+    rows = []
+    for s in steps:
+        row = {col: getattr(s, col) for col in REACT_STEP_COLUMNS}
+        for key in ("thought", "action", "action_input", "observation", "answer"):
+            row[key] = _cell(row[key], max_chars)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=REACT_STEP_COLUMNS).set_index("step")
+
+
+def agent_steps_frame(steps: Iterable[Any], max_chars: int | None = 120) -> pd.DataFrame:
+    """The steps of a native run (notebook 06): one row per tool call, and one per step without calls.
+
+    Args:
+        steps: ``loop.Step`` records of ``agent.Agent``.
+        max_chars: shorten text cells (marked); None keeps everything.
+    Returns:
+        Columns ``AGENT_STEP_COLUMNS``: ``observation`` is the tool result (or
+        the corrective message of an unusable reply), ``answer`` the answer
+        text; a request's tokens are shown on its first row only.
+    """
+    rows = []
+    for s in steps:
+        tokens = {"prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens}
+        for c in s.tool_calls:
+            rows.append({"step": s.step, "kind": s.kind, "tool": c.name, "arguments": c.arguments_text,
+                         "observation": _cell(c.observation, max_chars), "repeated": c.repeated, "answer": "", **tokens})
+            tokens = {"prompt_tokens": None, "completion_tokens": None}  # count each request once
+        if not s.tool_calls:
+            rows.append({"step": s.step, "kind": s.kind, "tool": "", "arguments": "",
+                         "observation": _cell(s.observation, max_chars), "repeated": False,
+                         "answer": _cell(s.answer, max_chars), **tokens})
+    frame = pd.DataFrame(rows, columns=AGENT_STEP_COLUMNS)
+    for col in ("prompt_tokens", "completion_tokens"):
+        frame[col] = frame[col].astype("Int64")
+    return frame

@@ -1,5 +1,7 @@
 """Reading the model's tool calls safely, and answering them.
 
+Taught in notebook 04 (section 4); the loop of notebook 06 is built on it.
+
 The assistant message of a chat completion can ask for tools in
 ``message.tool_calls``; each call is ``{"id", "type": "function",
 "function": {"name", "arguments"}}`` where ``arguments`` should be a JSON
@@ -16,7 +18,7 @@ The assistant message of a chat completion can ask for tools in
 
 ``read_assistant(message, tool_names)`` handles all of these once and returns
 an ``AssistantTurn``: the cleaned assistant message to append to ``messages``,
-the calls as ``ToolCall`` objects, the reply text, and a ``problem`` when the
+the calls as ``ToolCall`` objects, the reply text, and an ``error`` when the
 content looked like a tool call that could not be read.  ``execute(calls,
 registry)`` then runs the calls and returns one ``role="tool"`` message per
 call, in order; it never raises, so the loop always goes on.
@@ -83,10 +85,10 @@ class AssistantTurn:
         message: the assistant message to append to ``messages``: a plain dict,
             call ids fixed, ``arguments`` strings, content ``None`` when there
             are tool calls and no real text.
-        calls: the tool calls to run (empty: the model answered in text, or ``problem``).
+        calls: the tool calls to run (empty: the model answered in text, or ``error``).
         text: the reply text, or None if empty/whitespace (also None when
             the text was recovered into calls).
-        problem: set when the content looked like a tool call that could not
+        error: set when the content looked like a tool call that could not
             be used (broken JSON, or a tool name that is not registered); it
             is a message for the model (Chinese, naming the available tools).
             Send it as a corrective user message; do not treat the content
@@ -96,7 +98,7 @@ class AssistantTurn:
     message: dict
     calls: list[ToolCall]
     text: str | None
-    problem: str | None
+    error: str | None
 
 
 def _clip(text: str, limit: int = QUOTE_CHARS) -> str:
@@ -246,7 +248,7 @@ def find_text_calls(text: str, tool_names: Iterable[str]) -> tuple[list[tuple[st
     return [(name, args) for _, name, args in calls], problems
 
 
-def _problem_broken(detail: str, names: list[str]) -> str:
+def _error_broken(detail: str, names: list[str]) -> str:
     return (
         f"你的回复看起来是想调用工具，但写在回复正文里的 JSON 无法解析：{detail}。"
         "如果需要调用工具，请直接发起工具调用（tool_calls），不要把 JSON 写在正文里；"
@@ -254,7 +256,7 @@ def _problem_broken(detail: str, names: list[str]) -> str:
     )
 
 
-def _problem_unknown(unknown: list[str], names: list[str]) -> str:
+def _error_unknown(unknown: list[str], names: list[str]) -> str:
     return (
         f"你的回复里写了对工具 {', '.join(unknown)} 的调用，但没有这个工具。"
         f"可用的工具：{_available(names)}。请只调用这些工具，或者直接用文字回答。"
@@ -289,7 +291,7 @@ def read_assistant(message: Any, tool_names: Iterable[str] = ()) -> AssistantTur
           JSON in ``content`` (see ``find_text_calls``) are recovered when all
           their names are registered (``recovered=True``, fresh ids; the
           message then has ``tool_calls`` and ``content`` None).  Broken
-          JSON or an unknown name sets ``problem`` instead, with no calls.
+          JSON or an unknown name sets ``error`` instead, with no calls.
         * otherwise: a text reply, ``calls == []``.
 
         Fields the course does not know (e.g. ``reasoning_content``) stay in ``message``.
@@ -329,12 +331,12 @@ def read_assistant(message: Any, tool_names: Iterable[str] = ()) -> AssistantTur
 
     found, broken = find_text_calls(text, names)
     if broken:
-        return AssistantTurn(msg, [], text, _problem_broken(broken[0], names))
+        return AssistantTurn(msg, [], text, _error_broken(broken[0], names))
     if not found:
         return AssistantTurn(msg, [], text, None)
     unknown = [name for name, _ in found if lookup_tool(name, names) is None]
     if unknown:
-        return AssistantTurn(msg, [], text, _problem_unknown(list(dict.fromkeys(unknown)), names))
+        return AssistantTurn(msg, [], text, _error_unknown(list(dict.fromkeys(unknown)), names))
     calls, wire_calls = [], []
     for name, args in found:
         call, wire = _make_call(new_call_id(), lookup_tool(name, names), args, recovered=True)

@@ -1,5 +1,7 @@
 """Chat boxes for the classroom (ipywidgets), with the logic kept apart from the display.
 
+Taught in notebooks 01 (no memory), 02 (memory) and 04 (tools).
+
 ``ChatSession`` is plain Python - tests drive it with a fake transport -
 and ``chat_box(session)`` wraps it in a text box, a send button, a busy
 indicator, the reply (streamed token by token) and the live message table.
@@ -31,7 +33,7 @@ import html
 from typing import Any, Callable
 
 from .messages import has_text, request_kwargs
-from .replies import collect_stream, describe_error, read_reply
+from .replies import Reply, collect_stream, describe_error, read_reply
 from .tables import show_messages
 from .tool_calls import execute, read_assistant
 
@@ -72,9 +74,10 @@ class ChatSession:
             notebook 04; None = a plain chat.
         registry: the ``ToolRegistry`` (or ``{name: function}`` dict) that runs
             the calls; default: the course tools named in ``tools``.
-        max_tool_rounds: how many model calls with tool calls one ``send`` may
-            make before it stops asking the model (each round = one model call
-            plus its tool executions).
+        max_steps: model requests one ``send`` may make (the same name as
+            every loop's limit, ``loop.StepLoop.max_steps``); if the last one
+            still asks for tools, they are answered with an error instead of
+            run, and ``notice`` says so.  At least 1.
 
     Attributes:
         history: every message of the conversation (dicts), shown in the table.
@@ -86,18 +89,21 @@ class ChatSession:
         notice: a remark about the last reply that is not an error (e.g. the
             model wrote a tool call as text that could not be read), or None.
     Raises:
-        ValueError: ``tools`` names a tool that is not a course tool and no ``registry`` is given.
+        ValueError: ``tools`` names a tool that is not a course tool and no
+            ``registry`` is given; ``max_steps`` below 1.
     """
 
     def __init__(self, client: Any, model: str, memory: bool = False, system: str = DEFAULT_SYSTEM,
                  max_tokens: int = 300, temperature: float = 0.7, tools: list[dict] | None = None,
-                 registry: Any = None, max_tool_rounds: int = 3):
+                 registry: Any = None, max_steps: int = 4):
         self.client, self.model, self.memory = client, model, memory
         self.system = {"role": "system", "content": system}
         self.max_tokens, self.temperature = max_tokens, temperature
         self.tools = list(tools or [])
         self.registry = _tool_registry(self.tools, registry) if self.tools else None
-        self.max_tool_rounds = max_tool_rounds
+        if max_steps < 1:
+            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
+        self.max_steps = max_steps
         self.history: list[dict] = [self.system]
         self.turn: list[dict] = []
         self.last_request: list[dict] = []
@@ -128,8 +134,8 @@ class ChatSession:
         start = len(messages) - len(self.turn)
         return messages, list(range(start, len(messages)))
 
-    def _call(self, request: list[dict], on_token: Callable[[str], Any] | None) -> tuple[dict, dict | None]:
-        """One model call; returns ``(assistant message dict, usage dict or None)`` (see ``replies``)."""
+    def _call(self, request: list[dict], on_token: Callable[[str], Any] | None) -> Reply:
+        """One model call, streamed when ``on_token`` is given; returns the ``replies.Reply``."""
         kwargs = request_kwargs(self.model, request, tools=self.tools or None,
                                 max_tokens=self.max_tokens, temperature=self.temperature)
         if on_token is None:
@@ -137,7 +143,7 @@ class ChatSession:
         else:
             stream = self.client.chat.completions.create(**kwargs, stream=True, stream_options={"include_usage": True})
             reply = collect_stream(stream, on_token)
-        return reply.message, reply.usage
+        return reply
 
     def send(self, text: str, on_token: Callable[[str], Any] | None = None,
              on_update: Callable[[], Any] | None = None) -> str | None:
@@ -153,7 +159,7 @@ class ChatSession:
                 batch of tool messages - the widget redraws its table then.
         Returns:
             The final reply text: ``""`` if the model only called tools until
-            ``max_tool_rounds`` ran out, or sent an empty reply (``notice`` says
+            ``max_steps`` ran out, or sent an empty reply (``notice`` says
             which; an empty reply is not added to the history).
         Errors never raise here (API errors, network errors, invalid messages):
         the text goes to ``error``, the history stays as it was before the call,
@@ -170,38 +176,38 @@ class ChatSession:
         updated()
         reply = ""
         try:
-            for round_no in range(self.max_tool_rounds + 1):
+            for step in range(1, self.max_steps + 1):
                 request = [*base, *self.turn]
-                message, usage = self._call(request, on_token)
+                answered = self._call(request, on_token)
                 self.last_request = request
-                self.last_usage = usage
-                self.total_tokens += int((usage or {}).get("total_tokens") or 0)
+                self.last_usage = answered.usage
+                self.total_tokens += int((answered.usage or {}).get("total_tokens") or 0)
                 if not self.tools:
-                    reply = message.get("content") or ""
+                    reply = answered.text
                     if has_text(reply):
-                        self.turn.append(message)
+                        self.turn.append(answered.message)
                         updated()
                     else:
                         self.notice = EMPTY_REPLY
                     break
-                step = read_assistant(message, self.registry)
-                if not step.calls and not has_text(step.message.get("content")):
+                turn = read_assistant(answered.message, self.registry)
+                if not turn.calls and not has_text(turn.message.get("content")):
                     self.notice = EMPTY_REPLY
                     break
-                self.turn.append(step.message)
+                self.turn.append(turn.message)
                 updated()
-                if not step.calls:
-                    reply = step.text or ""
-                    if step.problem:
-                        self.notice = "模型把工具调用写进了回复正文，但读不出来：" + step.problem
+                if not turn.calls:
+                    reply = turn.text or ""
+                    if turn.error:
+                        self.notice = "模型把工具调用写进了回复正文，但读不出来：" + turn.error
                     break
-                if round_no == self.max_tool_rounds:
+                if step == self.max_steps:
                     self.turn += [{"role": "tool", "tool_call_id": c.id, "content": "错误：本轮工具调用次数已用完，工具没有运行。"}
-                                  for c in step.calls]
-                    self.notice = f"模型连续 {self.max_tool_rounds + 1} 次调用工具，已停止（max_tool_rounds={self.max_tool_rounds}）。"
+                                  for c in turn.calls]
+                    self.notice = f"模型连续 {self.max_steps} 次调用工具，已停止（max_steps={self.max_steps}）。"
                     updated()
                     break
-                self.turn += execute(step.calls, self.registry)
+                self.turn += execute(turn.calls, self.registry)
                 updated()
         except Exception as exc:  # noqa: BLE001 - the widget must show every error, never die
             self.error = describe_error(exc)

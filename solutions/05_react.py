@@ -17,13 +17,13 @@ from course_lib.react import run_tool
 from course_lib.react_parser import corrective_observation
 
 
-def next_user_message(step, registry):
+def next_user_message(parsed, registry):
     """The next user message of a protocol-A loop: an Observation, a correction, or None after an answer."""
-    if step.kind == "answer":
+    if parsed.kind == "answer":
         return None
-    if step.kind == "action":
-        return "Observation: " + run_tool(registry, step.action, step.action_input)
-    return corrective_observation(step, "A", registry.names)
+    if parsed.kind == "action":
+        return "Observation: " + run_tool(registry, parsed.action, parsed.action_input)
+    return corrective_observation(parsed, "A", registry.names)
 
 
 # %% exercise 05-3
@@ -33,7 +33,7 @@ from course_lib.tools.registry import default_registry
 
 
 def ask_once(question, scratchpad=""):
-    """One protocol-B request: [system, user(question + scratchpad)], stop at Observation; return the parsed step."""
+    """One protocol-B request: [system, user(question + scratchpad)], stop at Observation; return the parsed reply."""
     registry = default_registry()
     response = client.chat.completions.create(
         model=MODEL,

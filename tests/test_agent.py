@@ -12,11 +12,11 @@ from course_lib.agent import (
     DEFAULT_SYSTEM,
     Agent,
     AgentResult,
-    AgentStep,
-    chain_frame,
     run_agent,
 )
+from course_lib.loop import RunResult, Step, ToolCallRecord
 from course_lib.messages import validate
+from course_lib.tables import agent_steps_frame
 from course_lib.tools import CALCULATOR_TOOL, PRODUCT_TOOL, WEATHER_TOOL, calculate, get_weather
 from course_lib.tools.registry import Tool, ToolRegistry
 
@@ -82,8 +82,8 @@ def test_sequential_chain_uses_the_first_result():
                        calls(("calculate", {"expression": "200 * 2"})), "两个篮球 400 元。")
     result = loop.run("两个篮球多少钱？")
     assert [s.kind for s in result.steps] == ["tool_calls", "tool_calls", "answer"]
-    assert '"price": 200.0' in result.steps[0].calls[0].result
-    assert result.steps[1].calls[0].result == "400"
+    assert '"price": 200.0' in result.steps[0].tool_calls[0].observation
+    assert result.steps[1].tool_calls[0].observation == "400"
     assert [m["role"] for m in fake.requests[2]["messages"]] == ["system", "user", "assistant", "tool", "assistant", "tool"]
     all_valid(fake)
 
@@ -140,7 +140,7 @@ def test_forced_final_reply_with_a_json_call_in_text_is_just_text():
     text = '```json\n{"name": "get_weather", "arguments": {"city": "上海"}}\n```'
     fake, loop = agent(calls(weather("北京")), text, max_steps=1)
     result = loop.run("q")
-    assert result.answer == text and result.steps[-1].calls == []
+    assert result.answer == text and result.steps[-1].tool_calls == []
 
 
 def test_lowering_max_steps_mid_run_is_obeyed_before_the_next_request():
@@ -169,10 +169,10 @@ def test_repeated_identical_call_is_answered_from_the_first_result_not_rerun():
     fake, loop = agent(calls(weather("北京")), calls(("get_weather", '{ "city":"北京" }')), "北京晴。", registry=reg)
     result = loop.run("北京天气")
     assert seen == ["北京"]  # the tool ran once
-    repeat = result.steps[1].calls[0]
+    repeat = result.steps[1].tool_calls[0]
     assert repeat.repeated and repeat.first_step == 1
-    assert repeat.result.startswith("北京：晴") and "与第 1 步的调用相同" in repeat.result
-    assert fake.requests[2]["messages"][-1]["content"] == repeat.result
+    assert repeat.observation.startswith("北京：晴") and "与第 1 步的调用相同" in repeat.observation
+    assert fake.requests[2]["messages"][-1]["content"] == repeat.observation
     assert result.stopped_reason == "answer"
 
 
@@ -180,7 +180,7 @@ def test_same_tool_different_arguments_is_not_a_repeat():
     seen, reg = counting_registry()
     fake, loop = agent(calls(weather("北京")), calls(("get_weather", {"city": "北京", "unit": "fahrenheit"})), "ok", registry=reg)
     result = loop.run("q")
-    assert seen == ["北京", "北京"] and not result.steps[1].calls[0].repeated
+    assert seen == ["北京", "北京"] and not result.steps[1].tool_calls[0].repeated
 
 
 def test_a_run_that_keeps_repeating_ends_with_the_forced_answer():
@@ -208,7 +208,7 @@ def test_repeat_inside_one_parallel_message_and_broken_call_still_count_as_repea
                        "北京晴。", registry=reg, max_repeats=2)
     result = loop.run("q")
     assert seen == ["北京"]
-    assert [c.repeated for c in result.steps[0].calls] == [False, True]
+    assert [c.repeated for c in result.steps[0].tool_calls] == [False, True]
     assert result.stopped_reason == "repeated_calls" and result.requests == 4
     all_valid(fake)
 
@@ -233,7 +233,7 @@ def test_unknown_tool_name_is_answered_with_the_available_tools():
     result = loop.run("q")
     content = fake.requests[1]["messages"][-1]["content"]
     assert "search_web" in content and "get_weather" in content and content.startswith("错误")
-    assert result.steps[0].calls[0].name == "search_web"
+    assert result.steps[0].tool_calls[0].name == "search_web"
     all_valid(fake)
 
 
@@ -241,12 +241,12 @@ def test_malformed_arguments_are_not_run_and_stored_as_valid_json():
     seen, reg = counting_registry()
     fake, loop = agent(calls(("get_weather", '{"city": 北京}')), calls(weather("北京")), "晴。", registry=reg)
     result = loop.run("q")
-    bad = result.steps[0].calls[0]
+    bad = result.steps[0].tool_calls[0]
     assert bad.arguments is None and bad.error and bad.arguments_text == "{}"
-    assert "无法读取" in bad.result and seen == ["北京"]
+    assert "无法读取" in bad.observation and seen == ["北京"]
     assistant = fake.requests[1]["messages"][2]
     assert assistant["tool_calls"][0]["function"]["arguments"] == "{}"
-    assert not result.steps[1].calls[0].repeated  # an unreadable call is never reused
+    assert not result.steps[1].tool_calls[0].repeated  # an unreadable call is never reused
     all_valid(fake)
 
 
@@ -254,10 +254,10 @@ def test_problem_reply_gets_a_corrective_message_and_is_never_the_answer():
     broken_text = '```json\n{"name": "get_weather", "arguments": {"city": 北京}}\n```'
     fake, loop = agent(broken_text, calls(weather("北京")), "北京晴。")
     result = loop.run("北京天气")
-    assert [s.kind for s in result.steps] == ["problem", "tool_calls", "answer"]
+    assert [s.kind for s in result.steps] == ["invalid", "tool_calls", "answer"]
     msgs = fake.requests[1]["messages"]
     assert msgs[-2] == {"role": "assistant", "content": broken_text}
-    assert msgs[-1]["role"] == "user" and msgs[-1]["content"] == result.steps[0].problem
+    assert msgs[-1]["role"] == "user" and msgs[-1]["content"] == result.steps[0].observation
     assert "tools" in fake.requests[1]
     assert result.answer == "北京晴。"
     all_valid(fake)
@@ -275,8 +275,8 @@ def test_call_written_in_content_is_recovered_and_run():
     text = '```json\n{"name": "get_weather", "arguments": {"city": "上海"}}\n```'
     fake, loop = agent(text, "上海多云。")
     result = loop.run("上海天气")
-    call = result.steps[0].calls[0]
-    assert call.recovered and call.result.startswith("上海：多云")
+    call = result.steps[0].tool_calls[0]
+    assert call.recovered and call.observation.startswith("上海：多云")
     assert fake.requests[1]["messages"][2]["tool_calls"][0]["function"]["name"] == "get_weather"
     all_valid(fake)
 
@@ -297,7 +297,7 @@ def test_missing_and_duplicate_ids_are_fixed():
     ]}
     fake, loop = agent(dup, "ok")
     result = loop.run("q")
-    ids = [c.id for c in result.steps[0].calls]
+    ids = [c.id for c in result.steps[0].tool_calls]
     assert len(set(ids)) == 3 and ids[0] == "x"
     all_valid(fake)
 
@@ -316,7 +316,7 @@ def test_step_interface_and_api_error_retry():
         loop.step()
     assert loop.steps == [] and len(loop.messages) == 2
     record = loop.step()
-    assert isinstance(record, AgentStep) and record.kind == "tool_calls" and not loop.done
+    assert isinstance(record, Step) and record.kind == "tool_calls" and not loop.done
     loop.step()
     assert loop.done and loop.result().answer == "晴"
     with pytest.raises(RuntimeError):
@@ -340,9 +340,12 @@ def test_trace_lines_and_chain_table():
     assert lines[0].startswith('[步骤 1/5] 调用工具 get_weather 参数 {"city": "北京"} 结果 北京：晴')
     assert lines[1].startswith("[步骤 1/5] 调用工具 get_weather 参数 {\"city\": \"上海\"}")
     assert lines[2] == "[步骤 2/5] 回答：北京晴。"
-    frame = chain_frame(result.steps)
+    frame = agent_steps_frame(result.steps)
     assert list(frame["tool"]) == ["get_weather", "get_weather", ""]
+    assert frame["observation"][0].startswith("北京：晴") and list(frame["answer"]) == ["", "", "北京晴。"]
     assert frame["prompt_tokens"].notna().sum() == 2  # each request counted once
+    assert isinstance(result, RunResult) and result.protocol == "native"
+    assert all(isinstance(c, ToolCallRecord) for c in result.steps[0].tool_calls)
     assert "stopped_reason=answer" in str(result.table())
     assert "tool_call_id" in str(result.show_messages())
     assert result.summary()["tool_calls"] == 2
@@ -351,4 +354,4 @@ def test_trace_lines_and_chain_table():
 def test_run_agent_shortcut():
     fake = FakeLLM([calls(("calculate", {"expression": "20 * 15"})), "300"])
     result = run_agent(fake.client(), "fake-model", "20 * 15?", trace=None, max_steps=2)
-    assert result.answer == "300" and result.steps[0].calls[0].result == "300"
+    assert result.answer == "300" and result.steps[0].tool_calls[0].observation == "300"

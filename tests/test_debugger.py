@@ -53,15 +53,15 @@ def test_steps_until_the_answer_then_stops():
 
 def test_max_steps_is_the_loops_limit_and_editable():
     fake, dbg = line_debugger(ACTION, ACTION, "Answer: 300", max_steps=4)
-    assert dbg.limit_name == "max_turns" and dbg.loop.max_turns == 4 == dbg.max_steps
+    assert dbg.limit_name == "max_steps" and dbg.loop.max_steps == 4 == dbg.max_steps
     dbg.max_steps = 1
-    assert dbg.loop.max_turns == 1
+    assert dbg.loop.max_steps == 1
     dbg.max_steps = 0
-    assert dbg.loop.max_turns == 1  # never below 1
+    assert dbg.loop.max_steps == 1  # never below 1
     dbg.step()
     info = dbg.step()  # the limit's last request
-    assert info.record.kind == "final" and dbg.done and dbg.stopped_reason == "max_turns"
-    assert "max_turns" in dbg.stop_text()
+    assert info.step.kind == "final" and dbg.done and dbg.stopped_reason == "max_steps"
+    assert "max_steps" in dbg.stop_text()
 
 
 def test_run_to_end_and_reset():
@@ -156,7 +156,7 @@ def test_message_details_for_any_loop_with_a_message_list():
             {"id": "c1", "type": "function", "function": {"name": "calculate", "arguments": '{"expression": "1+1"}'}}]},
         {"role": "tool", "tool_call_id": "c1", "content": "2"},
     ]
-    rows = AgentDebugger._details(None, messages, [1, 2])
+    rows = AgentDebugger._message_details(messages, [1, 2])
     assert rows == [("tool_call", 'calculate({"expression": "1+1"})  [id=c1]'), ("→ 结果", "2")]
 
 
@@ -167,7 +167,7 @@ def test_view_buttons_drive_the_debugger():
     fake, dbg = line_debugger(ACTION, ANSWER, ACTION, ANSWER)
     view = debugger_view(dbg)
     assert isinstance(view, DebuggerView) and "course-debugger" in view.widget._dom_classes
-    assert view.max_steps.description == "max_turns" and view.max_steps.value == dbg.loop.max_turns
+    assert view.max_steps.description == "max_steps" and view.max_steps.value == dbg.loop.max_steps
     assert "还没有开始" in view.details.value and view.chain.value.count("<tr") >= 2
 
     rows_before = view.chain.value.count("<tr")
@@ -185,9 +185,9 @@ def test_view_buttons_drive_the_debugger():
     view.reset_button.click()
     assert dbg.steps == [] and not view.next_button.disabled and "还没有开始" in view.details.value
     view.max_steps.value = 2
-    assert dbg.loop.max_turns == 2 and "max_turns=2" in view.status.value
+    assert dbg.loop.max_steps == 2 and "max_steps=2" in view.status.value
     view.max_steps.value = 0
-    assert view.max_steps.value == 2 and dbg.loop.max_turns == 2  # refused, put back
+    assert view.max_steps.value == 2 and dbg.loop.max_steps == 2  # refused, put back
     view.run_button.click()
     assert dbg.done and len(fake.requests) == 4
 

@@ -8,6 +8,7 @@ import pytest
 
 from fakes import FakeLLM
 
+from course_lib.loop import RunResult, Step
 from course_lib.messages import validate
 from course_lib.react import (
     JSON_STOP,
@@ -16,14 +17,13 @@ from course_lib.react import (
     JsonReAct,
     LineReAct,
     ReActResult,
-    TraceStep,
     json_system_prompt,
     line_system_prompt,
     run_json_react,
     run_line_react,
     tool_arguments,
-    trace_frame,
 )
+from course_lib.tables import react_steps_frame
 from course_lib.tools import CALCULATOR_TOOL, WEATHER_TOOL, calculate, get_weather
 from course_lib.tools.registry import Tool, ToolRegistry, default_registry
 
@@ -105,7 +105,7 @@ def test_a_action_then_answer():
     assert second["messages"][-1] == {"role": "user", "content": "Observation: 300"}
     assert second["messages"][-2]["role"] == "assistant"
     s1, s2 = result.steps
-    assert (s1.kind, s1.thought, s1.action, s1.input, s1.observation) == ("action", "我需要计算", "calculate", "20 * 15", "300")
+    assert (s1.kind, s1.thought, s1.action, s1.action_input, s1.observation) == ("action", "我需要计算", "calculate", "20 * 15", "300")
     assert s2.kind == "answer" and s2.observation is None
     assert result.prompt_tokens == s1.prompt_tokens + s2.prompt_tokens > 0
     assert result.completion_tokens == 14 and result.requests == 2 and result.tool_calls == 1
@@ -194,28 +194,28 @@ def test_a_tool_error_string_is_passed_back():
     assert fake.requests[1]["messages"][-1]["content"] == f"Observation: {get_weather('火星')}"
 
 
-def test_a_max_turns_then_one_last_request():
-    fake, loop = line(A_ACTION, A_ACTION, "Answer: 300", max_turns=2)
+def test_a_max_steps_then_one_last_request():
+    fake, loop = line(A_ACTION, A_ACTION, "Answer: 300", max_steps=2)
     result = loop.run("20 * 15?")
     assert len(fake.requests) == 3 and [s.kind for s in result.steps] == ["action", "action", "final"]
     last = fake.requests[2]["messages"][-1]["content"]
     assert "步数上限" in last and "Answer:" in last
-    assert result.stopped_reason == "max_turns" and result.answer == "300"
+    assert result.stopped_reason == "max_steps" and result.answer == "300"
     all_valid(fake)
 
 
-def test_a_max_turns_final_without_answer_label_takes_the_text_but_not_an_action():
-    fake, loop = line(A_ACTION, "结果是 300", max_turns=1)
+def test_a_max_steps_final_without_answer_label_takes_the_text_but_not_an_action():
+    fake, loop = line(A_ACTION, "结果是 300", max_steps=1)
     assert loop.run("q").answer == "结果是 300"
-    fake, loop = line(A_ACTION, A_ACTION, max_turns=1)
+    fake, loop = line(A_ACTION, A_ACTION, max_steps=1)
     result = loop.run("q")
-    assert result.answer is None and result.stopped_reason == "max_turns" and result.steps[-1].error
+    assert result.answer is None and result.stopped_reason == "max_steps" and result.steps[-1].error
 
 
 def test_a_never_answering_model_stops():
     fake = FakeLLM(default=A_ACTION)
-    result = run_line_react(fake.client(), "fake-model", "q", max_turns=3, trace=None)
-    assert len(fake.requests) == 4 and result.stopped_reason == "max_turns"
+    result = run_line_react(fake.client(), "fake-model", "q", max_steps=3, trace=None)
+    assert len(fake.requests) == 4 and result.stopped_reason == "max_steps"
 
 
 def test_a_without_stop_sends_no_stop():
@@ -232,7 +232,7 @@ def test_a_step_by_step_interface():
     preview = loop.next_request()
     assert preview["messages"][-1]["content"] == "Question: 20 * 15?" and not fake.requests
     record = loop.step()
-    assert isinstance(record, TraceStep) and record.step == 1 and not loop.done
+    assert isinstance(record, Step) and record.step == 1 and not loop.done
     assert fake.requests[0]["messages"] == preview["messages"]
     assert loop.next_request()["messages"][-1]["content"] == "Observation: 300"
     loop.step()
@@ -240,7 +240,7 @@ def test_a_step_by_step_interface():
     with pytest.raises(RuntimeError):
         loop.step()
     loop.start("again")  # start() resets
-    assert loop.steps == [] and not loop.done and [m["role"] for m in loop.messages()] == ["system"]
+    assert loop.steps == [] and not loop.done and [m["role"] for m in loop.messages] == ["system"]
 
 
 def test_a_api_error_records_nothing_and_can_be_retried():
@@ -248,7 +248,7 @@ def test_a_api_error_records_nothing_and_can_be_retried():
     loop.start("q")
     with pytest.raises(openai.InternalServerError):
         loop.step()
-    assert loop.steps == [] and loop.messages() == [{"role": "system", "content": loop.system}]
+    assert loop.steps == [] and loop.messages == [{"role": "system", "content": loop.system}]
     loop.step()
     assert loop.done and fake.requests[1]["messages"][-1]["content"] == "Question: q"
 
@@ -259,9 +259,10 @@ def test_trace_callback_and_frame():
     result = loop.run("q")
     assert lines[0].startswith("[步骤 1/5] Action calculate: 20 * 15") and "300" in lines[0]
     assert lines[1].startswith("[步骤 2/5] Answer:")
-    frame = trace_frame(result.steps)
+    frame = react_steps_frame(result.steps)
     assert list(frame.index) == [1, 2] and frame.loc[1, "observation"] == "300" and frame.loc[1, "action"] == "calculate"
-    assert "prompt_tokens" in frame.columns
+    assert "prompt_tokens" in frame.columns and frame.loc[1, "action_input"] == "20 * 15"
+    assert isinstance(result, RunResult) and result.tool_calls == 1
     assert "协议 A" in str(result.table())
     assert result.summary()["requests"] == 2
 
@@ -290,7 +291,7 @@ def test_b_dict_input_and_prose_around_an_unfenced_blob():
     reply = '我先查天气。 {"action": "get_weather", "action_input": {"city": "北京"}} 然后回答。'
     fake, loop = json_loop(reply, "Final Answer: 北京晴")
     result = loop.run("北京天气")
-    assert result.steps[0].input == {"city": "北京"} and result.steps[0].observation.startswith("北京：晴")
+    assert result.steps[0].action_input == {"city": "北京"} and result.steps[0].observation.startswith("北京：晴")
 
 
 def test_b_single_quoted_blob_and_fence_inside_a_string():
@@ -298,7 +299,7 @@ def test_b_single_quoted_blob_and_fence_inside_a_string():
     fake, loop = json_loop(reply, B_ANSWER)
     result = loop.run("最长的河流")
     assert result.steps[0].kind == "action" and result.steps[0].action == "search_knowledge"
-    assert result.steps[0].input == "```最长的河流```"
+    assert result.steps[0].action_input == "```最长的河流```"
 
 
 def test_b_final_answer_as_an_action_blob():
@@ -327,10 +328,10 @@ def test_b_unknown_tool_and_raising_tool():
     assert result.answer == "300"
 
 
-def test_b_max_turns_final_request_says_final_answer():
+def test_b_max_steps_final_request_says_final_answer():
     fake = FakeLLM(default=b_action())
-    result = run_json_react(fake.client(), "fake-model", "q", max_turns=2, trace=None)
-    assert len(fake.requests) == 3 and result.stopped_reason == "max_turns" and result.answer is None
+    result = run_json_react(fake.client(), "fake-model", "q", max_steps=2, trace=None)
+    assert len(fake.requests) == 3 and result.stopped_reason == "max_steps" and result.answer is None
     last_lines = fake.requests[2]["messages"][1]["content"].splitlines()
     assert "Final Answer:" in last_lines[-2] and last_lines[-1] == "Thought: "
     # the label is not doubled: the reply's own "Thought:" was dropped after the prompt's "Thought: "
@@ -341,15 +342,15 @@ def test_b_max_turns_final_request_says_final_answer():
 def test_b_step_interface_messages():
     fake, loop = json_loop(b_action(), B_ANSWER)
     loop.start("q")
-    assert [m["role"] for m in loop.messages()] == ["system", "user"]
+    assert [m["role"] for m in loop.messages] == ["system", "user"]
     loop.step()
     assert loop.scratchpad.endswith("Observation: 300\n") and "Observation: 300" in loop.prompt()
     loop.step()
-    assert [m["role"] for m in loop.messages()] == ["system", "user", "assistant"]
+    assert [m["role"] for m in loop.messages] == ["system", "user", "assistant"]
 
 
-def test_max_turns_must_be_positive():
+def test_max_steps_must_be_positive():
     with pytest.raises(ValueError):
-        LineReAct(FakeLLM().client(), "m", max_turns=0)
+        LineReAct(FakeLLM().client(), "m", max_steps=0)
     with pytest.raises(ValueError):
         JsonReAct(FakeLLM().client(), "m").start("  ")

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from course_lib.react_parser import (
-    ReActStep,
+    ParsedReply,
     clean_reply,
     corrective_observation,
     format_reminder,
@@ -41,7 +41,7 @@ def test_a_basic_action_pause_ignored():
     step = parse_line_protocol("Thought: 我需要计算乘法\nAction: calculate: 20 * 15\nPAUSE", TOOLS)
     assert_action(step, "calculate", "20 * 15")
     assert step.thought == "我需要计算乘法"
-    assert isinstance(step, ReActStep)
+    assert isinstance(step, ParsedReply)
 
 
 def test_a_answer():
@@ -393,9 +393,9 @@ def test_corrective_observation_protocol_b():
 
 
 def test_corrective_observation_without_error_and_bad_protocol():
-    text = corrective_observation(ReActStep("invalid"), "A", TOOLS)
+    text = corrective_observation(ParsedReply("invalid"), "A", TOOLS)
     assert "格式错误" in text
     with pytest.raises(ValueError):
-        corrective_observation(ReActStep("invalid"), "C", TOOLS)
+        corrective_observation(ParsedReply("invalid"), "C", TOOLS)
     with pytest.raises(ValueError):
         format_reminder("json", TOOLS)

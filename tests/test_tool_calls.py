@@ -188,7 +188,7 @@ def test_fenced_json_call_in_content_is_recovered_end_to_end():
     messages = [USER]
     resp = client.chat.completions.create(**request_kwargs("fake-model", messages, tools=REGISTRY.schemas()))
     turn = read_assistant(resp.choices[0].message, NAMES)
-    assert turn.problem is None and turn.text is None
+    assert turn.error is None and turn.text is None
     (call,) = turn.calls
     assert call.recovered and call.name == "get_weather" and call.arguments == {"city": "北京"}
     assert call.id.startswith("call_")
@@ -228,7 +228,7 @@ def test_fenced_json_call_in_content_is_recovered_end_to_end():
 )
 def test_bare_and_fenced_calls_in_content(content, expected):
     turn = read_assistant(sdk_message(content), NAMES)
-    assert turn.problem is None
+    assert turn.error is None
     assert [(c.name, c.arguments) for c in turn.calls] == expected
     assert all(c.recovered for c in turn.calls)
     assert len({c.id for c in turn.calls}) == len(expected)
@@ -244,24 +244,24 @@ def test_bare_and_fenced_calls_in_content(content, expected):
         '```json\n{"name": "get_weather" "arguments": {"city": "北京"}}\n```',  # missing comma
     ],
 )
-def test_broken_json_call_gives_a_problem_not_an_answer(content):
+def test_broken_json_call_gives_an_error_not_an_answer(content):
     turn = read_assistant(sdk_message(content), NAMES)
     assert turn.calls == []
-    assert turn.problem and "JSON" in turn.problem
+    assert turn.error and "JSON" in turn.error
     for name in NAMES:
-        assert name in turn.problem
+        assert name in turn.error
     assert turn.text == content  # kept for the trace; the loop must not show it as the answer
     assert "tool_calls" not in turn.message
-    validate([USER, turn.message, {"role": "user", "content": turn.problem}])  # the corrective turn is valid
+    validate([USER, turn.message, {"role": "user", "content": turn.error}])  # the corrective turn is valid
 
 
-def test_unregistered_tool_in_content_gives_a_problem_naming_the_tools():
+def test_unregistered_tool_in_content_gives_an_error_naming_the_tools():
     turn = read_assistant(sdk_message('{"name": "search_web", "arguments": {"q": "天气"}}'), NAMES)
-    assert turn.calls == [] and "search_web" in turn.problem
-    assert all(name in turn.problem for name in NAMES)
+    assert turn.calls == [] and "search_web" in turn.error
+    assert all(name in turn.error for name in NAMES)
     both = '{"name": "get_weather", "arguments": {"city": "北京"}} {"name": "book_flight", "arguments": {}}'
     mixed = read_assistant({"role": "assistant", "content": both}, NAMES)  # one unknown name: nothing is run
-    assert mixed.calls == [] and "book_flight" in mixed.problem and "get_weather" in mixed.problem
+    assert mixed.calls == [] and "book_flight" in mixed.error and "get_weather" in mixed.error
 
 
 @pytest.mark.parametrize(
@@ -278,13 +278,13 @@ def test_unregistered_tool_in_content_gives_a_problem_naming_the_tools():
 )
 def test_prose_with_braces_is_not_misread(content):
     turn = read_assistant({"role": "assistant", "content": content}, NAMES)
-    assert turn.calls == [] and turn.problem is None and turn.text == content
+    assert turn.calls == [] and turn.error is None and turn.text == content
     assert turn.message == {"role": "assistant", "content": content}
 
 
 def test_without_tools_text_is_never_read_as_a_call():
     turn = read_assistant(sdk_message(FENCED))
-    assert turn.calls == [] and turn.problem is None and turn.text == FENCED
+    assert turn.calls == [] and turn.error is None and turn.text == FENCED
 
 
 def test_whitespace_content_next_to_real_tool_calls_is_none():
@@ -302,10 +302,10 @@ def test_real_text_next_to_tool_calls_is_kept_and_content_not_scanned():
 
 def test_plain_answer_and_empty_reply():
     turn = read_assistant(sdk_message("北京今天晴。"), NAMES)
-    assert (turn.calls, turn.text, turn.problem) == ([], "北京今天晴。", None)
+    assert (turn.calls, turn.text, turn.error) == ([], "北京今天晴。", None)
     assert turn.message == {"role": "assistant", "content": "北京今天晴。"}
     empty = read_assistant(sdk_message("   "), NAMES)
-    assert (empty.calls, empty.text, empty.problem) == ([], None, None)
+    assert (empty.calls, empty.text, empty.error) == ([], None, None)
 
 
 def test_extras_survive_read_assistant():

@@ -112,12 +112,12 @@ def test_tools_mode_recovers_a_call_written_as_text(fake):
     assert [m["role"] for m in session.history] == ["system", "user", "assistant", "tool", "assistant"]
 
 
-def test_tools_mode_stops_after_max_tool_rounds(fake):
+def test_tools_mode_stops_after_max_steps(fake):
     call = {"tool_calls": [("query_by_product_name", {"product_name": "球"})]}
     fake.add(call, call)
-    session = ChatSession(fake.client(), "fake-model", memory=True, tools=[PRODUCT_TOOL], max_tool_rounds=1)
+    session = ChatSession(fake.client(), "fake-model", memory=True, tools=[PRODUCT_TOOL], max_steps=2)
     assert session.send("球") == ""
-    assert "max_tool_rounds=1" in session.notice
+    assert "模型连续 2 次调用工具" in session.notice and "max_steps=2" in session.notice
     assert len(fake.requests) == 2
     assert [m["role"] for m in session.history][-2:] == ["assistant", "tool"]
     fake.add("好的")
@@ -268,3 +268,8 @@ def test_an_empty_reply_is_not_kept(fake):
     assert [m["role"] for m in session.history] == ["system", "user"]
     assert session.send("在吗？") == "你好！"  # the next request is still valid (two user messages in a row)
     assert session.notice is None
+
+
+def test_max_steps_must_be_positive(fake):
+    with pytest.raises(ValueError, match="max_steps"):
+        ChatSession(fake.client(), "fake-model", max_steps=0)

@@ -8,7 +8,7 @@ structure of the request a student's function sends (through
 from __future__ import annotations
 
 from ..react import run_tool
-from ..react_parser import ReActStep, corrective_observation, parse_json_protocol
+from ..react_parser import ParsedReply, corrective_observation, parse_json_protocol
 from ..tools.registry import default_registry
 from . import recording, report, safely
 
@@ -49,38 +49,38 @@ def check_extract_action(extract_action: object) -> bool:
 
 
 def check_next_user_message(next_user_message: object) -> bool:
-    """Exercise 05-2: ``next_user_message(step, registry)``: ``"Observation: <tool result>"`` for an
-    action, the corrective observation for an invalid step, None after an answer."""
+    """Exercise 05-2: ``next_user_message(parsed, registry)``: ``"Observation: <tool result>"`` for an
+    action, the corrective observation for an invalid parsed reply, None after an answer."""
     if not callable(next_user_message):
         return report(False, "next_user_message 应该是一个函数")
     registry = default_registry()
     cases = [
-        ReActStep("action", thought="算", action="calculate", action_input="20 * 15"),
-        ReActStep("action", action="get_weather", action_input="广州"),
-        ReActStep("action", action="get_weather", action_input={"city": "上海"}),
+        ParsedReply("action", thought="算", action="calculate", action_input="20 * 15"),
+        ParsedReply("action", action="get_weather", action_input="广州"),
+        ParsedReply("action", action="get_weather", action_input={"city": "上海"}),
     ]
-    for step in cases:
-        got, error = safely(next_user_message, step, registry)
+    for parsed in cases:
+        got, error = safely(next_user_message, parsed, registry)
         if error:
             return report(False, f"处理 action 步骤时出错：{error}")
-        want = "Observation: " + run_tool(registry, step.action, step.action_input)
+        want = "Observation: " + run_tool(registry, parsed.action, parsed.action_input)
         if got != want:
-            return report(False, f"对 Action {step.action}: {step.action_input!r} 应该返回 {want!r}，实际是 {got!r}")
-    answer = ReActStep("answer", answer="300")
+            return report(False, f"对 Action {parsed.action}: {parsed.action_input!r} 应该返回 {want!r}，实际是 {got!r}")
+    answer = ParsedReply("answer", answer="300")
     got, error = safely(next_user_message, answer, registry)
     if error or got is not None:
         return report(False, f"收到 Answer 时循环结束，应该返回 None，实际是 {error or repr(got)}")
-    invalid = ReActStep("invalid", error="没有找到 Action 行，也没有找到 Answer 行。", raw="300")
+    invalid = ParsedReply("invalid", error="没有找到 Action 行，也没有找到 Answer 行。", raw="300")
     got, error = safely(next_user_message, invalid, registry)
     want = corrective_observation(invalid, "A", registry.names)
     if error or got != want:
-        return report(False, f"invalid 步骤应该返回纠错消息 corrective_observation(step, 'A', registry.names)，实际是 {error or repr(got)}")
+        return report(False, f"invalid 步骤应该返回纠错消息 corrective_observation(parsed, 'A', registry.names)，实际是 {error or repr(got)}")
     return report(True, "Observation、纠错消息和结束条件都对")
 
 
 def check_ask_once(ask_once: object, client: object) -> bool:
     """Exercise 05-3: one request with ``[system (JSON tools), user "Question: ...\\n<scratchpad>"]``,
-    ``stop`` containing "Observation:", ``max_tokens`` set, no tools; returns the parsed step."""
+    ``stop`` containing "Observation:", ``max_tokens`` set, no tools; returns the parsed reply."""
     if not callable(ask_once):
         return report(False, "ask_once 应该是一个函数")
     pad = 'Thought: 先算\nAction:\n```json\n{"action": "calculate", "action_input": "2+3"}\n```\nObservation: 5\n'
@@ -110,8 +110,8 @@ def check_ask_once(ask_once: object, client: object) -> bool:
         return report(False, "协议 B 靠提示词描述工具，请求里不要带 tools 参数")
     content = seen.responses[0].choices[0].message.content
     names = [name for name in default_registry().names if f'"{name}"' in system]  # the tools the prompt lists
-    if not isinstance(got, ReActStep):
-        return report(False, f"应该返回 parse_json_protocol(回答, registry.names) 的结果（ReActStep），实际是 {type(got).__name__}")
+    if not isinstance(got, ParsedReply):
+        return report(False, f"应该返回 parse_json_protocol(回答, registry.names) 的结果（ParsedReply），实际是 {type(got).__name__}")
     if got != parse_json_protocol(content, names):
-        return report(False, "返回的 ReActStep 和 parse_json_protocol(回答文字, registry.names) 的结果不一样")
+        return report(False, "返回的 ParsedReply 和 parse_json_protocol(回答文字, registry.names) 的结果不一样")
     return report(True, f"请求结构正确；这次解析出的是 {got.kind}")
