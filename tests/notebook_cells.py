@@ -48,3 +48,10 @@ def run_checker(source: str, namespace: dict) -> object:
     assert isinstance(last, ast.Expr), "a checker cell must end with an expression"
     exec(compile(tree, "<checker>", "exec"), namespace)
     return eval(compile(ast.Expression(last.value), "<checker>", "eval"), namespace)
+
+
+def load_solution(stem: str, key: str) -> dict:
+    """Run one reference-solution block of solutions/<stem>.py and return its namespace."""
+    namespace = {"client": None, "MODEL": "fake-model", "__name__": "__solution__"}
+    exec(solutions_for(ROOT / "notebooks" / f"{stem}.ipynb")[key], namespace)
+    return namespace

@@ -109,7 +109,7 @@ def test_no_system_prompt_and_custom_tools():
 def test_a_model_that_never_stops_is_stopped_by_max_steps_without_tools_keys():
     cities = iter(["北京", "上海", "广州", "深圳", "杭州", "成都"])
     fake = FakeLLM()
-    fake.default = None
+    fake.when_done = None
     for _ in range(3):
         fake.add(calls(weather(next(cities))))
     fake.add("我没有找到永远不下雨的城市。")
@@ -188,7 +188,7 @@ def test_a_run_that_keeps_repeating_ends_with_the_forced_answer():
     lines = []
     fake, loop = agent(default=calls(weather("北京")), registry=reg, max_steps=10, max_repeats=2, trace=lines.append)
     fake.add(calls(weather("北京")), calls(weather("北京")), calls(weather("北京")))
-    fake.default = None
+    fake.when_done = None
     fake.add("北京晴，25°C。")
     result = loop.run("北京天气")
     assert seen == ["北京"] and len(fake.requests) == 4

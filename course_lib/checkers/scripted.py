@@ -1,5 +1,9 @@
 """A scripted stand-in for the model, so a checker can test tool-calling code exactly.
 
+Used by the checkers of notebooks 03 and 06, and by the unit tests' fake
+server (``tests/fakes.py`` builds ``FakeLLM`` on it) - the course has one
+scripted chat server.
+
 Whether a real model decides to call a tool is its own judgment; whether the
 student's code handles a tool call correctly is not.  So checkers for the
 function-calling exercises hand the student's function this client instead
@@ -22,63 +26,99 @@ import openai
 # Said once the script has run out, so student code that asks too often gets an
 # answer (and the checker counts the requests) instead of crashing.
 SCRIPT_OVER = "（脚本里没有更多回答了）"
+COMPLETION_TOKENS = 7  # reported for every scripted reply (unless the reply gives its own usage)
 
 
 class ScriptedModel:
-    """Answers ``/chat/completions`` from a script.
+    """Answers ``/chat/completions`` from a script; an ``httpx.MockTransport`` handler.
 
     Args:
-        replies: one entry per request, in order.  A string is an assistant
-            text; a dict ``{"tool_calls": [(name, arguments_dict), ...]}`` is an
-            assistant message that calls those tools (ids ``call_s<request>_<k>``).
+        replies: one entry per request, in order:
+
+            * a str: an assistant text;
+            * a dict ``{"tool_calls": [...], "content": ..., "finish_reason": ...,
+              "usage": {...}}`` (every key optional): ``tool_calls`` entries are
+              ``(name, arguments)`` pairs (arguments a dict, or a str sent as it
+              is; ids ``call_id(request, k)``) or full call dicts;
+            * an ``httpx.Response``: returned as it is (e.g. a 429 or a 500);
+            * an exception instance: raised (e.g. ``httpx.ConnectError``).
+        when_done: the reply used for every request after the script has run
+            out (default ``SCRIPT_OVER``); None raises ``AssertionError`` instead.
+        model: the model name answered when the request names none.
     Attributes:
         requests: the JSON body of every request received (dicts), in order.
     """
 
-    def __init__(self, replies: Sequence[Any]):
+    base_url = "http://scripted.checker/v1"
+    api_key = "not-a-real-key"
+
+    def __init__(self, replies: Sequence[Any] = (), when_done: Any = SCRIPT_OVER, model: str = "scripted"):
         self.replies = list(replies)
+        self.when_done = when_done
+        self.model = model
         self.requests: list[dict] = []
 
-    def client(self) -> openai.OpenAI:
-        """An ``openai.OpenAI`` client whose requests this script answers (no retries)."""
+    def add(self, *replies: Any) -> "ScriptedModel":
+        """Append replies to the script; returns self."""
+        self.replies.extend(replies)
+        return self
+
+    def client(self, **kwargs: Any) -> openai.OpenAI:
+        """An ``openai.OpenAI`` client whose requests this script answers (``max_retries=0`` unless given)."""
+        kwargs.setdefault("max_retries", 0)
         return openai.OpenAI(
-            base_url="http://scripted.checker/v1",
-            api_key="not-a-real-key",
-            max_retries=0,
-            http_client=httpx.Client(transport=httpx.MockTransport(self._handle)),
+            base_url=self.base_url,
+            api_key=self.api_key,
+            http_client=httpx.Client(transport=httpx.MockTransport(self)),
+            **kwargs,
         )
 
-    def _handle(self, request: httpx.Request) -> httpx.Response:
+    def __call__(self, request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content or b"{}")
         self.requests.append(body)
-        reply = self.replies.pop(0) if self.replies else SCRIPT_OVER
-        n = len(self.requests)
-        message: dict[str, Any] = {"role": "assistant", "content": None}
-        if isinstance(reply, str):
-            message["content"] = reply
-            finish = "stop"
+        if self.replies:
+            reply = self.replies.pop(0)
+        elif self.when_done is not None:
+            reply = self.when_done
         else:
-            message["tool_calls"] = [
-                {
-                    "id": self.call_id(n, k),
-                    "type": "function",
-                    "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)},
-                }
-                for k, (name, args) in enumerate(reply["tool_calls"])
-            ]
-            finish = "tool_calls"
+            raise AssertionError(f"{type(self).__name__} got request #{len(self.requests)} but has no scripted reply left")
+        if isinstance(reply, BaseException):
+            raise reply
+        if isinstance(reply, httpx.Response):
+            return reply
+        return httpx.Response(200, json=self.completion(reply, body))
+
+    def completion(self, reply: Any, body: dict) -> dict:
+        """The ``chat.completion`` JSON answering ``body`` with ``reply`` (a str or a dict, see the class)."""
+        if isinstance(reply, str):
+            reply = {"content": reply}
+        n = len(self.requests)
+        message: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
+        calls = []
+        for k, call in enumerate(reply.get("tool_calls") or []):
+            if isinstance(call, (tuple, list)):
+                name, args = call
+                arguments = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+                call = {"id": self.call_id(n, k), "type": "function", "function": {"name": name, "arguments": arguments}}
+            calls.append(call)
+        if calls:
+            message["tool_calls"] = calls
         prompt_tokens = len(json.dumps(body.get("messages", []), ensure_ascii=False)) // 4
-        return httpx.Response(
-            200,
-            json={
-                "id": f"chatcmpl-scripted-{n}",
-                "object": "chat.completion",
-                "created": 0,
-                "model": body.get("model") or "scripted",
-                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 5, "total_tokens": prompt_tokens + 5},
-            },
-        )
+        usage = reply.get("usage") or {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": COMPLETION_TOKENS,
+            "total_tokens": prompt_tokens + COMPLETION_TOKENS,
+        }
+        return {
+            "id": f"chatcmpl-scripted-{n}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model") or self.model,
+            "choices": [
+                {"index": 0, "message": message, "finish_reason": reply.get("finish_reason") or ("tool_calls" if calls else "stop")}
+            ],
+            "usage": usage,
+        }
 
     @staticmethod
     def call_id(request_number: int, k: int = 0) -> str:

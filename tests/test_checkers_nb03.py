@@ -1,0 +1,96 @@
+"""The checkers of notebook 03 (course_lib.checkers.nb03) on typical right and wrong answers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from course_lib.checkers import nb03
+from course_lib.tools import get_weather
+
+
+def _currency_tool(**changes):
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "convert_currency",
+            "description": "Convert an amount of Chinese yuan into USD, EUR or JPY.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "amount": {"type": "number", "description": "yuan"},
+                    "to_currency": {"type": "string", "enum": ["USD", "EUR", "JPY"], "description": "code"},
+                },
+                "required": ["amount", "to_currency"],
+            },
+        },
+    }
+    params = tool["function"]["parameters"]
+    for key, value in changes.items():
+        if key == "no_enum":
+            del params["properties"]["to_currency"]["enum"]
+        elif key == "required":
+            params["required"] = value
+        elif key == "extra":
+            params["properties"]["rate"] = {"type": "number", "description": "x"}
+        elif key == "name":
+            tool["function"]["name"] = value
+        elif key == "no_param_description":
+            del params["properties"]["amount"]["description"]
+    return tool
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{"no_enum": True}, {"required": ["amount"]}, {"extra": True}, {"name": "currency"}, {"no_param_description": True}],
+)
+def test_currency_tool_checker_rejects_each_missing_part(changes):
+    assert nb03.check_currency_tool(_currency_tool()) is True
+    assert nb03.check_currency_tool(_currency_tool(**changes)) is False
+
+
+def test_answer_tool_calls_checker():
+    def good(message, functions):
+        return [
+            {"role": "tool", "tool_call_id": c.id, "content": str(functions[c.function.name](**json.loads(c.function.arguments)))}
+            for c in message.tool_calls
+        ]
+
+    def not_a_string(message, functions):
+        return [
+            {"role": "tool", "tool_call_id": c.id, "content": functions[c.function.name](**json.loads(c.function.arguments))}
+            for c in message.tool_calls
+        ]
+
+    def only_first(message, functions):
+        return good(message, functions)[:1]
+
+    assert nb03.check_answer_tool_calls(good) is True
+    assert nb03.check_answer_tool_calls(not_a_string) is False
+    assert nb03.check_answer_tool_calls(only_first) is False
+
+
+def _single_step(answer_all=True, append_assistant=True):
+    from course_lib.tools import WEATHER_TOOL
+
+    def single_step(client, question):
+        messages = [{"role": "user", "content": question}]
+        message = client.chat.completions.create(model="m", messages=messages, tools=[WEATHER_TOOL]).choices[0].message
+        if not message.tool_calls:
+            return message.content
+        if append_assistant:
+            messages.append(message)
+        calls = message.tool_calls if answer_all else message.tool_calls[:1]
+        for call in calls:
+            content = get_weather(**json.loads(call.function.arguments))
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+        return client.chat.completions.create(model="m", messages=messages, tools=[WEATHER_TOOL]).choices[0].message.content
+
+    return single_step
+
+
+def test_single_step_checker():
+    assert nb03.check_single_step(_single_step()) is True
+    assert nb03.check_single_step(_single_step(append_assistant=False)) is False
+    assert nb03.check_single_step(_single_step(answer_all=False)) is False
