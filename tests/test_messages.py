@@ -18,7 +18,6 @@ from fakes import FakeLLM, raw_completion, sdk_message
 from course_lib import messages as M
 from course_lib.messages import MessageError, normalize, request_kwargs, to_dict, to_wire, validate
 from course_lib.providers import PRESETS, Provider
-from course_lib.tables import show_messages, show_response
 
 WEATHER = {
     "type": "function",
@@ -348,44 +347,6 @@ def test_the_request_body_for_an_ollama_preset(fake_llm):
     )
     body = fake_llm.requests[0]
     assert body["tools"] == [WEATHER] and body["tool_choice"] == "auto" and "parallel_tool_calls" not in body
-
-
-# --------------------------------------------------------------------------- item 9: the table
-
-
-def test_table_never_cuts_silently():
-    long = "天气" * 300  # 600 characters
-    table = show_messages([USER, {"role": "assistant", "content": long}])
-    assert long in str(table)  # default: everything shown
-    short = show_messages([USER, {"role": "assistant", "content": long}], max_chars=50)
-    assert long[:50] + "…[+550 chars]" in str(short)
-    assert short.frame.loc[1, "content"] == long[:50] + "…[+550 chars]"
-
-
-def test_table_shows_content_verbatim_and_tool_calls():
-    msg = sdk_message({"content": "", "tool_calls": [("get_weather", {"city": "北京"})]})
-    chain = [USER, msg, tool(msg.tool_calls[0].id, "北京：晴")]
-    text = str(show_messages(chain, title="一次工具调用", highlight=[2]))
-    assert text.startswith("一次工具调用")
-    assert '  tool_calls: get_weather({"city": "北京"})  [id=' + msg.tool_calls[0].id + "]" in text
-    assert "北京：晴" in text and "<- new" in text
-    html = show_messages(chain)._repr_html_()
-    assert "get_weather" in html and "<table" in html
-
-
-def test_table_copes_with_object_arguments_and_odd_content():
-    message = {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "x", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "北京"}}}]}
-    text = str(show_messages([USER, message, {"role": "user", "content": [{"type": "text", "text": "部分一"}]}]))
-    assert 'get_weather({"city": "北京"})' in text and "部分一" in text
-    assert str(show_messages([])) == "(empty)"
-
-
-def test_response_table_plain_text():
-    fake = FakeLLM(["你好！"])
-    resp = fake.client().chat.completions.create(model="fake-model", messages=[USER])
-    text = str(show_response(resp))
-    assert "choices[0].message.content" in text and "你好！" in text and "finish_reason" in text
 
 
 def test_chat_box_without_a_widget_front_end(monkeypatch, fake_llm):
