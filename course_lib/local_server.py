@@ -1,5 +1,7 @@
 """The course's embedded local model: one llama-server per machine.
 
+Taught in notebook 00 (set-up); every notebook on the local provider uses it.
+
 Everything a student needs to run the course offline lives here:
 
 * ``model_path()`` finds or assembles the GGUF weights of

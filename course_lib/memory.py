@@ -1,5 +1,7 @@
 """Short-term memory: a message list with a size bound that trims whole turns.
 
+Taught in notebook 02.
+
 Notebook 02 shows that "memory" is nothing more than the message list we send
 every time, and that it costs prompt tokens on every call.  The simplest cure
 is to keep only the most recent messages.  Doing that naively (``messages[-n:]``)

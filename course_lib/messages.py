@@ -1,5 +1,7 @@
 """The message layer: one place that turns any message list into a valid request.
 
+Taught in notebooks 02 (validate), 03 (the tool-call chain) and 04 (request_kwargs).
+
 Every loop and notebook in the course builds its requests through
 ``request_kwargs()``, which normalizes, validates and cleans the messages.
 The rules follow the OpenAI Chat Completions API reference (the format

@@ -1,5 +1,7 @@
 """Small matplotlib charts for the notebooks: how many tokens each request cost.
 
+Taught in notebook 02; used again in 05.
+
 The numbers always come from the API's own ``usage`` field of each response
 (``usage.prompt_tokens`` = tokens the model had to read for that request,
 ``usage.completion_tokens`` = tokens it wrote), never from an estimate.

@@ -1,5 +1,7 @@
 """Which model the course talks to: provider presets, ``.env`` and the client.
 
+Taught in notebooks 00 (presets, .env, ping) and 01 (get_client).
+
 All presets live in ``PRESETS`` below; a retired model id is changed in one
 line there.  A ``.env`` file at the project root (read with python-dotenv)
 picks one; ``.env.example`` lists every setting.

@@ -1,7 +1,7 @@
 """Watching a client: every ``chat.completions.create`` call made inside a ``with`` block.
 
-Taught in notebook 01 (the checkers look at what your code sent); used by the
-exercise checkers and by the step-through debugger (tokens of each step).
+Used from notebook 01 on: the exercise checkers look at what your code sent,
+and the step-through debugger (05, 06) counts the requests of each step.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Reading what the server sent back: one reply, one stream, its usage, or the error.
 
-Taught in notebook 01 (the anatomy of a response); used by every loop after it.
+Used from notebook 01 on (the chat box reads its replies here); the fields it reads
+are the anatomy of a response shown in notebook 01.
 
 Every place in the course that looks at a chat completion goes through this
 module, so a quirk of some server is handled once, here:

@@ -1,5 +1,7 @@
 """Exercise checkers: one module per notebook (``nb00``, ``nb01`` ...).
 
+Used in every notebook: the cell under each exercise calls one.
+
 A checker takes what the student wrote, prints one line that starts with
 ✅ or ❌ and says why, and returns True/False.  It never raises, so an
 untouched exercise does not stop "Run All"; ``tests/test_exercises.py``

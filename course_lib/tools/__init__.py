@@ -1,5 +1,7 @@
 """The offline tools the notebooks call, and a registry that runs them.
 
+Taught in notebooks 03 (weather, calculator), 04 (products, registry) and 05 (knowledge).
+
 weather     get_weather(city, unit)          data/weather.json
 calculator  calculate(expression)            safe arithmetic, no eval
 products    query_by_product_name(name)      data/SportsEquipment.db (from products.csv)

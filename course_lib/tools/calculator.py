@@ -1,5 +1,7 @@
 """A safe calculator tool: arithmetic only, never ``eval``.
 
+Taught in notebook 03.
+
 The expression is parsed into a syntax tree with ``ast.parse`` and we walk the
 tree ourselves, allowing only numbers, + - * / // % ** and parentheses.
 Anything else (names, function calls, attributes, strings ...) is refused, and

@@ -1,5 +1,7 @@
 """Offline knowledge search: a tiny keyword search over data/knowledge.json.
 
+Taught in notebook 05 (the ReAct examples).
+
 Each entry is ``{"title", "text", "keywords"}``.  An entry scores points for
 every title/keyword that appears in the query (or that contains the query);
 longer matches score more.  Good enough for 「世界上最长的河流是什么？」 -> 尼罗河.

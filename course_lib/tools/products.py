@@ -1,5 +1,7 @@
 """The SportsEquipment shop: a SQLite products table and a read-only query tool.
 
+Taught in notebook 04.
+
 data/products.csv is the source of truth.  ``build_database()`` turns it into
 data/SportsEquipment.db; ``query_by_product_name()`` is the tool the model
 calls.  Safety rules (course section 04):

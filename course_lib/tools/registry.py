@@ -1,5 +1,7 @@
 """A tool registry: names -> (function, schema), and a ``run`` that never raises.
 
+Taught in notebook 04; every loop of 05-07 runs its tools through it.
+
 The model only ever sends a tool *name* and *arguments*; the registry looks the
 name up, checks the arguments against the tool's JSON schema, calls the
 function and always hands back a string for the ``role="tool"`` message

@@ -1,5 +1,7 @@
 """Offline weather tool: looks a city up in data/weather.json.
 
+Taught in notebook 03.
+
 The data is fixed (no internet needed in class), e.g.
 北京 晴 25°C 湿度40%, 上海 多云 28°C 湿度65%.
 """
