@@ -45,12 +45,12 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .loop import DEFAULT_MAX_STEPS, RunResult, Step, StepLoop, ToolCallRecord
+from .loop import RunResult, Step, StepLoop, ToolCallRecord
 from .messages import has_text, request_kwargs, to_dict
 from .replies import Reply, read_reply
 from .tables import Table, agent_steps_frame, shorten
 from .tool_calls import ToolCall, execute, read_assistant
-from .tools.registry import ToolRegistry, default_registry
+from .tools.registry import ToolRegistry
 
 DEFAULT_MAX_REPEATS = 2
 DEFAULT_MAX_TOKENS = 300  # per request
@@ -107,6 +107,8 @@ class Agent(StepLoop):
         max_tokens, temperature: for every request (max_tokens in tokens).
         provider: optional ``providers.Provider`` (for ``request_kwargs``).
         trace: called with one line of text per step (default ``print``; None = silent).
+        (``max_steps``, ``temperature``, ``provider`` and ``trace`` are
+        ``loop.StepLoop``'s; ``max_steps`` defaults to ``loop.DEFAULT_MAX_STEPS``.)
 
     Attributes:
         messages: the message chain so far (dicts).
@@ -120,26 +122,11 @@ class Agent(StepLoop):
 
     protocol = "native"
 
-    def __init__(
-        self,
-        client: Any,
-        model: str,
-        registry: ToolRegistry | None = None,
-        *,
-        tools: list[dict] | None = None,
-        system: str | None = DEFAULT_SYSTEM,
-        max_steps: int = DEFAULT_MAX_STEPS,
-        max_repeats: int = DEFAULT_MAX_REPEATS,
-        parallel_tool_calls: bool | None = True,
-        tool_choice: Any = None,
-        max_tokens: int = DEFAULT_MAX_TOKENS,
-        temperature: float | None = 0,
-        provider: Any = None,
-        trace: Callable[[str], Any] | None = print,
-    ):
-        super().__init__(client, model, registry if registry is not None else default_registry(),
-                         max_steps=max_steps, system=system, max_tokens=max_tokens, temperature=temperature,
-                         provider=provider, trace=trace)
+    def __init__(self, client: Any, model: str, registry: ToolRegistry | None = None, *,
+                 tools: list[dict] | None = None, system: str | None = DEFAULT_SYSTEM,
+                 max_repeats: int = DEFAULT_MAX_REPEATS, parallel_tool_calls: bool | None = True,
+                 tool_choice: Any = None, max_tokens: int = DEFAULT_MAX_TOKENS, **options: Any):
+        super().__init__(client, model, registry, system=system, max_tokens=max_tokens, **options)
         if max_repeats < 1:
             raise ValueError(f"max_repeats must be at least 1, got {max_repeats}")
         self.tools = tools if tools is not None else self.registry.schemas()

@@ -32,6 +32,7 @@ from typing import Any, Callable, Literal
 
 from .messages import to_dict
 from .tables import Table, show_messages
+from .tools.registry import default_registry
 
 DEFAULT_MAX_STEPS = 5
 
@@ -155,7 +156,7 @@ class RunResult:
     question: str
     protocol: str
     answer: str | None
-    stopped_reason: str
+    stopped_reason: StopReason | Literal["running"]
     steps: list[Step]
     messages: list[dict]
     prompt_tokens: int = 0
@@ -201,7 +202,8 @@ class StepLoop:
     Args:
         client: an ``openai.OpenAI`` client (or anything with ``chat.completions.create``).
         model: model id.
-        registry: the ``tools.registry.ToolRegistry`` that runs the tools.
+        registry: the ``tools.registry.ToolRegistry`` that runs the tools
+            (default ``tools.registry.default_registry()``).
         max_steps: model requests before the loop stops asking for tools
             (then one last request asks for the answer); at least 1.
         system: the system prompt (None = the loop's default).
@@ -218,12 +220,13 @@ class StepLoop:
     protocol = "?"
     result_type: type[RunResult] = RunResult
 
-    def __init__(self, client: Any, model: str, registry: Any, *, max_steps: int = DEFAULT_MAX_STEPS,
+    def __init__(self, client: Any, model: str, registry: Any = None, *, max_steps: int = DEFAULT_MAX_STEPS,
                  system: str | None = None, max_tokens: int | None = None, temperature: float | None = 0,
                  provider: Any = None, trace: Callable[[str], Any] | None = print):
         if max_steps < 1:
             raise ValueError(f"max_steps must be at least 1, got {max_steps}")
-        self.client, self.model, self.provider, self.registry = client, model, provider, registry
+        self.client, self.model, self.provider = client, model, provider
+        self.registry = registry if registry is not None else default_registry()
         self.max_steps, self.system = max_steps, system
         self.max_tokens, self.temperature = max_tokens, temperature
         self.trace = trace

@@ -61,12 +61,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .loop import DEFAULT_MAX_STEPS, RunResult, Step, StepLoop, question_text
+from .loop import RunResult, Step, StepLoop, question_text
 from .messages import has_text, request_kwargs, to_dict
 from .react_parser import ParsedReply, corrective_observation, parse_json_protocol, parse_line_protocol
 from .replies import read_reply
 from .tables import Table, react_steps_frame, shorten
-from .tools.registry import ToolRegistry, default_registry
+from .tools.registry import ToolRegistry
 
 # Stop sequences.  Protocol A: the model should stop after "PAUSE"; it often
 # does not, so "Observation:" is a stop word too.  Protocol B: LangChain's
@@ -276,23 +276,9 @@ class _ReActLoop(StepLoop):
 
     answer_label = "Answer:"
 
-    def __init__(
-        self,
-        client: Any,
-        model: str,
-        registry: ToolRegistry | None = None,
-        *,
-        max_steps: int = DEFAULT_MAX_STEPS,
-        system: str | None = None,
-        stop: list[str] | None = None,
-        max_tokens: int = DEFAULT_MAX_TOKENS,
-        temperature: float | None = 0,
-        provider: Any = None,
-        trace: Callable[[str], Any] | None = print,
-    ):
-        super().__init__(client, model, registry if registry is not None else default_registry(),
-                         max_steps=max_steps, system=system, max_tokens=max_tokens, temperature=temperature,
-                         provider=provider, trace=trace)
+    def __init__(self, client: Any, model: str, registry: ToolRegistry | None = None, *,
+                 stop: list[str] | None = None, max_tokens: int = DEFAULT_MAX_TOKENS, **options: Any):
+        super().__init__(client, model, registry, max_tokens=max_tokens, **options)
         self.stop = stop
 
     def _begin(self, question: str) -> None:

@@ -18,6 +18,7 @@ from typing import Any, Iterable
 import pandas as pd
 
 from .messages import to_dict
+from .replies import read_usage
 
 ROLE_COLOURS = {
     "system": "#eeeeee",
@@ -162,7 +163,7 @@ def response_frame(response: Any) -> pd.DataFrame:
     d = to_dict(response)
     choice = (d.get("choices") or [{}])[0]
     message = choice.get("message") or {}
-    usage = d.get("usage") or {}
+    usage = read_usage(d) or {}
     rows = [
         ("choices[0].message.content", _content_text(message.get("content")) if message.get("content") is not None else "None"),
         ("choices[0].message.tool_calls", _calls_text(message.get("tool_calls")) or "None"),
