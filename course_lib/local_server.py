@@ -32,9 +32,9 @@ Settings (environment variables or ``.env``)
 ``COURSE_LOCAL_PORT``      loopback port of the server (default 8765).
 ``COURSE_LOCAL_THREADS``   CPU threads for generation (default: all cores).
 ``COURSE_LOCAL_CTX``       context size in tokens (default 8192).
-``COURSE_PROMPT_CACHE``    ``1`` turns llama-server's prompt cache on (faster
-                           follow-up turns, but temperature-0 output may then
-                           differ between server restarts); default off.
+``COURSE_PROMPT_CACHE``    ``0`` turns llama-server's prompt cache off (every
+                           request re-reads its whole prompt: slower, but the
+                           output never depends on earlier requests); default on.
 """
 
 from __future__ import annotations
@@ -259,12 +259,21 @@ def server_args(gguf: Path) -> list[str]:
     """Return the llama-server command line used by the course.
 
     ``--jinja`` with the course chat template makes tool calls come back as
-    real ``tool_calls``.  ``--seed`` fixes sampling, and ``--no-cache-prompt``
-    (unless ``COURSE_PROMPT_CACHE=1``) keeps temperature-0 output identical
-    across server restarts, at the cost of re-reading the whole prompt on
-    every request.
+    real ``tool_calls``.  ``--seed`` fixes sampling.
+
+    Prompt caching is on: a request that starts like the previous one (the
+    same system prompt and tools, the conversation so far) re-reads only the
+    new tokens at the end.  The cached part was computed in a different
+    batch split than a fresh read would use, so an answer can depend on what
+    the server computed before it; ``clear_prompt_cache()`` (called by every
+    notebook's set-up cell) resets that, so a notebook run top to bottom
+    gives the same answers every time.  ``--cache-ram 0`` keeps no prompts
+    in a second, host-memory cache that clearing the slot would not reach.
+    ``COURSE_PROMPT_CACHE=0`` switches caching off (``--no-cache-prompt``).
     """
     threads = os.environ.get("COURSE_LOCAL_THREADS") or str(os.cpu_count() or 2)
+    slots = cache_dir() / "slots"
+    slots.mkdir(exist_ok=True)
     args = [
         str(binary_path()),
         "--model", str(gguf),
@@ -280,8 +289,11 @@ def server_args(gguf: Path) -> list[str]:
         "--jinja",
         "--chat-template-file", str(TEMPLATE_PATH),
         "--no-webui",
+        "--cache-ram", "0",
+        # llama-server accepts slot actions (the erase in clear_prompt_cache) only with a save path.
+        "--slot-save-path", str(slots),
     ]
-    if os.environ.get("COURSE_PROMPT_CACHE") != "1":
+    if os.environ.get("COURSE_PROMPT_CACHE") == "0":
         args.append("--no-cache-prompt")
     return args
 
@@ -299,6 +311,34 @@ def health(timeout: float = 2.0) -> str | None:
             return "ok" if resp.status == 200 else None
     except urllib.error.HTTPError as exc:
         return "loading" if exc.code == 503 else None
+    except (urllib.error.URLError, OSError):
+        return None
+
+
+def clear_prompt_cache(timeout: float = 10.0) -> int | None:
+    """Forget the prompt the server has cached (llama-server's ``POST /slots/0?action=erase``).
+
+    The next request is then read from scratch, exactly as on a freshly
+    started server, so a notebook that calls this first gives the same
+    answers on every top-to-bottom run.
+
+    Args:
+        timeout: seconds to wait (the server finishes a running request first).
+    Returns:
+        The number of cached tokens erased, or None when no course server
+        answers on the port (nothing to clear).
+    Raises:
+        LocalModelError: the server answered with an error.
+    """
+    if health() != "ok":
+        return None
+    request = urllib.request.Request(f"http://127.0.0.1:{port()}/slots/0?action=erase", data=b"{}",
+                                     headers={"Content-Type": "application/json"}, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as resp:
+            return int(json.loads(resp.read() or b"{}").get("n_erased") or 0)
+    except urllib.error.HTTPError as exc:
+        raise LocalModelError(f"llama-server refused to clear its prompt cache (HTTP {exc.code}).") from None
     except (urllib.error.URLError, OSError):
         return None
 
