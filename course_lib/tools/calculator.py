@@ -23,17 +23,13 @@ CALCULATOR_TOOL = {
     "type": "function",
     "function": {
         "name": "calculate",
-        "description": (
-            "Evaluate an arithmetic expression exactly. Supports numbers, "
-            "+ - * / // % ** and parentheses, e.g. '20 * 15' or '(3 + 4) ** 2'. "
-            "Use it for any calculation instead of doing math in your head."
-        ),
+        "description": "精确计算一个算术表达式：数字、+ - * / // % ** 和括号。凡是要计算都用它，不要心算。",
         "parameters": {
             "type": "object",
             "properties": {
                 "expression": {
                     "type": "string",
-                    "description": "The expression to compute, e.g. 20 * 15",
+                    "description": "算式，例如 (3 + 4) * 2",
                 },
             },
             "required": ["expression"],

@@ -17,16 +17,13 @@ KNOWLEDGE_TOOL = {
     "type": "function",
     "function": {
         "name": "search_knowledge",
-        "description": (
-            "Search a small offline encyclopedia (geography, astronomy, sports, "
-            "Chinese landmarks) and return the most relevant facts as text."
-        ),
+        "description": "查询离线百科（地理、天文、体育、名胜古迹）里的资料。",
         "parameters": {
             "type": "object",
             "properties": {
                 "query": {
                     "type": "string",
-                    "description": "What to look up, e.g. 世界上最长的河流 or 珠穆朗玛峰",
+                    "description": "要查的内容，例如 珠穆朗玛峰",
                 },
             },
             "required": ["query"],

@@ -61,17 +61,15 @@ PRODUCT_TOOL = {
     "function": {
         "name": "query_by_product_name",
         "description": (
-            "Search the sports shop's products by (part of) the product name. "
-            "Pass a short keyword such as 球, 跑步鞋 or 瑜伽垫, not a whole sentence. "
-            "Returns a JSON list of matching products with description, brand, "
-            "price (yuan) and stock_quantity; [] means the shop does not sell it."
+            "按商品名关键词查询本店（体育用品店）的商品，返回价格（元）、品牌、库存等。"
+            "返回 [] 表示本店不卖。回答商品问题之前都要先查。"
         ),
         "parameters": {
             "type": "object",
             "properties": {
                 "product_name": {
                     "type": "string",
-                    "description": "A short keyword from the product name, e.g. 球 or 跑步鞋",
+                    "description": "商品名里的短关键词，例如 球、跑步鞋",
                 },
             },
             "required": ["product_name"],

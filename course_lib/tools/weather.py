@@ -18,21 +18,18 @@ WEATHER_TOOL = {
     "type": "function",
     "function": {
         "name": "get_weather",
-        "description": (
-            "Get the current weather of one Chinese city (condition, temperature, "
-            "humidity). Call it once per city, e.g. 北京 or 上海."
-        ),
+        "description": "查询一个中国城市现在的天气（天气状况、气温、湿度）。一次只查一个城市。",
         "parameters": {
             "type": "object",
             "properties": {
                 "city": {
                     "type": "string",
-                    "description": "City name in Chinese, e.g. 北京, 上海, 广州",
+                    "description": "城市名，例如 北京",
                 },
                 "unit": {
                     "type": "string",
                     "enum": list(UNITS),
-                    "description": "Temperature unit; default celsius",
+                    "description": "温度单位，默认 celsius（摄氏度）",
                 },
             },
             "required": ["city"],
