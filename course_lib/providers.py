@@ -24,15 +24,18 @@ the ``compatible-mode/v1`` endpoint; Ollama: ``/v1`` on port 11434).
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import httpx
 import openai
 
 from . import local_server
-from .replies import read_reply
+from .replies import read_reply, read_usage
 from .settings import PROJECT_ROOT, load_env
 
 REQUEST_TIMEOUT_S = 120.0  # one request; a 1.5B model on 2 cores can take a while
@@ -165,6 +168,57 @@ class _RestartingTransport(httpx.HTTPTransport):
             return super().handle_request(request)
 
 
+class RequestLog:
+    """Append one JSON line per chat request to a file (``COURSE_REQUEST_LOG``; used by ``bench/``).
+
+    Each line is ``{"at": unix time (s), "seconds": wall time of the HTTP
+    exchange (s), "status": HTTP status, "stream": bool, "prompt_tokens",
+    "completion_tokens", "finish_reason", "content": the reply text,
+    "timings": llama-server's own ``timings`` object or None}``.  Token counts
+    come from the response's ``usage``; a streamed reply is logged when its
+    headers arrive, with no tokens or text (reading it here would consume
+    the stream).  Nothing from the request (and so no key) is written.
+    """
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+
+    def on_request(self, request: httpx.Request) -> None:
+        request.extensions["course_started"] = time.perf_counter()
+
+    def on_response(self, response: httpx.Response) -> None:
+        if not response.request.url.path.endswith("/chat/completions"):
+            return
+        started = response.request.extensions.get("course_started", time.perf_counter())
+        stream = "text/event-stream" in response.headers.get("content-type", "")
+        body: dict = {}
+        if not stream:
+            response.read()
+            try:
+                body = response.json()
+            except ValueError:
+                body = {}
+        usage = read_usage(body) or {}
+        choice = (body.get("choices") or [{}])[0]
+        line = {
+            "at": round(time.time(), 3),
+            "seconds": round(time.perf_counter() - started, 3),
+            "status": response.status_code,
+            "stream": stream,
+            "prompt_tokens": usage.get("prompt_tokens"),
+            "completion_tokens": usage.get("completion_tokens"),
+            "finish_reason": choice.get("finish_reason"),
+            "content": (choice.get("message") or {}).get("content"),
+            "timings": body.get("timings"),
+        }
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+    def hooks(self) -> dict:
+        """The ``event_hooks`` argument for ``httpx.Client``."""
+        return {"request": [self.on_request], "response": [self.on_response]}
+
+
 def get_client(provider: Provider | None = None, **client_kwargs) -> openai.OpenAI:
     """Return an ``openai.OpenAI`` client for the active provider.
 
@@ -175,6 +229,8 @@ def get_client(provider: Provider | None = None, **client_kwargs) -> openai.Open
         provider: from ``get_provider()``; default the active one.
         **client_kwargs: passed to ``openai.OpenAI`` (e.g. ``http_client``
             for tests, ``timeout``, ``max_retries``).
+    With ``COURSE_REQUEST_LOG=<file>`` set, every chat request is also
+    logged to that file (``RequestLog``; the benchmark uses it).
     Returns:
         A client with ``timeout=REQUEST_TIMEOUT_S`` and ``max_retries=MAX_RETRIES``
         (``LOCAL_MAX_RETRIES`` for the local server) unless overridden.
@@ -182,10 +238,16 @@ def get_client(provider: Provider | None = None, **client_kwargs) -> openai.Open
         ProviderError: see ``get_provider``; LocalModelError if the local server cannot start.
     """
     provider = provider or get_provider()
+    log = os.environ.get("COURSE_REQUEST_LOG")
+    hooks = RequestLog(log).hooks() if log else {}
     if provider.is_local and "http_client" not in client_kwargs and not os.environ.get("COURSE_BASE_URL"):
         local_server.ensure_server()
-        client_kwargs["http_client"] = httpx.Client(transport=_RestartingTransport(), timeout=REQUEST_TIMEOUT_S)
+        client_kwargs["http_client"] = httpx.Client(
+            transport=_RestartingTransport(), timeout=REQUEST_TIMEOUT_S, event_hooks=hooks
+        )
         client_kwargs.setdefault("max_retries", LOCAL_MAX_RETRIES)
+    elif hooks and "http_client" not in client_kwargs:
+        client_kwargs["http_client"] = httpx.Client(timeout=REQUEST_TIMEOUT_S, event_hooks=hooks)
     client_kwargs.setdefault("timeout", REQUEST_TIMEOUT_S)
     client_kwargs.setdefault("max_retries", MAX_RETRIES)
     # Servers without keys (llama-server, Ollama) accept any placeholder.

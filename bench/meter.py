@@ -1,0 +1,91 @@
+"""Count requests and tokens the same way for every loop: from the HTTP responses.
+
+``Meter.http_client()`` returns an ``httpx.Client`` whose event hooks read
+each ``/chat/completions`` response: wall time, ``usage.prompt_tokens``,
+``usage.completion_tokens``.  The course's loops get an ``openai.OpenAI``
+client built on it; LangChain's ``ChatOpenAI`` and smolagents'
+``OpenAIServerModel`` take the same ``httpx.Client``.  So the numbers in the
+results table never depend on how a framework reports usage itself.
+
+``recording_tools(runs)`` wraps the four course tools so that every call that
+really runs is appended to ``runs`` as ``(name, arguments)``, whichever loop
+or framework made it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import httpx
+
+from course_lib.replies import read_usage
+from course_lib.tools.registry import Tool, ToolRegistry, default_registry
+
+TIMEOUT_S = 180.0
+
+
+@dataclass
+class Exchange:
+    """One chat request as seen on the wire (seconds; tokens from ``usage``, None if absent)."""
+
+    seconds: float
+    status: int
+    prompt_tokens: int | None
+    completion_tokens: int | None
+
+
+@dataclass
+class Meter:
+    """Collects one ``Exchange`` per chat request made through ``http_client()``."""
+
+    exchanges: list[Exchange] = field(default_factory=list)
+
+    def _on_request(self, request: httpx.Request) -> None:
+        request.extensions["bench_started"] = time.perf_counter()
+
+    def _on_response(self, response: httpx.Response) -> None:
+        if not response.request.url.path.endswith("/chat/completions"):
+            return
+        started = response.request.extensions.get("bench_started", time.perf_counter())
+        usage: dict = {}
+        if "text/event-stream" not in response.headers.get("content-type", ""):
+            response.read()
+            try:
+                usage = read_usage(response.json()) or {}
+            except ValueError:
+                usage = {}
+        self.exchanges.append(Exchange(time.perf_counter() - started, response.status_code,
+                                       usage.get("prompt_tokens"), usage.get("completion_tokens")))
+
+    def http_client(self) -> httpx.Client:
+        """A fresh ``httpx.Client`` that reports to this meter."""
+        return httpx.Client(timeout=TIMEOUT_S, event_hooks={"request": [self._on_request],
+                                                            "response": [self._on_response]})
+
+    def totals(self) -> dict:
+        """``{"requests", "prompt_tokens", "completion_tokens"}`` over every exchange so far."""
+        return {
+            "requests": len(self.exchanges),
+            "prompt_tokens": sum(e.prompt_tokens or 0 for e in self.exchanges),
+            "completion_tokens": sum(e.completion_tokens or 0 for e in self.exchanges),
+        }
+
+
+def _recording(name: str, function: Callable[..., Any], runs: list) -> Callable[..., Any]:
+    def wrapper(**arguments: Any) -> Any:
+        runs.append((name, dict(arguments)))
+        return function(**arguments)
+
+    wrapper.__name__ = name
+    wrapper.__doc__ = function.__doc__
+    return wrapper
+
+
+def recording_tools(runs: list) -> ToolRegistry:
+    """The four course tools (same schemas), each appending ``(name, arguments)`` to ``runs`` when it runs."""
+    return ToolRegistry(
+        Tool(tool.name, _recording(tool.name, tool.function, runs), tool.schema)
+        for tool in (default_registry().get(name) for name in default_registry().names)
+    )

@@ -1,0 +1,124 @@
+"""The benchmark (bench/): its task suite and checks, and a small smoke run on the local model.
+
+The smoke run (marked ``bench``) runs two tasks through the course loops,
+notebook 00 once and the debugger, and checks that results.json, results.md
+and results.png are written and well formed.  It asserts no timing: figures
+are measured by ``bash course.sh bench`` on an idle machine, not here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from bench import tasks
+from bench.loops import COURSE_LOOPS, LOOPS, PEER_LOOPS
+from bench.meter import recording_tools
+from course_lib.tools import calculate, get_weather, query_by_product_name, search_knowledge
+
+
+def test_suite_has_forty_tasks_split_in_two_even_halves():
+    assert len(tasks.TASKS) == 40
+    assert len({t.id for t in tasks.TASKS}) == 40
+    halves = Counter(t.split for t in tasks.TASKS)
+    assert halves == {"tune": 20, "held": 20}
+    for category in {t.id[0] for t in tasks.TASKS}:
+        split = Counter(t.split for t in tasks.TASKS if t.id[0] == category)
+        assert split["tune"] == split["held"], category
+
+
+def test_notebook_07_tasks_are_in_the_suite():
+    assert [tasks.by_id(i).id for i in tasks.NOTEBOOK_07] == tasks.NOTEBOOK_07
+
+
+@pytest.mark.parametrize("text, number, expected", [
+    ("答案是 300。", "300", True),
+    ("一共 300元", "300", True),
+    ("360.0 元", "360", True),
+    ("1300", "300", False),
+    ("3000", "300", False),
+    ("300.5", "300", False),
+    ("约 8848.86 米", "8848.86", True),
+    ("约 8848.86 米", "8848", False),
+    ("7,006,652", "7006652", True),
+    (None, "1", False),
+])
+def test_number_in_matches_whole_numbers_only(text, number, expected):
+    assert tasks.number_in(text, number) is expected
+
+
+def test_expected_values_come_from_the_tools():
+    assert calculate("20 * 15") == "300"
+    assert calculate("(123 + 456) * 2") == "1158"
+    assert calculate("1234 * 5678") == "7006652"
+    assert calculate("2 ** 10") == "1024"
+    assert calculate("100 / 8") == "12.5"
+    assert calculate("360 * 0.8") == "288"
+    assert "8848.86" in search_knowledge("珠穆朗玛峰") and "1406" in search_knowledge("故宫")
+    assert "42.195" in search_knowledge("马拉松") and "乌拉圭" in search_knowledge("世界杯")
+    assert "6300" in search_knowledge("长江") and "5464" in search_knowledge("黄河") and calculate("6300 - 5464") == "836"
+    assert get_weather("上海") == "上海：多云，28°C，湿度65%"
+    assert get_weather("北京", "fahrenheit").startswith("北京：晴，77°F")
+    assert get_weather("拉萨").startswith("没有")
+    balls = json.loads(query_by_product_name("球"))
+    assert [p["product_id"] for p in balls] == ["001", "002", "003", "008"]
+    assert json.loads(query_by_product_name("衣服")) == []
+    assert json.loads(query_by_product_name("自行车头盔"))[0]["stock_quantity"] == 0
+    assert json.loads(query_by_product_name("跑步鞋"))[0]["stock_quantity"] == 25
+    assert json.loads(query_by_product_name("羽毛球拍"))[0]["price"] * 2 == 600
+
+
+@pytest.mark.parametrize("task", tasks.TASKS, ids=[t.id for t in tasks.TASKS])
+def test_each_check_accepts_its_expected_answer_and_rejects_a_wrong_one(task):
+    tool = task.needs.split()[0].strip("+(")
+    runs = [] if task.needs == "-" else [(tool, {})]
+    assert task.check(task.expected, runs), task.expected
+    assert not task.check("我不太确定，可能是 42。", [("get_weather", {})])
+    assert not task.check("", runs)
+
+
+def test_checks_that_need_a_look_up_fail_without_one():
+    p3 = tasks.by_id("P3")
+    assert p3.check("抱歉，我们没有卖衣服。", [("query_by_product_name", {"product_name": "衣服"})])
+    assert not p3.check("抱歉，我们没有卖衣服。", [])  # answered from a guess
+
+
+def test_recording_tools_record_what_ran():
+    runs: list = []
+    registry = recording_tools(runs)
+    assert registry.names == ["get_weather", "calculate", "query_by_product_name", "search_knowledge"]
+    assert registry.run("calculate", {"expression": "2 + 3"}) == "5"
+    assert registry.run("calculate", {"nope": 1}).startswith("错误")  # refused before running
+    assert runs == [("calculate", {"expression": "2 + 3"})]
+
+
+def test_every_loop_is_listed_once():
+    assert sorted(COURSE_LOOPS + PEER_LOOPS) == sorted(LOOPS)
+
+
+@pytest.mark.bench
+def test_bench_smoke_run_writes_well_formed_results(tmp_path):
+    from bench.__main__ import main
+
+    out = tmp_path / "results"
+    code = main(["--parts", "series,debugger,suite", "--notebooks", "00", "--series-runs", "1",
+                 "--tasks", "C1,N1", "--loops", ",".join(LOOPS), "--out", str(out)])
+    assert code == 0
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert {"date", "machine", "versions", "server", "load_before"} <= set(results["meta"])
+    run = results["series"]["runs"][0]
+    assert [nb["notebook"] for nb in run] == ["00_setup"] and run[0]["errors"] == []
+    assert run[0]["requests"] and all(r["status"] == 200 for r in run[0]["requests"])
+    clicks = results["debugger"]["clicks"]
+    assert clicks and all(c["seconds"] > 0 and c.get("error") is None for c in clicks)
+    suite = results["suite"]
+    ran = {row["loop"] for row in suite["rows"]}
+    assert set(COURSE_LOOPS) <= ran and ran | set(suite["skipped"]) == set(LOOPS)
+    for row in suite["rows"]:
+        assert row["task"] in ("C1", "N1") and row["error"] is None, row
+        assert row["requests"] >= 1 and row["prompt_tokens"] > 0, row
+    md = (out / "results.md").read_text(encoding="utf-8")
+    assert "## Agent task suite" in md and "| native |" in md and "## Notebook series" in md
+    assert (out / "results.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
