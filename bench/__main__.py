@@ -3,7 +3,7 @@
 Parts (``--parts``, default all three):
   series    every notebook headless, twice (wall time, every request's latency
             and tokens, and whether the second run repeats the first's replies);
-  debugger  notebook 06's debugger, one ``step()`` per click, timed;
+  debugger  notebook 06 up to its debugger, then one ``step()`` per click, timed;
   suite     the 40-task agent suite (bench/tasks.py) through the course loops
             and the peer frameworks (LangChain, smolagents) when installed.
 
@@ -16,12 +16,16 @@ before the run is recorded in the results.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import sys
 import time
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
 
 from course_lib import local_server
 from course_lib.providers import get_provider
@@ -66,27 +70,40 @@ def meta(command: str) -> dict:
     }
 
 
-def time_debugger(base_url: str, model: str) -> dict:
-    """Notebook 06's debugger on its own question: every click (``step()``) timed, from an empty cache."""
-    from course_lib.agent import Agent
-    from course_lib.debugger import AgentDebugger
-    from course_lib.providers import get_client
+CLICK_CELL = """
+import json as _json, time as _time
+_clicks = []
+while not debugger.done and len(_clicks) < 8:
+    _started = _time.perf_counter()
+    _info = debugger.step()
+    _clicks.append({"seconds": round(_time.perf_counter() - _started, 2), "error": debugger.error,
+                    "prompt_tokens": getattr(_info, "prompt_tokens", None),
+                    "completion_tokens": getattr(_info, "completion_tokens", None)})
+    if _info is None:
+        break
+print("BENCH_CLICKS=" + _json.dumps({"clicks": _clicks, "stopped_reason": debugger.stopped_reason}))
+"""
 
-    local_server.clear_prompt_cache()
-    client = get_client()
-    debugger = AgentDebugger(Agent(client, model, max_steps=5, max_tokens=200),
-                             "查一下北京的气温，然后用计算器算出这个温度乘以 3 是多少。")
-    clicks = []
-    while not debugger.done and len(clicks) < 8:
-        started = time.perf_counter()
-        info = debugger.step()
-        if info is None:
-            clicks.append({"seconds": round(time.perf_counter() - started, 2), "error": debugger.error,
-                           "prompt_tokens": None, "completion_tokens": None})
-            break
-        clicks.append({"seconds": round(time.perf_counter() - started, 2), "prompt_tokens": info.prompt_tokens,
-                       "completion_tokens": info.completion_tokens})
-    return {"question": debugger.question, "clicks": clicks, "stopped_reason": debugger.stopped_reason}
+
+def time_debugger() -> dict:
+    """Notebook 06 run top to bottom up to its debugger cell, then every 「下一步」 click timed.
+
+    The clicks run in the notebook's own kernel, right after the cells a
+    class runs before them, so the prompt cache is in the state a teacher
+    meets; one ``debugger.step()`` is one click's work without the browser's
+    drawing.  Returns ``{"clicks": [{"seconds", "prompt_tokens",
+    "completion_tokens", "error"}], "stopped_reason", "question"}``.
+    """
+    path = next(p for p in series.NOTEBOOKS if p.name.startswith("06_"))
+    nb = nbformat.read(path, as_version=4)
+    last = max(i for i, cell in enumerate(nb.cells) if "AgentDebugger(" in cell.source)
+    nb.cells = nb.cells[: last + 1] + [nbformat.v4.new_code_cell(CLICK_CELL)]
+    NotebookClient(nb, timeout=series.CELL_TIMEOUT_S, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    text = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.get("output_type") == "stream")
+    found = json.loads(text.split("BENCH_CLICKS=", 1)[1])
+    found["question"] = next(line for line in nb.cells[last].source.splitlines() if "。" in line).strip().strip(",").strip("\"")
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -123,14 +140,14 @@ def main(argv: list[str] | None = None) -> int:
             log = log_dir / f"series_run{k + 1}.jsonl"
             log.unlink(missing_ok=True)
             print(f"== series, run {k + 1} of {opts.series_runs}")
-            runs.append(series.run_series(log, notebooks))
+            runs.append(series.run_series(log, notebooks, executed_dir=log_dir / f"executed_run{k + 1}"))
         results["series"] = {"runs": runs}
         if len(runs) > 1:
             results["series"]["reproducibility"] = series.compare_runs(runs[0], runs[1])
 
     if "debugger" in parts:
         print("== debugger clicks")
-        results["debugger"] = time_debugger(base_url, provider.model)
+        results["debugger"] = time_debugger()
         print(results["debugger"])
 
     if "suite" in parts:

@@ -31,9 +31,11 @@ def read_log(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def run_notebook(path: Path, log: Path) -> dict:
+def run_notebook(path: Path, log: Path, executed_dir: Path | None = None) -> dict:
     """Execute one notebook in a fresh kernel with request logging to ``log``.
 
+    Args:
+        executed_dir: if given, the executed copy (with outputs) is written there.
     Returns:
         ``{"notebook", "seconds", "errors": [..], "requests": [log lines]}``.
     """
@@ -51,6 +53,9 @@ def run_notebook(path: Path, log: Path) -> dict:
     finally:
         os.environ.pop("COURSE_REQUEST_LOG", None)
     seconds = time.perf_counter() - started
+    if executed_dir is not None:
+        executed_dir.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, executed_dir / path.name)
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":
@@ -59,12 +64,12 @@ def run_notebook(path: Path, log: Path) -> dict:
             "requests": read_log(log)[before:]}
 
 
-def run_series(log: Path, notebooks: list[Path] | None = None,
+def run_series(log: Path, notebooks: list[Path] | None = None, executed_dir: Path | None = None,
                progress: Callable[[str], None] = print) -> list[dict]:
-    """Every notebook in order; returns one ``run_notebook`` dict each."""
+    """Every notebook in order; returns one ``run_notebook`` dict each (executed copies to ``executed_dir``)."""
     out = []
     for path in notebooks or NOTEBOOKS:
-        result = run_notebook(path, log)
+        result = run_notebook(path, log, executed_dir)
         progress(f"{result['notebook']:24} {result['seconds']:6.1f} s  {len(result['requests']):3} requests"
                  + (f"  ERRORS: {result['errors']}" if result["errors"] else ""))
         out.append(result)
