@@ -94,6 +94,67 @@ def _text(message: dict) -> str:
     return content if isinstance(content, str) else ""
 
 
+def content_text(content: Any) -> str:
+    """The text of a ``content`` field, whatever its shape.
+
+    Args:
+        content: a string, None, or a list of parts (``[{"type": "text",
+            "text": "..."}, ...]``; some servers send content that way, in a
+            reply or in a stream delta).
+    Returns:
+        The string itself, the ``text`` parts joined (other part types are
+        not text and are left out), or ``""``.
+    """
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part["text"] for part in content
+            if isinstance(part, dict) and part.get("type", "text") == "text" and isinstance(part.get("text"), str)
+        )
+    return ""
+
+
+def _new_call() -> dict:
+    return {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+
+
+def _add_call_piece(part: dict, calls: list[dict], by_index: dict[int, dict]) -> None:
+    """Add one streamed ``delta.tool_calls[k]`` piece to the calls assembled so far.
+
+    OpenAI sends a call's ``id`` and ``function.name`` once, in its first
+    piece; DeepSeek and DashScope repeat the whole ``id`` in every piece, some
+    gateways repeat the name, and Gemini sends pieces with no ``index``.  So:
+    the first non-empty id is the id (a repeat is not appended); a name equal
+    to the name so far is a repeat; a piece without an index belongs to the
+    last call unless it carries a different id (then it starts a new call).
+    """
+    index = part.get("index")
+    piece_id = part.get("id") or ""
+    if index is None:
+        last = calls[-1] if calls else None
+        if last is None or (piece_id and last["id"] and piece_id != last["id"]):
+            last = _new_call()
+            calls.append(last)
+        call = last
+    else:
+        call = by_index.get(index)
+        if call is None:
+            call = by_index[index] = _new_call()
+            calls.append(call)
+    if piece_id and not call["id"]:
+        call["id"] = piece_id
+    fn = part.get("function") or {}
+    name = fn.get("name")
+    if name and name != call["function"]["name"]:
+        call["function"]["name"] += name
+    args = fn.get("arguments")
+    if isinstance(args, str):
+        call["function"]["arguments"] += args
+    elif args is not None:  # a server that sends an object at once
+        call["function"]["arguments"] = json.dumps(args, ensure_ascii=False)
+
+
 def read_reply(response: Any) -> Reply:
     """Read a (non-streamed) chat completion.
 
@@ -135,7 +196,8 @@ def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None) ->
         Whatever the SDK raises while reading (``openai.APIError`` ...).
     """
     pieces: list[str] = []
-    calls: dict[int, dict] = {}
+    calls: list[dict] = []
+    by_index: dict[int, dict] = {}
     finish_reason = None
     usage = None
     chunks = 0
@@ -145,33 +207,21 @@ def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None) ->
         if data.get("usage"):
             usage = read_usage(data)
         for choice in data.get("choices") or []:
-            if choice.get("index", 0) != 0:
+            if (choice.get("index") or 0) != 0:
                 continue
             delta = choice.get("delta") or {}
-            piece = delta.get("content")
-            if isinstance(piece, str) and piece:
+            piece = content_text(delta.get("content"))
+            if piece:
                 pieces.append(piece)
                 if on_token is not None:
                     on_token(piece)
             for part in delta.get("tool_calls") or []:
-                call = calls.setdefault(
-                    part.get("index", len(calls)), {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
-                )
-                if part.get("id"):
-                    call["id"] += part["id"]
-                fn = part.get("function") or {}
-                if fn.get("name"):
-                    call["function"]["name"] += fn["name"]
-                args = fn.get("arguments")
-                if isinstance(args, str):
-                    call["function"]["arguments"] += args
-                elif args is not None:  # a server that sends an object at once
-                    call["function"]["arguments"] = json.dumps(args, ensure_ascii=False)
+                _add_call_piece(part, calls, by_index)
             if choice.get("finish_reason"):
                 finish_reason = choice["finish_reason"]
     message: dict[str, Any] = {"role": "assistant", "content": "".join(pieces) if pieces else None}
     if calls:
-        message["tool_calls"] = [calls[i] for i in sorted(calls)]
+        message["tool_calls"] = calls
     return Reply(message, _text(message), finish_reason, usage, chunks)
 
 

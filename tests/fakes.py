@@ -9,6 +9,7 @@ has run out fails the test unless ``default`` is given.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -47,3 +48,20 @@ def sdk_message(reply: Any, user: str = "北京天气怎么样？") -> Any:
     fake = FakeLLM([reply])
     messages = [{"role": "user", "content": user}]
     return fake.client().chat.completions.create(model="fake-model", messages=messages).choices[0].message
+
+
+def sse_response(deltas: list[Any], finish_reason: str | None = "stop", usage: dict | None = None) -> httpx.Response:
+    """A hand-written streamed answer (``text/event-stream``): one chunk per item of ``deltas``.
+
+    Each item is a ``choices[0].delta`` dict, or a whole chunk dict (one with a
+    ``choices`` key) sent as it is.  A last chunk carries ``finish_reason``
+    (none if None), and a usage chunk follows when ``usage`` is given.
+    """
+    head = {"id": "chatcmpl-sse", "object": "chat.completion.chunk", "created": 0, "model": "fake-model"}
+    chunks = [d if "choices" in d else {**head, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+    if finish_reason is not None:
+        chunks.append({**head, "choices": [{"index": 0, "delta": {}, "finish_reason": finish_reason}]})
+    if usage is not None:
+        chunks.append({**head, "choices": [], "usage": usage})
+    body = "".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body.encode())

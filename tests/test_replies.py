@@ -10,7 +10,7 @@ import openai
 import pytest
 
 from course_lib.replies import Reply, collect_stream, describe_error, read_reply, read_usage
-from fakes import raw_completion
+from fakes import raw_completion, sse_response
 
 
 def _sdk_response(fake_llm, reply):
@@ -112,3 +112,60 @@ def test_describe_error_adds_the_cause():
     assert text.startswith("APIConnectionError: Connection error.")
     assert "原因：ConnectError: [Errno 111] Connection refused" in text
     assert describe_error(ValueError("bad")) == "ValueError: bad"
+
+
+# --------------------------------------------------------------------------- streams from other servers
+
+
+def _stream(fake_llm, response, on_token=None):
+    fake_llm.add(response)
+    stream = fake_llm.client().chat.completions.create(
+        model="m", messages=[{"role": "user", "content": "q"}], stream=True)
+    return collect_stream(stream, on_token)
+
+
+def test_collect_stream_when_every_piece_repeats_the_id(fake_llm):
+    # DeepSeek / DashScope: the full id in every delta of a call
+    deltas = [
+        {"tool_calls": [{"index": 0, "id": "call_0_ab12", "type": "function", "function": {"name": "get_product_info", "arguments": ""}}]},
+        {"tool_calls": [{"index": 0, "id": "call_0_ab12", "type": "function", "function": {"arguments": '{"product_name"'}}]},
+        {"tool_calls": [{"index": 0, "id": "call_0_ab12", "type": "function", "function": {"arguments": ': "瑜伽垫"}'}}]},
+    ]
+    reply = _stream(fake_llm, sse_response(deltas, "tool_calls"))
+    (call,) = reply.message["tool_calls"]
+    assert call["id"] == "call_0_ab12" and call["function"]["name"] == "get_product_info"
+    assert json.loads(call["function"]["arguments"]) == {"product_name": "瑜伽垫"}
+
+
+def test_collect_stream_when_every_piece_repeats_the_name(fake_llm):
+    deltas = [
+        {"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "get_weather", "arguments": '{"city"'}}]},
+        {"tool_calls": [{"index": 0, "function": {"name": "get_weather", "arguments": ': "北京"}'}}]},
+        {"tool_calls": [{"index": 1, "id": "c2", "function": {"name": "get_weather", "arguments": '{"city": '}}]},
+        {"tool_calls": [{"index": 1, "id": "c2", "function": {"name": "get_weather", "arguments": '"上海"}'}}]},
+    ]
+    reply = _stream(fake_llm, sse_response(deltas, "tool_calls"))
+    calls = reply.message["tool_calls"]
+    assert [(c["id"], c["function"]["name"]) for c in calls] == [("c1", "get_weather"), ("c2", "get_weather")]
+    assert [json.loads(c["function"]["arguments"]) for c in calls] == [{"city": "北京"}, {"city": "上海"}]
+
+
+def test_collect_stream_of_pieces_without_index(fake_llm):
+    # Gemini's OpenAI-compatible endpoint: no index (or "index": null)
+    deltas = [
+        {"tool_calls": [{"id": "g1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "北京"}'}}]},
+        {"tool_calls": [{"index": None, "id": "g2", "type": "function", "function": {"name": "get_weather", "arguments": '{"city"'}}]},
+        {"tool_calls": [{"index": None, "function": {"arguments": ': "上海"}'}}]},
+    ]
+    reply = _stream(fake_llm, sse_response(deltas, "tool_calls"))
+    calls = reply.message["tool_calls"]
+    assert [c["id"] for c in calls] == ["g1", "g2"]
+    assert [json.loads(c["function"]["arguments"]) for c in calls] == [{"city": "北京"}, {"city": "上海"}]
+
+
+def test_collect_stream_of_content_sent_as_a_list_of_parts(fake_llm):
+    deltas = [{"content": [{"type": "text", "text": "你好"}]}, {"content": [{"type": "text", "text": "！"}]}]
+    pieces: list[str] = []
+    reply = _stream(fake_llm, sse_response(deltas), pieces.append)
+    assert pieces == ["你好", "！"] and reply.text == "你好！"
+    assert reply.message == {"role": "assistant", "content": "你好！"}

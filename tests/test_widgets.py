@@ -14,7 +14,7 @@ import json
 import httpx
 import pytest
 
-from fakes import FakeLLM
+from fakes import FakeLLM, sse_response
 
 from course_lib.tools.products import PRODUCT_TOOL
 from course_lib.widgets import ChatBox, ChatSession, chat_box
@@ -28,8 +28,8 @@ class StreamingFakeLLM(FakeLLM):
     def __call__(self, request: httpx.Request) -> httpx.Response:
         response = super().__call__(request)
         body = self.requests[-1]
-        if not body.get("stream") or response.status_code != 200:
-            return response
+        if not body.get("stream") or response.status_code != 200 or "event-stream" in response.headers.get("content-type", ""):
+            return response  # not streamed, an error, or a stream written by hand (fakes.sse_response)
         completion = response.json()
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=self.sse(completion, body))
 
@@ -166,6 +166,30 @@ def test_streaming_collects_tool_call_pieces(fake):
     call = session.history[2]["tool_calls"][0]
     assert json.loads(call["function"]["arguments"]) == {"product_name": "瑜伽垫"}
     assert updates == [["user"], ["user", "assistant"], ["user", "assistant", "tool"], ["user", "assistant", "tool", "assistant"]]
+
+
+def test_streaming_sends_back_a_repeated_id_once(fake):
+    # DeepSeek / DashScope repeat the whole id in every delta of a call
+    deltas = [{"tool_calls": [{"index": 0, "id": "call_0_ab12", "type": "function",
+                               "function": {"name": "query_by_product_name", "arguments": a}}]}
+              for a in ('{"product_name"', ': "瑜伽垫"}')]
+    fake.add(sse_response(deltas, "tool_calls"), "有瑜伽垫。")
+    session = ChatSession(fake.client(), "fake-model", memory=True, tools=[PRODUCT_TOOL])
+    assert session.send("有瑜伽垫吗", on_token=lambda piece: None) == "有瑜伽垫。"
+    assistant, tool = fake.requests[1]["messages"][2:4]
+    (call,) = assistant["tool_calls"]
+    assert call["id"] == "call_0_ab12" and tool["tool_call_id"] == "call_0_ab12"
+    assert call["function"]["name"] == "query_by_product_name"
+    assert json.loads(call["function"]["arguments"]) == {"product_name": "瑜伽垫"}
+
+
+def test_chat_box_shows_streamed_content_sent_as_parts(fake):
+    fake.add(sse_response([{"content": [{"type": "text", "text": "你好"}]}, {"content": [{"type": "text", "text": "呀"}]}]))
+    box = chat_box(ChatSession(fake.client(), "fake-model", memory=True))
+    box.text.value = "在吗"
+    box.send_button.click()
+    assert "你好呀" in box.reply.value and "你好呀" in box.table.value
+    assert box.session.history[-1] == {"role": "assistant", "content": "你好呀"}
 
 
 # --------------------------------------------------------------------------- the view
