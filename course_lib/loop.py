@@ -270,6 +270,8 @@ class StepLoop:
         Raises:
             RuntimeError: ``start`` was not called, or the run is already done.
             openai.APIError and friends: the request failed (nothing is recorded; ``step()`` can be retried).
+            replies.ReplyError: the server answered without a reply (e.g. no choices); nothing is
+                recorded either, ``step()`` can be retried.
         """
         self._require_running()
         self._at_limit()

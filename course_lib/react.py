@@ -261,11 +261,12 @@ class ChatBot:
             ``choices[0].message.content`` ("" if the model sent nothing).
         Raises:
             openai.APIError and friends: the request failed (nothing is stored; call again).
+            replies.ReplyError: the response held no reply (nothing is stored; call again).
         """
         kwargs = self.request(message)
         self.last_response = self.client.chat.completions.create(**kwargs)
+        text = read_reply(self.last_response).text  # may raise ReplyError: nothing stored yet
         self.messages.append({"role": "user", "content": message})
-        text = read_reply(self.last_response).text
         if has_text(text):
             self.messages.append({"role": "assistant", "content": text})
         return text

@@ -25,6 +25,37 @@ from .messages import to_dict
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
+# What a student sees when a reply cannot be read (raised as ReplyError).
+NO_CHOICES = "服务器返回了 HTTP 200，但回复里没有任何 choices（没有模型的回答）"
+NO_CHOICES_WHY = "原因（服务器给出的信息）：{why}"
+NO_CHOICES_HINT = "对话没有被改动，可以重试这一步；如果一直这样，换个说法或换一个服务商。"
+# Fields that some servers put next to an empty ``choices`` to say why (Azure content filter, relays).
+NO_CHOICES_REASON_KEYS = ("prompt_filter_results", "error", "detail", "message", "msg")
+
+
+class ReplyError(RuntimeError):
+    """The server answered (HTTP 200) but there is no reply in it to read.
+
+    E.g. ``{"choices": [], "prompt_filter_results": [...]}`` from Azure's
+    content filter or a relay.  Raised by ``read_reply`` before any loop or
+    widget changes its state, so the step can simply be retried.  ``str()``
+    is a Chinese sentence for the student; ``body`` is the response as a dict.
+    """
+
+    def __init__(self, message: str, body: dict | None = None):
+        super().__init__(message)
+        self.body = body or {}
+
+
+def _no_choices(data: dict) -> ReplyError:
+    why = {key: data[key] for key in NO_CHOICES_REASON_KEYS if data.get(key)}
+    parts = [NO_CHOICES]
+    if why:
+        text = json.dumps(why, ensure_ascii=False, default=str)
+        parts.append(NO_CHOICES_WHY.format(why=text if len(text) <= 300 else text[:300] + "…"))
+    parts.append(NO_CHOICES_HINT)
+    return ReplyError("。".join(parts), data)
+
 
 def _int_or_none(value: Any) -> int | None:
     try:
@@ -165,10 +196,15 @@ def read_reply(response: Any) -> Reply:
         A ``Reply`` for ``choices[0]``.
     Raises:
         TypeError: ``response`` is neither a dict nor an SDK object.
-        IndexError: the response has no choices.
+        ReplyError: the response has no choices (``choices`` empty, null or
+            missing - e.g. a content filter); the message says why when the
+            body does.
     """
     data = to_dict(response)
-    choice = (data.get("choices") or [])[0]
+    choices = data.get("choices") or []
+    if not choices or not isinstance(choices[0], dict):
+        raise _no_choices(data)
+    choice = choices[0]
     message = dict(choice.get("message") or {})
     message.setdefault("role", "assistant")
     return Reply(message, _text(message), choice.get("finish_reason"), read_usage(data))

@@ -65,3 +65,12 @@ def sse_response(deltas: list[Any], finish_reason: str | None = "stop", usage: d
         chunks.append({**head, "choices": [], "usage": usage})
     body = "".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks) + "data: [DONE]\n\n"
     return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body.encode())
+
+
+FILTERED = [{"prompt_index": 0, "content_filter_results": {"violence": {"filtered": True, "severity": "medium"}}}]
+
+
+def no_choices(**extra: Any) -> httpx.Response:
+    """HTTP 200 with ``"choices": []`` (Azure's content filter, some relays); ``extra`` fields are added."""
+    body = {"id": "chatcmpl-empty", "object": "chat.completion", "created": 0, "model": "fake-model", "choices": []}
+    return httpx.Response(200, json={**body, **extra})

@@ -6,7 +6,7 @@ import httpx
 import openai
 import pytest
 
-from fakes import FakeLLM
+from fakes import FILTERED, FakeLLM, no_choices
 
 from course_lib.agent import (
     DEFAULT_SYSTEM,
@@ -16,6 +16,7 @@ from course_lib.agent import (
 )
 from course_lib.loop import RunResult, Step, ToolCallRecord
 from course_lib.messages import validate
+from course_lib.replies import ReplyError
 from course_lib.tables import agent_steps_frame
 from course_lib.tools import CALCULATOR_TOOL, PRODUCT_TOOL, WEATHER_TOOL, calculate, get_weather
 from course_lib.tools.registry import Tool, ToolRegistry
@@ -355,3 +356,17 @@ def test_run_agent_shortcut():
     fake = FakeLLM([calls(("calculate", {"expression": "20 * 15"})), "300"])
     result = run_agent(fake.client(), "fake-model", "20 * 15?", trace=None, max_steps=2)
     assert result.answer == "300" and result.steps[0].tool_calls[0].observation == "300"
+
+
+def test_a_reply_without_choices_is_a_clear_error_and_the_step_can_be_retried():
+    fake, a = agent(calls(weather("北京")), no_choices(prompt_filter_results=FILTERED), "北京晴。")
+    a.start("北京天气怎么样？")
+    a.step()
+    before = ([dict(m) for m in a.messages], list(a.steps))
+    with pytest.raises(ReplyError) as caught:
+        a.step()
+    assert "choices" in str(caught.value) and "prompt_filter_results" in str(caught.value)
+    assert ([dict(m) for m in a.messages], list(a.steps)) == before and not a.done
+    a.step()  # the retry goes on where the run was
+    assert a.answer == "北京晴。" and a.stopped_reason == "answer" and len(a.steps) == 2
+    assert fake.requests[2]["messages"] == fake.requests[1]["messages"]

@@ -6,10 +6,11 @@ import httpx
 import openai
 import pytest
 
-from fakes import FakeLLM
+from fakes import FakeLLM, no_choices
 
 from course_lib.loop import RunResult, Step
 from course_lib.messages import validate
+from course_lib.replies import ReplyError
 from course_lib.react import (
     JSON_STOP,
     LINE_STOP,
@@ -354,3 +355,27 @@ def test_max_steps_must_be_positive():
         LineReAct(FakeLLM().client(), "m", max_steps=0)
     with pytest.raises(ValueError):
         JsonReAct(FakeLLM().client(), "m").start("  ")
+
+
+@pytest.mark.parametrize("loop_type, action, answer", [(LineReAct, A_ACTION, A_ANSWER), (JsonReAct, b_action(), B_ANSWER)])
+def test_a_reply_without_choices_leaves_the_react_run_as_it_was(loop_type, action, answer):
+    fake = FakeLLM([action, no_choices(), answer])
+    loop = loop_type(fake.client(), "fake-model", trace=None)
+    loop.start("20 乘以 15 是多少？")
+    loop.step()
+    before = (loop.messages, list(loop.steps))
+    with pytest.raises(ReplyError):
+        loop.step()
+    assert (loop.messages, list(loop.steps)) == before and not loop.done
+    loop.step()
+    assert loop.stopped_reason == "answer" and "300" in loop.answer
+    assert fake.requests[2]["messages"] == fake.requests[1]["messages"]
+
+
+def test_chatbot_stores_nothing_when_the_reply_has_no_choices():
+    fake = FakeLLM([no_choices(), "你好"])
+    bot = ChatBot(fake.client(), "fake-model", system="sys")
+    with pytest.raises(ReplyError):
+        bot("在吗")
+    assert bot.messages == [{"role": "system", "content": "sys"}]
+    assert bot("在吗") == "你好" and len(bot.messages) == 3

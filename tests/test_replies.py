@@ -9,8 +9,8 @@ import httpx
 import openai
 import pytest
 
-from course_lib.replies import Reply, collect_stream, describe_error, read_reply, read_usage
-from fakes import raw_completion, sse_response
+from course_lib.replies import NO_CHOICES, Reply, ReplyError, collect_stream, describe_error, read_reply, read_usage
+from fakes import FILTERED, no_choices, raw_completion, sse_response
 
 
 def _sdk_response(fake_llm, reply):
@@ -41,8 +41,23 @@ def test_read_reply_of_a_dict_and_of_a_response_without_usage():
 
 
 def test_read_reply_without_choices_raises():
-    with pytest.raises(IndexError):
+    with pytest.raises(ReplyError):
         read_reply({"choices": []})
+
+
+def test_read_reply_without_choices_says_why(fake_llm):
+    with pytest.raises(ReplyError) as caught:
+        read_reply(_sdk_response(fake_llm, no_choices(prompt_filter_results=FILTERED)))
+    text = str(caught.value)
+    assert text.startswith(NO_CHOICES) and "prompt_filter_results" in text and "violence" in text
+    assert caught.value.body["prompt_filter_results"] == FILTERED
+
+
+def test_read_reply_with_choices_null_or_missing():
+    for body in ({"choices": None}, {}, {"choices": [None]}):
+        with pytest.raises(ReplyError) as caught:
+            read_reply(body)
+        assert str(caught.value).startswith(NO_CHOICES) and "原因" not in str(caught.value)
 
 
 def test_read_usage_of_every_shape(fake_llm):

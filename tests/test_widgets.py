@@ -14,7 +14,7 @@ import json
 import httpx
 import pytest
 
-from fakes import FakeLLM, sse_response
+from fakes import FILTERED, FakeLLM, no_choices, sse_response
 
 from course_lib.tools.products import PRODUCT_TOOL
 from course_lib.widgets import ChatBox, ChatSession, chat_box
@@ -297,3 +297,15 @@ def test_an_empty_reply_is_not_kept(fake):
 def test_max_steps_must_be_positive(fake):
     with pytest.raises(ValueError, match="max_steps"):
         ChatSession(fake.client(), "fake-model", max_steps=0)
+
+
+def test_chat_box_shows_a_reply_without_choices_in_its_status_line(fake):
+    fake.add("你好！", no_choices(prompt_filter_results=FILTERED))
+    box = ChatBox(ChatSession(fake.client(), "fake-model", memory=True), stream=False)
+    box.text.value = "你好"
+    box.send_button.click()
+    history = list(box.session.history)
+    box.text.value = "再说一次"
+    box.send_button.click()
+    assert box.session.history == history and len(history) == 3
+    assert "ReplyError" in box.status.value and "choices" in box.status.value and "prompt_filter_results" in box.status.value
