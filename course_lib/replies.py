@@ -97,10 +97,14 @@ class Reply:
         message: ``choices[0].message`` as a plain dict (``{"role": "assistant",
             "content": str | None, "tool_calls": [...]?, ...}``); provider
             extras are kept.
-        text: the reply text: ``content`` when it is a string, else ``""``.
+        text: the reply text: ``content`` when it is a string, the text parts
+            joined when it is a list of parts, else ``""``.
         finish_reason: ``"stop"``, ``"tool_calls"``, ``"length"`` ... or None.
         usage: see ``read_usage`` (None if the server sent none).
         chunks: for a streamed reply, how many chunks arrived; 0 otherwise.
+        reasoning: the model's thinking, kept apart from ``text`` (e.g. the
+            ``thinking`` parts of a list ``content``); ``""`` if none.  It is
+            not in ``message["content"]``.
     """
 
     message: dict
@@ -108,6 +112,7 @@ class Reply:
     finish_reason: str | None
     usage: dict | None
     chunks: int = 0
+    reasoning: str = ""
 
     @property
     def prompt_tokens(self) -> int | None:
@@ -123,6 +128,16 @@ class Reply:
 def _text(message: dict) -> str:
     content = message.get("content")
     return content if isinstance(content, str) else ""
+
+
+def _flatten_content(message: dict) -> str:
+    """Turn a list ``content`` into its text (None when it has none); return the thinking parts."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return ""
+    text = content_text(content)
+    message["content"] = text if text else None
+    return thinking_text(content)
 
 
 def content_text(content: Any) -> str:
@@ -144,6 +159,22 @@ def content_text(content: Any) -> str:
             if isinstance(part, dict) and part.get("type", "text") == "text" and isinstance(part.get("text"), str)
         )
     return ""
+
+
+def thinking_text(content: Any) -> str:
+    """The thinking parts of a list ``content`` (Mistral reasoning models), joined; ``""`` otherwise.
+
+    A part is ``{"type": "thinking", "thinking": str | [{"type": "text", "text": str}, ...]}``
+    (a ``"text"`` field is read too).
+    """
+    if not isinstance(content, list):
+        return ""
+    out = []
+    for part in content:
+        if isinstance(part, dict) and part.get("type") in ("thinking", "reasoning"):
+            inner = part.get("thinking", part.get("text"))
+            out.append(inner if isinstance(inner, str) else content_text(inner))
+    return "".join(out)
 
 
 def _new_call() -> dict:
@@ -193,7 +224,9 @@ def read_reply(response: Any) -> Reply:
         response: the ``ChatCompletion`` returned by ``client.chat.completions.create``
             (or the equivalent dict).
     Returns:
-        A ``Reply`` for ``choices[0]``.
+        A ``Reply`` for ``choices[0]``.  A ``content`` sent as a list of parts
+        becomes its text in ``message["content"]`` and ``text`` (None / ``""``
+        when it has none); its thinking parts go to ``reasoning``.
     Raises:
         TypeError: ``response`` is neither a dict nor an SDK object.
         ReplyError: the response has no choices (``choices`` empty, null or
@@ -207,7 +240,8 @@ def read_reply(response: Any) -> Reply:
     choice = choices[0]
     message = dict(choice.get("message") or {})
     message.setdefault("role", "assistant")
-    return Reply(message, _text(message), choice.get("finish_reason"), read_usage(data))
+    reasoning = _flatten_content(message)
+    return Reply(message, _text(message), choice.get("finish_reason"), read_usage(data), reasoning=reasoning)
 
 
 def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None) -> Reply:
@@ -232,6 +266,7 @@ def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None) ->
         Whatever the SDK raises while reading (``openai.APIError`` ...).
     """
     pieces: list[str] = []
+    thinking: list[str] = []
     calls: list[dict] = []
     by_index: dict[int, dict] = {}
     finish_reason = None
@@ -247,6 +282,7 @@ def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None) ->
                 continue
             delta = choice.get("delta") or {}
             piece = content_text(delta.get("content"))
+            thinking.append(thinking_text(delta.get("content")))
             if piece:
                 pieces.append(piece)
                 if on_token is not None:
@@ -258,7 +294,7 @@ def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None) ->
     message: dict[str, Any] = {"role": "assistant", "content": "".join(pieces) if pieces else None}
     if calls:
         message["tool_calls"] = calls
-    return Reply(message, _text(message), finish_reason, usage, chunks)
+    return Reply(message, _text(message), finish_reason, usage, chunks, reasoning="".join(thinking))
 
 
 def describe_error(exc: BaseException) -> str:

@@ -6,7 +6,7 @@ import httpx
 import openai
 import pytest
 
-from fakes import FILTERED, FakeLLM, no_choices
+from fakes import FILTERED, FakeLLM, no_choices, raw_completion
 
 from course_lib.agent import (
     DEFAULT_SYSTEM,
@@ -370,3 +370,11 @@ def test_a_reply_without_choices_is_a_clear_error_and_the_step_can_be_retried():
     a.step()  # the retry goes on where the run was
     assert a.answer == "北京晴。" and a.stopped_reason == "answer" and len(a.steps) == 2
     assert fake.requests[2]["messages"] == fake.requests[1]["messages"]
+
+
+def test_an_answer_sent_as_a_list_of_parts_is_its_text():
+    parts = [{"type": "thinking", "thinking": "也许该调用 get_weather"}, {"type": "text", "text": "你好！"}]
+    fake, a = agent(raw_completion({"role": "assistant", "content": parts}))
+    result = a.run("你好")
+    assert result.answer == "你好！" and result.stopped_reason == "answer"
+    assert result.messages[-1] == {"role": "assistant", "content": "你好！"}

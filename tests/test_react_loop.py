@@ -6,7 +6,7 @@ import httpx
 import openai
 import pytest
 
-from fakes import FakeLLM, no_choices
+from fakes import FakeLLM, no_choices, raw_completion
 
 from course_lib.loop import RunResult, Step
 from course_lib.messages import validate
@@ -379,3 +379,18 @@ def test_chatbot_stores_nothing_when_the_reply_has_no_choices():
         bot("在吗")
     assert bot.messages == [{"role": "system", "content": "sys"}]
     assert bot("在吗") == "你好" and len(bot.messages) == 3
+
+
+def _parts(text):
+    return raw_completion({"role": "assistant", "content": [{"type": "thinking", "thinking": "想一想 Action: x"},
+                                                            {"type": "text", "text": text}]})
+
+
+@pytest.mark.parametrize("loop_type, action, answer", [(LineReAct, A_ACTION, A_ANSWER), (JsonReAct, b_action(), B_ANSWER)])
+def test_react_reads_content_sent_as_a_list_of_parts(loop_type, action, answer):
+    fake = FakeLLM([_parts(action), _parts(answer)])
+    result = loop_type(fake.client(), "fake-model", trace=None).run("20 乘以 15 是多少？")
+    assert result.stopped_reason == "answer" and "300" in result.answer
+    assert [s.kind for s in result.steps] == ["action", "answer"]
+    assert result.steps[0].observation == "300"
+    assert all(isinstance(m["content"], str) and "想一想" not in m["content"] for m in result.messages)

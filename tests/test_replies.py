@@ -184,3 +184,29 @@ def test_collect_stream_of_content_sent_as_a_list_of_parts(fake_llm):
     reply = _stream(fake_llm, sse_response(deltas), pieces.append)
     assert pieces == ["你好", "！"] and reply.text == "你好！"
     assert reply.message == {"role": "assistant", "content": "你好！"}
+
+
+MISTRAL_PARTS = [
+    {"type": "thinking", "thinking": [{"type": "text", "text": "用户要找瑜伽垫，"}, {"type": "text", "text": "我直接回答。"}]},
+    {"type": "text", "text": "我们有"},
+    {"type": "text", "text": "两款瑜伽垫。"},
+]
+
+
+def test_read_reply_of_content_as_a_list_of_parts(fake_llm):
+    reply = read_reply(_sdk_response(fake_llm, raw_completion({"role": "assistant", "content": MISTRAL_PARTS})))
+    assert reply.text == "我们有两款瑜伽垫。"
+    assert reply.message == {"role": "assistant", "content": "我们有两款瑜伽垫。"}
+    assert reply.reasoning == "用户要找瑜伽垫，我直接回答。"
+
+
+def test_read_reply_of_parts_with_no_text_part_is_empty():
+    reply = read_reply({"choices": [{"message": {"content": [{"type": "thinking", "thinking": "嗯"}]}, "finish_reason": "stop"}]})
+    assert reply.text == "" and reply.message["content"] is None and reply.reasoning == "嗯"
+
+
+def test_collect_stream_keeps_thinking_parts_apart(fake_llm):
+    deltas = [{"content": [{"type": "thinking", "thinking": "想"}]}, {"content": [{"type": "thinking", "thinking": "好了"}, {"type": "text", "text": "答"}]}]
+    pieces: list[str] = []
+    reply = _stream(fake_llm, sse_response(deltas), pieces.append)
+    assert pieces == ["答"] and reply.text == "答" and reply.reasoning == "想好了"

@@ -14,7 +14,7 @@ import json
 import httpx
 import pytest
 
-from fakes import FILTERED, FakeLLM, no_choices, sse_response
+from fakes import FILTERED, FakeLLM, no_choices, raw_completion, sse_response
 
 from course_lib.tools.products import PRODUCT_TOOL
 from course_lib.widgets import ChatBox, ChatSession, chat_box
@@ -309,3 +309,13 @@ def test_chat_box_shows_a_reply_without_choices_in_its_status_line(fake):
     box.send_button.click()
     assert box.session.history == history and len(history) == 3
     assert "ReplyError" in box.status.value and "choices" in box.status.value and "prompt_filter_results" in box.status.value
+
+
+def test_chat_box_shows_a_reply_sent_as_a_list_of_parts(fake):
+    parts = [{"type": "thinking", "thinking": "先想想"}, {"type": "text", "text": "你好呀！"}]
+    fake.add(raw_completion({"role": "assistant", "content": parts}))
+    box = ChatBox(ChatSession(fake.client(), "fake-model", memory=True), stream=False)
+    box.text.value = "你好"
+    box.send_button.click()
+    assert "你好呀！" in box.reply.value and "⚠️" not in box.status.value
+    assert box.session.history[-1] == {"role": "assistant", "content": "你好呀！"}
