@@ -45,7 +45,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .loop import RunResult, Step, StepLoop, ToolCallRecord
+from .loop import RunResult, Step, StepLoop, ToolCallRecord, cut_note
 from .messages import has_text, request_kwargs, to_dict
 from .replies import Reply, read_reply
 from .tables import Table, agent_steps_frame, shorten
@@ -211,8 +211,7 @@ class Agent(StepLoop):
             self.messages.append({"role": "user", "content": record.observation})
         else:
             self.messages.append(turn.message)
-            record.answer = turn.text
-            self.answer, self.stopped_reason = turn.text, "answer"
+            self._answered(record, turn.text)
         return record
 
     def _run_calls(self, calls: list[ToolCall], step: int) -> list[ToolCallRecord]:
@@ -266,12 +265,12 @@ class Agent(StepLoop):
                 lines.append(f"{head} 调用工具 {c.name} 参数 {c.arguments_text} {tail}")
             return lines
         if s.kind == "answer":
-            return [f"{head} 回答：{shorten(s.answer or '', 200)}"]
+            return [f"{head} 回答：{shorten(s.answer or '', 200)}{cut_note(s)}"]
         if s.kind in ("invalid", "empty"):
             return [f"{head} 回复无法使用（{shorten(s.observation or '', 60)}）→ 发送纠正消息"]
         why = {"max_steps": f"达到 max_steps={self.max_steps}", "repeated_calls": "连续重复调用"}.get(
             self.stopped_reason or "", "")
-        return [f"[停止：{why}] 不带 tools 再请求一次 → 回答：{shorten(s.answer or '(没有回答)', 200)}"]
+        return [f"[停止：{why}] 不带 tools 再请求一次 → 回答：{shorten(s.answer or '(没有回答)', 200)}{cut_note(s)}"]
 
 
 def run_agent(client: Any, model: str, question: str | list[dict], registry: ToolRegistry | None = None,

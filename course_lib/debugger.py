@@ -258,8 +258,10 @@ class AgentDebugger:
         if not isinstance(step, Step):
             return self._message_details(messages, new)
         if getattr(self.loop, "protocol", None) == "native":
-            return self._native_details(step, messages, new)
-        return self._react_details(step)
+            rows = self._native_details(step, messages, new)
+        else:
+            rows = self._react_details(step)
+        return [*rows, ("⚠️ 截断", step.cut)] if step.cut else rows
 
     @staticmethod
     def _react_details(step: Step) -> list[tuple[str, str]]:

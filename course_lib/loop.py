@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
 from .messages import to_dict
+from .replies import CUT_REPLIES
 from .tables import Table, show_messages
 from .tools.registry import default_registry
 
@@ -52,13 +53,15 @@ STEP_KINDS: dict[str, str] = {
 }
 
 # Why a run ended (RunResult.stopped_reason; "running" while it has not).
-StopReason = Literal["answer", "max_steps", "repeated_calls"]
+StopReason = Literal["answer", "max_steps", "repeated_calls", "length", "content_filter"]
 RUNNING = "running"
 # The same, in words for the class (the debugger shows them).
 STOP_REASONS: dict[str, str] = {
     "answer": "模型给出了最终答案",
     "max_steps": "达到了步数上限 max_steps，最后一次请求要求模型直接回答（不再运行工具）",
     "repeated_calls": "模型反复发出相同的工具调用，已强制它给出答案",
+    "length": "模型的回答被截断了（达到 max_tokens，finish_reason=length）：answer 只是前半段，不算完整的最终答案",
+    "content_filter": "模型的回答被服务商的内容过滤截断了（finish_reason=content_filter）：answer 不完整，不算最终答案",
 }
 
 
@@ -115,7 +118,8 @@ class Step:
         answer: the answer text (kinds ``"answer"``/``"final"``), else None.
         error: what went wrong (kind ``"invalid"``; a ``"final"`` without an answer), else None.
         with_tools: whether the request offered ``tools`` (native loop only).
-        finish_reason: from the response.
+        finish_reason: from the response (``"length"`` / ``"content_filter"``:
+            the reply was cut, see ``cut``).
         prompt_tokens, completion_tokens: from ``response.usage`` (None if the server sent none).
         seconds: wall time of the request plus the tool runs.
     """
@@ -135,6 +139,16 @@ class Step:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     seconds: float = 0.0
+
+    @property
+    def cut(self) -> str | None:
+        """Why this step's reply is incomplete (``replies.CUT_REPLIES`` text), or None."""
+        return CUT_REPLIES.get(self.finish_reason or "")
+
+
+def cut_note(step: Step) -> str:
+    """``" ⚠️ <why>"`` for a trace line when the step's reply was cut, else ``""``."""
+    return f" ⚠️ {step.cut}" if step.cut else ""
 
 
 @dataclass
@@ -313,6 +327,14 @@ class StepLoop:
             completion_tokens=sum(s.completion_tokens or 0 for s in self.steps),
             seconds=self._seconds,
         )
+
+    def _answered(self, record: Step, text: str | None) -> None:
+        """End the run with ``text`` as the answer of ``record``: ``stopped_reason`` is ``"answer"``,
+        or the finish_reason (``"length"``/``"content_filter"``) when the reply was cut - a cut
+        reply is never silently a final answer."""
+        record.answer = text
+        self.answer = text
+        self.stopped_reason = record.finish_reason if record.cut else "answer"
 
     def _new_step(self, answered: Any, kind: StepKind, **fields: Any) -> Step:
         """A ``Step`` numbered after the last one, with the reply text, finish_reason and usage

@@ -61,7 +61,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .loop import RunResult, Step, StepLoop, question_text
+from .loop import RunResult, Step, StepLoop, cut_note, question_text
 from .messages import has_text, request_kwargs, to_dict
 from .react_parser import ParsedReply, corrective_observation, parse_json_protocol, parse_line_protocol
 from .replies import read_reply
@@ -303,8 +303,7 @@ class _ReActLoop(StepLoop):
             record.error = None if record.answer else "最后一次请求也没有给出答案"
             self.answer, self.stopped_reason = record.answer, "max_steps"
         elif parsed.kind == "answer":
-            record.answer = parsed.answer
-            self.answer, self.stopped_reason = parsed.answer, "answer"
+            self._answered(record, parsed.answer)
         elif parsed.kind == "action":
             record.action, record.action_input = parsed.action, parsed.action_input
             record.observation = run_tool(self.registry, parsed.action, parsed.action_input)
@@ -325,9 +324,9 @@ class _ReActLoop(StepLoop):
             observation = shorten((s.observation or "").replace("\n", " "), 120)
             return [f"{head} Action {s.action}: {shown} → Observation: {observation}"]
         if s.kind == "answer":
-            return [f"{head} Answer: {shorten(s.answer or '', 200)}"]
+            return [f"{head} Answer: {shorten(s.answer or '', 200)}{cut_note(s)}"]
         if s.kind == "final":
-            return [f"[达到 max_steps={self.max_steps}] 最后一次请求的回答: {shorten(s.answer or '(无)', 200)}"]
+            return [f"[达到 max_steps={self.max_steps}] 最后一次请求的回答: {shorten(s.answer or '(无)', 200)}{cut_note(s)}"]
         return [f"{head} 无法解析（{shorten(s.error or '', 80)}）→ 发回格式提醒"]
 
     # -- protocol-specific ---------------------------------------------------

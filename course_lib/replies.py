@@ -25,6 +25,14 @@ from .messages import to_dict
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
+# A reply the server cut off (finish_reason -> what the student is told).  Such a reply is
+# never taken silently as a final answer: the loops stop with this finish_reason as their
+# stopped_reason, the chat box shows the text as a notice.
+CUT_REPLIES: dict[str, str] = {
+    "length": "回复被截断了：达到了 max_tokens 上限，后面的内容没有生成出来（finish_reason=length）",
+    "content_filter": "回复被服务商的内容过滤拦下或截断了（finish_reason=content_filter）",
+}
+
 # What a student sees when a reply cannot be read (raised as ReplyError).
 NO_CHOICES = "服务器返回了 HTTP 200，但回复里没有任何 choices（没有模型的回答）"
 NO_CHOICES_WHY = "原因（服务器给出的信息）：{why}"
@@ -113,6 +121,11 @@ class Reply:
     usage: dict | None
     chunks: int = 0
     reasoning: str = ""
+
+    @property
+    def cut(self) -> str | None:
+        """Why the reply is incomplete (a ``CUT_REPLIES`` text, Chinese), or None if it ended normally."""
+        return CUT_REPLIES.get(self.finish_reason or "")
 
     @property
     def prompt_tokens(self) -> int | None:

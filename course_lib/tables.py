@@ -189,9 +189,9 @@ def show_response(response: Any, title: str = "") -> Table:
 # ---------------------------------------------------------------------------
 
 REACT_STEP_COLUMNS = ["step", "kind", "thought", "action", "action_input", "observation", "answer",
-                      "prompt_tokens", "completion_tokens"]
+                      "finish_reason", "prompt_tokens", "completion_tokens"]
 AGENT_STEP_COLUMNS = ["step", "kind", "tool", "arguments", "observation", "repeated", "answer",
-                      "prompt_tokens", "completion_tokens"]
+                      "finish_reason", "prompt_tokens", "completion_tokens"]
 
 
 def _cell(value: Any, max_chars: int | None) -> str:
@@ -232,11 +232,11 @@ def agent_steps_frame(steps: Iterable[Any], max_chars: int | None = 120) -> pd.D
     """
     rows = []
     for s in steps:
-        tokens = {"prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens}
+        tokens = {"finish_reason": s.finish_reason, "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens}
         for c in s.tool_calls:
             rows.append({"step": s.step, "kind": s.kind, "tool": c.name, "arguments": c.arguments_text,
                          "observation": _cell(c.observation, max_chars), "repeated": c.repeated, "answer": "", **tokens})
-            tokens = {"prompt_tokens": None, "completion_tokens": None}  # count each request once
+            tokens = {"finish_reason": s.finish_reason, "prompt_tokens": None, "completion_tokens": None}  # count each request once
         if not s.tool_calls:
             rows.append({"step": s.step, "kind": s.kind, "tool": "", "arguments": "",
                          "observation": _cell(s.observation, max_chars), "repeated": False,

@@ -87,7 +87,8 @@ class ChatSession:
         total_tokens: ``total_tokens`` summed over the whole session.
         error: the last error text, or None.
         notice: a remark about the last reply that is not an error (e.g. the
-            model wrote a tool call as text that could not be read), or None.
+            model wrote a tool call as text that could not be read, or the reply
+            was cut at max_tokens - ``replies.CUT_REPLIES``), or None.
     Raises:
         ValueError: ``tools`` names a tool that is not a course tool and no
             ``registry`` is given; ``max_steps`` below 1.
@@ -186,6 +187,7 @@ class ChatSession:
                     reply = answered.text
                     if has_text(reply):
                         self.turn.append(answered.message)
+                        self.notice = answered.cut  # a reply cut at max_tokens (or filtered) says so
                         updated()
                     else:
                         self.notice = EMPTY_REPLY
@@ -198,6 +200,7 @@ class ChatSession:
                 updated()
                 if not turn.calls:
                     reply = turn.text or ""
+                    self.notice = answered.cut
                     if turn.error:
                         self.notice = "模型把工具调用写进了回复正文，但读不出来：" + turn.error
                     break

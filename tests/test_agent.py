@@ -378,3 +378,22 @@ def test_an_answer_sent_as_a_list_of_parts_is_its_text():
     result = a.run("你好")
     assert result.answer == "你好！" and result.stopped_reason == "answer"
     assert result.messages[-1] == {"role": "assistant", "content": "你好！"}
+
+
+@pytest.mark.parametrize("finish_reason", ["length", "content_filter"])
+def test_a_cut_reply_is_not_silently_the_final_answer(finish_reason):
+    lines: list[str] = []
+    fake, a = agent({"content": "…店里有三种篮球：1. 斯伯丁 199 元；2. 李宁", "finish_reason": finish_reason}, trace=lines.append)
+    result = a.run("店里有哪些篮球？")
+    assert result.stopped_reason == finish_reason != "answer" and result.answer == "…店里有三种篮球：1. 斯伯丁 199 元；2. 李宁"
+    assert result.summary()["stopped_reason"] == finish_reason
+    assert result.steps[0].cut and "截断" in lines[-1] and finish_reason in lines[-1]
+    frame = agent_steps_frame(result.steps)
+    assert frame["finish_reason"].tolist() == [finish_reason]
+
+
+def test_a_normal_answer_still_stops_with_answer():
+    fake, a = agent("北京晴。")
+    result = a.run("北京天气？")
+    assert result.stopped_reason == "answer" and result.steps[0].cut is None
+    assert agent_steps_frame(result.steps)["finish_reason"].tolist() == ["stop"]

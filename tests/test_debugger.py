@@ -236,3 +236,17 @@ def test_view_on_the_native_loop():
     assert "get_weather" in view.chain.value and "[步骤 1/3] 调用工具 get_weather" in view.log.value
     view.next_button.click()
     assert "已结束" in view.status.value and "stopped_reason=&#x27;answer&#x27;" in view.status.value
+
+
+def test_the_debugger_shows_a_cut_answer():
+    fake, dbg = line_debugger({"content": "Answer: …店里有三种篮球：1. 斯伯丁 199 元；2. 李宁", "finish_reason": "length"})
+    info = dbg.step()
+    assert dbg.done and dbg.stopped_reason == "length" and "截断" in dbg.stop_text()
+    assert dict(info.details)["⚠️ 截断"].startswith("回复被截断了")
+
+
+def test_the_debugger_shows_a_cut_native_answer():
+    fake = FakeLLM([{"content": "…店里有三种篮球：1. 斯伯丁 199 元；2. 李宁", "finish_reason": "length"}])
+    dbg = AgentDebugger(Agent(fake.client(), "fake-model", trace=print), "店里有哪些篮球？")
+    info = dbg.step()
+    assert dbg.stopped_reason == "length" and "max_tokens" in dict(info.details)["⚠️ 截断"]

@@ -394,3 +394,14 @@ def test_react_reads_content_sent_as_a_list_of_parts(loop_type, action, answer):
     assert [s.kind for s in result.steps] == ["action", "answer"]
     assert result.steps[0].observation == "300"
     assert all(isinstance(m["content"], str) and "想一想" not in m["content"] for m in result.messages)
+
+
+@pytest.mark.parametrize("loop_type, answer", [(LineReAct, "Thought: 我知道了\nAnswer: …店里有三种篮球：1. 斯伯丁 199 元；2. 李宁"),
+                                               (JsonReAct, "Thought: 我知道了\nFinal Answer: …店里有三种篮球：1. 斯伯丁 199 元；2. 李宁")])
+def test_a_react_answer_cut_at_max_tokens_is_not_a_success(loop_type, answer):
+    lines: list[str] = []
+    fake = FakeLLM([{"content": answer, "finish_reason": "length"}])
+    result = loop_type(fake.client(), "fake-model", trace=lines.append).run("店里有哪些篮球？")
+    assert result.stopped_reason == "length" and result.answer == "…店里有三种篮球：1. 斯伯丁 199 元；2. 李宁"
+    assert "max_tokens" in lines[-1]
+    assert react_steps_frame(result.steps)["finish_reason"].tolist() == ["length"]

@@ -319,3 +319,15 @@ def test_chat_box_shows_a_reply_sent_as_a_list_of_parts(fake):
     box.send_button.click()
     assert "你好呀！" in box.reply.value and "⚠️" not in box.status.value
     assert box.session.history[-1] == {"role": "assistant", "content": "你好呀！"}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_chat_box_says_when_a_reply_was_cut(fake, stream):
+    fake.add({"content": "…店里有三种篮球：1. 斯伯丁 199 元；2. 李宁", "finish_reason": "length"}, "好的。")
+    box = ChatBox(ChatSession(fake.client(), "fake-model", memory=True), stream=stream)
+    box.text.value = "店里有哪些篮球？"
+    box.send_button.click()
+    assert "李宁" in box.reply.value and "截断" in box.status.value and "max_tokens" in box.status.value
+    box.text.value = "谢谢"
+    box.send_button.click()
+    assert "截断" not in box.status.value
