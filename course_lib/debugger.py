@@ -261,6 +261,8 @@ class AgentDebugger:
             rows = self._native_details(step, messages, new)
         else:
             rows = self._react_details(step)
+        if step.reasoning:  # the model's thinking: shown first, never parsed or sent back
+            rows = [("思考（reasoning）", step.reasoning), *rows]
         return [*rows, ("⚠️ 截断", step.cut)] if step.cut else rows
 
     @staticmethod

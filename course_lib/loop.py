@@ -106,7 +106,11 @@ class Step:
     Attributes:
         step: 1, 2, ... (the final request after a stop gets the next number).
         kind: see ``STEP_KINDS``.
-        reply: the model's reply text (``message.content``; ``""`` if none).
+        reply: the model's reply text (``message.content``; ``""`` if none),
+            without its thinking.
+        reasoning: the model's thinking (``replies.Reply.reasoning``: a leading
+            ``<think>...</think>``, ``reasoning_content``, thinking parts);
+            ``""`` if none.  Shown, never parsed, never sent back.
         thought: ReAct: the model's Thought, or None.
         action: ReAct: the tool name (kind ``"action"``), else None.
         action_input: ReAct: the tool input as the model wrote it (str or dict), else None.
@@ -127,6 +131,7 @@ class Step:
     step: int
     kind: StepKind
     reply: str = ""
+    reasoning: str = ""
     thought: str | None = None
     action: str | None = None
     action_input: Any = None
@@ -339,7 +344,8 @@ class StepLoop:
     def _new_step(self, answered: Any, kind: StepKind, **fields: Any) -> Step:
         """A ``Step`` numbered after the last one, with the reply text, finish_reason and usage
         of ``answered`` (a ``replies.Reply``); ``fields`` are further ``Step`` fields."""
-        return Step(step=len(self.steps) + 1, kind=kind, reply=answered.text, finish_reason=answered.finish_reason,
+        return Step(step=len(self.steps) + 1, kind=kind, reply=answered.text,
+                    reasoning=getattr(answered, "reasoning", "") or "", finish_reason=answered.finish_reason,
                     prompt_tokens=answered.prompt_tokens, completion_tokens=answered.completion_tokens, **fields)
 
     def _require_running(self, allow_done: bool = False) -> None:

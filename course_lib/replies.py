@@ -10,6 +10,9 @@ module, so a quirk of some server is handled once, here:
 * ``collect_stream(stream)`` the chunks of ``create(..., stream=True)`` -> the same ``Reply``;
 * ``read_usage(x)``          ``{"prompt_tokens", "completion_tokens", "total_tokens"}`` or None;
 * ``describe_error(exc)``    an exception as one line of text for a widget.
+* ``split_thinking(text)``   a leading ``<think>...</think>`` -> ``(thinking, visible)``;
+  every ``Reply`` keeps the thinking in ``reasoning``, never in ``message``.
+* ``ReplyError``             a 200 response with no reply in it (e.g. ``choices == []``).
 
 Users: ``agent.Agent``, ``react.ChatBot`` (and so both ReAct loops),
 ``widgets.ChatSession``, ``providers.ping``, ``plots.usage_of`` and the debugger.
@@ -103,16 +106,19 @@ class Reply:
 
     Attributes:
         message: ``choices[0].message`` as a plain dict (``{"role": "assistant",
-            "content": str | None, "tool_calls": [...]?, ...}``); provider
-            extras are kept.
+            "content": str | None, "tool_calls": [...]?, ...}``) - what the
+            history keeps and sends back: provider extras are kept, the
+            thinking is not (see ``reasoning``).
         text: the reply text: ``content`` when it is a string, the text parts
             joined when it is a list of parts, else ``""``.
         finish_reason: ``"stop"``, ``"tool_calls"``, ``"length"`` ... or None.
         usage: see ``read_usage`` (None if the server sent none).
         chunks: for a streamed reply, how many chunks arrived; 0 otherwise.
-        reasoning: the model's thinking, kept apart from ``text`` (e.g. the
-            ``thinking`` parts of a list ``content``); ``""`` if none.  It is
-            not in ``message["content"]``.
+        reasoning: the model's thinking, kept apart from ``text``: a leading
+            ``<think>...</think>`` of ``content``, the ``thinking`` parts of a
+            list ``content``, the ``reasoning_content``/``reasoning`` fields;
+            ``""`` if none.  It is not in ``message`` (never sent back), and
+            ``text`` (what the loops parse and act on) is the visible text only.
     """
 
     message: dict
@@ -143,14 +149,65 @@ def _text(message: dict) -> str:
     return content if isinstance(content, str) else ""
 
 
-def _flatten_content(message: dict) -> str:
-    """Turn a list ``content`` into its text (None when it has none); return the thinking parts."""
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+# Fields in which servers with a reasoning parser send the thinking (DeepSeek, vLLM, OpenRouter ...).
+REASONING_KEYS = ("reasoning_content", "reasoning")
+
+
+def split_thinking(text: str) -> tuple[str, str]:
+    """Split the thinking of a reasoning model off the start of ``text``.
+
+    Reasoning models served without a reasoning parser (Qwen3, DeepSeek-R1
+    distills on Ollama or llama-server) start ``content`` with
+    ``<think>...</think>``; some chat templates open the tag in the prompt, so
+    the reply starts with the thinking and only the ``</think>`` shows.
+
+    Args:
+        text: a reply text.
+    Returns:
+        ``(thinking, visible)``: the text inside the tags (stripped; ``""`` if
+        none) and what follows them (leading whitespace removed).  Text
+        without a leading ``<think>`` and without ``</think>`` is returned as
+        ``("", text)`` unchanged; an unclosed ``<think>`` (a reply cut while
+        thinking) is all thinking.
+    """
+    head = text.lstrip()
+    if head.startswith(THINK_OPEN):
+        inner = head[len(THINK_OPEN):]
+        thinking, closed, rest = inner.partition(THINK_CLOSE)
+        return thinking.strip(), rest.lstrip() if closed else ""
+    if THINK_CLOSE in text and THINK_OPEN not in text.split(THINK_CLOSE, 1)[0]:
+        thinking, _, rest = text.partition(THINK_CLOSE)
+        return thinking.strip(), rest.lstrip()
+    return "", text
+
+
+def _take_reasoning(message: dict) -> str:
+    """Make ``message["content"]`` the visible text only; return the thinking taken out of it.
+
+    The thinking comes from the thinking parts of a list ``content``, a
+    leading ``<think>...</think>``, and the ``reasoning_content`` /
+    ``reasoning`` fields (removed from the message).  It is never sent back:
+    the history keeps only the visible text (DeepSeek refuses a request that
+    sends ``reasoning_content`` back, and the thinking of one turn is not
+    meant for the next).
+    """
+    thoughts = []
+    for key in REASONING_KEYS:
+        value = message.pop(key, None)
+        if isinstance(value, str) and value.strip():
+            thoughts.append(value.strip())
     content = message.get("content")
-    if not isinstance(content, list):
-        return ""
-    text = content_text(content)
-    message["content"] = text if text else None
-    return thinking_text(content)
+    was_list = isinstance(content, list)
+    if was_list:
+        thoughts.append(thinking_text(content))
+        content = content_text(content)
+    if isinstance(content, str):
+        thinking, visible = split_thinking(content)
+        thoughts.append(thinking)
+        if thinking or was_list:
+            message["content"] = visible or None
+    return "\n".join(t for t in thoughts if t)
 
 
 def content_text(content: Any) -> str:
@@ -253,7 +310,7 @@ def read_reply(response: Any) -> Reply:
     choice = choices[0]
     message = dict(choice.get("message") or {})
     message.setdefault("role", "assistant")
-    reasoning = _flatten_content(message)
+    reasoning = _take_reasoning(message)
     return Reply(message, _text(message), choice.get("finish_reason"), read_usage(data), reasoning=reasoning)
 
 
@@ -294,6 +351,9 @@ def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None) ->
             if (choice.get("index") or 0) != 0:
                 continue
             delta = choice.get("delta") or {}
+            for key in REASONING_KEYS:
+                if isinstance(delta.get(key), str):
+                    thinking.append(delta[key])
             piece = content_text(delta.get("content"))
             thinking.append(thinking_text(delta.get("content")))
             if piece:
@@ -307,7 +367,10 @@ def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None) ->
     message: dict[str, Any] = {"role": "assistant", "content": "".join(pieces) if pieces else None}
     if calls:
         message["tool_calls"] = calls
-    return Reply(message, _text(message), finish_reason, usage, chunks, reasoning="".join(thinking))
+    streamed_thinking = "".join(thinking).strip()
+    reasoning = _take_reasoning(message)
+    reasoning = "\n".join(t for t in (streamed_thinking, reasoning) if t)
+    return Reply(message, _text(message), finish_reason, usage, chunks, reasoning=reasoning)
 
 
 def describe_error(exc: BaseException) -> str:

@@ -188,9 +188,9 @@ def show_response(response: Any, title: str = "") -> Table:
 # The steps of a loop run (loop.Step lists) as tables
 # ---------------------------------------------------------------------------
 
-REACT_STEP_COLUMNS = ["step", "kind", "thought", "action", "action_input", "observation", "answer",
+REACT_STEP_COLUMNS = ["step", "kind", "reasoning", "thought", "action", "action_input", "observation", "answer",
                       "finish_reason", "prompt_tokens", "completion_tokens"]
-AGENT_STEP_COLUMNS = ["step", "kind", "tool", "arguments", "observation", "repeated", "answer",
+AGENT_STEP_COLUMNS = ["step", "kind", "reasoning", "tool", "arguments", "observation", "repeated", "answer",
                       "finish_reason", "prompt_tokens", "completion_tokens"]
 
 
@@ -213,7 +213,7 @@ def react_steps_frame(steps: Iterable[Any], max_chars: int | None = 120) -> pd.D
     rows = []
     for s in steps:
         row = {col: getattr(s, col) for col in REACT_STEP_COLUMNS}
-        for key in ("thought", "action", "action_input", "observation", "answer"):
+        for key in ("reasoning", "thought", "action", "action_input", "observation", "answer"):
             row[key] = _cell(row[key], max_chars)
         rows.append(row)
     return pd.DataFrame(rows, columns=REACT_STEP_COLUMNS).set_index("step")
@@ -232,11 +232,13 @@ def agent_steps_frame(steps: Iterable[Any], max_chars: int | None = 120) -> pd.D
     """
     rows = []
     for s in steps:
-        tokens = {"finish_reason": s.finish_reason, "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens}
+        tokens = {"reasoning": _cell(s.reasoning, max_chars), "finish_reason": s.finish_reason,
+                  "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens}
         for c in s.tool_calls:
             rows.append({"step": s.step, "kind": s.kind, "tool": c.name, "arguments": c.arguments_text,
                          "observation": _cell(c.observation, max_chars), "repeated": c.repeated, "answer": "", **tokens})
-            tokens = {"finish_reason": s.finish_reason, "prompt_tokens": None, "completion_tokens": None}  # count each request once
+            tokens = {"reasoning": "", "finish_reason": s.finish_reason,
+                      "prompt_tokens": None, "completion_tokens": None}  # count each request once
         if not s.tool_calls:
             rows.append({"step": s.step, "kind": s.kind, "tool": "", "arguments": "",
                          "observation": _cell(s.observation, max_chars), "repeated": False,

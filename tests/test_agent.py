@@ -397,3 +397,26 @@ def test_a_normal_answer_still_stops_with_answer():
     result = a.run("北京天气？")
     assert result.stopped_reason == "answer" and result.steps[0].cut is None
     assert agent_steps_frame(result.steps)["finish_reason"].tolist() == ["stop"]
+
+
+THINKING_HELLO = "<think>我可以调用 {\"name\": \"get_weather\", \"arguments\": {\"city\": \"北京\"}}，但没有必要。</think>\n\n你好！有什么可以帮你的？"
+
+
+def test_a_tool_call_inside_the_thinking_is_not_run():
+    fake, a = agent(THINKING_HELLO)
+    result = a.run("你好")
+    assert result.answer == "你好！有什么可以帮你的？" and result.stopped_reason == "answer"
+    assert result.tool_calls == 0 and len(fake.requests) == 1
+    assert result.steps[0].reasoning.startswith("我可以调用") and "<think>" not in result.steps[0].reply
+    assert result.messages[-1] == {"role": "assistant", "content": "你好！有什么可以帮你的？"}
+    assert agent_steps_frame(result.steps)["reasoning"].iloc[0].startswith("我可以调用")
+
+
+def test_reasoning_content_is_shown_but_not_sent_back():
+    fake, a = agent(raw_completion({"role": "assistant", "content": None, "reasoning_content": "查一下天气",
+                                    "tool_calls": [{"id": "c1", "type": "function",
+                                                    "function": {"name": "get_weather", "arguments": '{"city": "北京"}'}}]},
+                                   finish_reason="tool_calls"), "北京晴。")
+    result = a.run("北京天气？")
+    assert result.steps[0].reasoning == "查一下天气" and result.answer == "北京晴。"
+    assert all("reasoning_content" not in m for m in fake.requests[1]["messages"])

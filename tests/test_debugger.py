@@ -250,3 +250,11 @@ def test_the_debugger_shows_a_cut_native_answer():
     dbg = AgentDebugger(Agent(fake.client(), "fake-model", trace=print), "店里有哪些篮球？")
     info = dbg.step()
     assert dbg.stopped_reason == "length" and "max_tokens" in dict(info.details)["⚠️ 截断"]
+
+
+def test_the_debugger_shows_the_thinking_apart():
+    fake, dbg = line_debugger("<think>Action: calculate: 1+1 不对</think>\n" + ACTION, ANSWER)
+    info = dbg.step()
+    details = dict(info.details)
+    assert details["思考（reasoning）"] == "Action: calculate: 1+1 不对" and details["Action Input"] == "20 * 15"
+    assert list(details)[0] == "思考（reasoning）"

@@ -405,3 +405,15 @@ def test_a_react_answer_cut_at_max_tokens_is_not_a_success(loop_type, answer):
     assert result.stopped_reason == "length" and result.answer == "…店里有三种篮球：1. 斯伯丁 199 元；2. 李宁"
     assert "max_tokens" in lines[-1]
     assert react_steps_frame(result.steps)["finish_reason"].tolist() == ["length"]
+
+
+@pytest.mark.parametrize("loop_type, answer", [(LineReAct, "Answer: 你好！有什么可以帮你的？"),
+                                               (JsonReAct, "Final Answer: 你好！有什么可以帮你的？")])
+def test_react_ignores_labels_inside_the_thinking(loop_type, answer):
+    thinking = "<think>Action: calculate: 1 + 1\nPAUSE 不用算。</think>\n\n"
+    fake = FakeLLM([thinking + answer])
+    result = loop_type(fake.client(), "fake-model", trace=None).run("你好")
+    assert result.stopped_reason == "answer" and result.answer == "你好！有什么可以帮你的？" and result.tool_calls == 0
+    assert result.steps[0].reasoning.startswith("Action: calculate")
+    assert all("<think>" not in (m["content"] or "") for m in result.messages)
+    assert "Action: calculate" in react_steps_frame(result.steps)["reasoning"].iloc[0]

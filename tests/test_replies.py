@@ -9,7 +9,16 @@ import httpx
 import openai
 import pytest
 
-from course_lib.replies import NO_CHOICES, Reply, ReplyError, collect_stream, describe_error, read_reply, read_usage
+from course_lib.replies import (
+    NO_CHOICES,
+    Reply,
+    ReplyError,
+    collect_stream,
+    describe_error,
+    read_reply,
+    read_usage,
+    split_thinking,
+)
 from fakes import FILTERED, no_choices, raw_completion, sse_response
 
 
@@ -210,3 +219,33 @@ def test_collect_stream_keeps_thinking_parts_apart(fake_llm):
     pieces: list[str] = []
     reply = _stream(fake_llm, sse_response(deltas), pieces.append)
     assert pieces == ["答"] and reply.text == "答" and reply.reasoning == "想好了"
+
+
+
+def test_split_thinking():
+    assert split_thinking("<think>想一想</think>\n\n你好") == ("想一想", "你好")
+    assert split_thinking("  <think>\n想\n</think>答") == ("想", "答")
+    assert split_thinking("想一想</think>\n你好") == ("想一想", "你好")  # the template opened the tag
+    assert split_thinking("<think>还没想完") == ("还没想完", "")           # cut while thinking
+    assert split_thinking("你好 <think>x</think>") == ("", "你好 <think>x</think>")  # not at the start
+    assert split_thinking("你好") == ("", "你好") and split_thinking("") == ("", "")
+
+
+def test_read_reply_splits_the_thinking_off(fake_llm):
+    reply = read_reply(_sdk_response(fake_llm, "<think>用户打招呼。</think>\n\n你好！"))
+    assert reply.text == "你好！" and reply.reasoning == "用户打招呼。"
+    assert reply.message == {"role": "assistant", "content": "你好！"}
+
+
+def test_read_reply_takes_reasoning_content_out_of_the_message(fake_llm):
+    message = {"role": "assistant", "content": "答案是 3。", "reasoning_content": "1+2=3", "x_vendor": 1}
+    reply = read_reply(_sdk_response(fake_llm, raw_completion(message)))
+    assert reply.reasoning == "1+2=3" and reply.text == "答案是 3。"
+    assert reply.message == {"role": "assistant", "content": "答案是 3。", "x_vendor": 1}
+
+
+def test_collect_stream_splits_the_thinking_and_reads_reasoning_content(fake_llm):
+    deltas = [{"reasoning_content": "先"}, {"reasoning_content": "想"}, {"content": "<think>再想"}, {"content": "</think>\n\n你"}, {"content": "好"}]
+    reply = _stream(fake_llm, sse_response(deltas))
+    assert reply.text == "你好" and reply.message == {"role": "assistant", "content": "你好"}
+    assert reply.reasoning == "先想\n再想"

@@ -331,3 +331,16 @@ def test_chat_box_says_when_a_reply_was_cut(fake, stream):
     box.text.value = "谢谢"
     box.send_button.click()
     assert "截断" not in box.status.value
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_chat_box_keeps_the_thinking_out_of_the_history(fake, stream):
+    fake.add("<think>用户打招呼，回个好。</think>\n\n你好呀！", "好的。")
+    box = ChatBox(ChatSession(fake.client(), "fake-model", memory=True), stream=stream)
+    box.text.value = "你好"
+    box.send_button.click()
+    assert box.session.history[-1] == {"role": "assistant", "content": "你好呀！"}
+    assert "你好呀！" in box.reply.value and "用户打招呼" not in box.reply.value
+    box.text.value = "再见"
+    box.send_button.click()
+    assert all("think" not in (m.get("content") or "") for m in fake.requests[1]["messages"])
