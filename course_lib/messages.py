@@ -46,8 +46,31 @@ def _dump(obj: Any) -> Any:
         return obj.model_dump(exclude_none=True)
 
 
+def sendable_text(text: str) -> str:
+    """``text`` with what cannot be encoded as UTF-8 repaired: U+FFFD for a lone surrogate.
+
+    A reply cut inside an emoji's UTF-16 pair (JSON ``"\\ud83d"``) gives a
+    lone surrogate; left in the history, every later request would fail
+    locally with ``UnicodeEncodeError ... surrogates not allowed``.  A pair
+    written as two escapes becomes its character.
+
+    Args:
+        text: any str.
+    Returns:
+        ``text`` itself when it encodes (the usual case), else the repaired copy.
+    """
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def _plain(value: Any) -> Any:
-    """Deep-copy ``value`` with every SDK object inside it turned into plain dicts/lists."""
+    """Deep-copy ``value`` with every SDK object inside it turned into plain dicts/lists,
+    and every string made sendable (``sendable_text``)."""
+    if isinstance(value, str):
+        return sendable_text(value)
     if isinstance(value, dict):
         return {key: _plain(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):

@@ -74,3 +74,10 @@ def no_choices(**extra: Any) -> httpx.Response:
     """HTTP 200 with ``"choices": []`` (Azure's content filter, some relays); ``extra`` fields are added."""
     body = {"id": "chatcmpl-empty", "object": "chat.completion", "created": 0, "model": "fake-model", "choices": []}
     return httpx.Response(200, json={**body, **extra})
+
+
+def lone_surrogate_completion(text: str = "好的\ud83d") -> httpx.Response:
+    """A reply whose JSON holds a lone UTF-16 surrogate escape (``"\\ud83d"``: half an emoji)."""
+    body = {"id": "chatcmpl-half", "object": "chat.completion", "created": 0, "model": "fake-model",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]}
+    return httpx.Response(200, headers={"content-type": "application/json"}, content=json.dumps(body).encode())

@@ -6,7 +6,7 @@ import httpx
 import openai
 import pytest
 
-from fakes import FILTERED, FakeLLM, no_choices, raw_completion
+from fakes import FILTERED, FakeLLM, lone_surrogate_completion, no_choices, raw_completion
 
 from course_lib.agent import (
     DEFAULT_SYSTEM,
@@ -420,3 +420,10 @@ def test_reasoning_content_is_shown_but_not_sent_back():
     result = a.run("北京天气？")
     assert result.steps[0].reasoning == "查一下天气" and result.answer == "北京晴。"
     assert all("reasoning_content" not in m for m in fake.requests[1]["messages"])
+
+
+def test_the_next_request_goes_out_after_half_an_emoji():
+    fake, a = agent(calls(weather("北京")), "北京晴。")
+    a.start([{"role": "user", "content": "北京天气\ud83d"}])
+    a.run()
+    assert a.answer == "北京晴。" and fake.requests[0]["messages"][-1]["content"] == "北京天气\ufffd"

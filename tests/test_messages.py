@@ -360,3 +360,12 @@ def test_chat_box_without_a_widget_front_end(monkeypatch, fake_llm):
     box = chat_box(session)
     text = str(box)
     assert "你好！" in text and "user" in text
+
+
+
+def test_to_wire_repairs_text_that_cannot_be_encoded():
+    from course_lib.messages import sendable_text
+    wire = to_wire([{"role": "user", "content": "你好\ud83d"}, {"role": "assistant", "content": "好\ud83d\ude00"}])
+    assert wire[0]["content"] == "你好\ufffd" and wire[1]["content"] == "好😀"
+    json.dumps(wire, ensure_ascii=False).encode("utf-8")  # sendable
+    assert sendable_text("普通文字") == "普通文字"

@@ -14,7 +14,7 @@ import json
 import httpx
 import pytest
 
-from fakes import FILTERED, FakeLLM, no_choices, raw_completion, sse_response
+from fakes import FILTERED, FakeLLM, lone_surrogate_completion, no_choices, raw_completion, sse_response
 
 from course_lib.tools.products import PRODUCT_TOOL
 from course_lib.widgets import ChatBox, ChatSession, chat_box
@@ -344,3 +344,11 @@ def test_chat_box_keeps_the_thinking_out_of_the_history(fake, stream):
     box.text.value = "再见"
     box.send_button.click()
     assert all("think" not in (m.get("content") or "") for m in fake.requests[1]["messages"])
+
+
+def test_half_an_emoji_does_not_poison_the_history(fake):
+    fake.add(lone_surrogate_completion("好的\ud83d"), "没问题。")
+    session = ChatSession(fake.client(), "fake-model", memory=True)
+    assert session.send("你好") == "好的\ufffd"
+    assert session.send("再说一句") == "没问题。" and session.error is None
+    assert fake.requests[1]["messages"][2]["content"] == "好的\ufffd"
