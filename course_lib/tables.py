@@ -30,6 +30,20 @@ ROLE_COLOURS = {
 HIGHLIGHT_COLOUR = "#fde68a"
 
 
+# Class that keeps MathJax (Jupyter's math typesetting) away from a table's cells.
+NO_MATH_CLASS = "tex2jax_ignore"
+
+
+def html_text(value: Any) -> str:
+    """``str(value)`` escaped for an HTML table cell, with ``$`` written as ``&#36;``.
+
+    Two ``$`` in a cell (``我有 $25 和 $30 两张券``) would otherwise be typeset
+    as math by JupyterLab's MathJax.  Only the HTML is changed; the plain
+    text (``str(table)``, the DataFrame) keeps the ``$``.
+    """
+    return html.escape(str(value)).replace("$", "&#36;")
+
+
 def shorten(text: str, max_chars: int | None) -> str:
     """Return ``text``, or its first ``max_chars`` characters plus ``…[+N chars]``.
 
@@ -129,12 +143,13 @@ class Table:
 
         styler = (
             self.frame.style.apply(colour, axis=1)
-            .format(lambda v: html.escape(str(v)))
+            .format(html_text)
             .set_properties(**{"white-space": "pre-wrap", "text-align": "left", "vertical-align": "top"})
             .set_table_styles([{"selector": "th", "props": "text-align: left;"}])
+            .set_table_attributes(f'class="{NO_MATH_CLASS}"')
         )
         if self.title:
-            styler = styler.set_caption(html.escape(self.title))
+            styler = styler.set_caption(html_text(self.title))
         return styler.to_html()
 
 

@@ -352,3 +352,12 @@ def test_half_an_emoji_does_not_poison_the_history(fake):
     assert session.send("你好") == "好的\ufffd"
     assert session.send("再说一句") == "没问题。" and session.error is None
     assert fake.requests[1]["messages"][2]["content"] == "好的\ufffd"
+
+
+def test_chat_box_table_keeps_dollar_signs_out_of_math(fake):
+    fake.add("两张券一共 $55。")
+    box = ChatBox(ChatSession(fake.client(), "fake-model", memory=True), stream=False)
+    box.text.value = "我有 $25 和 $30 两张券"
+    box.send_button.click()
+    assert "&#36;25 和 &#36;30" in box.table.value and "$25" not in box.table.value
+    assert box.session.history[1]["content"] == "我有 $25 和 $30 两张券"
