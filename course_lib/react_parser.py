@@ -44,6 +44,10 @@ Real models do not follow a format to the letter.  This parser copes with:
 * a model that writes its own ``Observation:`` - everything from there on is
   invented and dropped;
 * Action and Answer in one reply - the first one in the text decides.
+* LangChain's classic two-line form ``Action: tool`` + ``Action Input: text``
+  (both protocols; the input is the ``Action Input:`` text);
+* a decision line holding two labels (``Action: get_weather Final Answer:``)
+  is neither an action nor an answer: it is invalid (``TWO_LABELS``).
 
 Anything else gives a ``ParsedReply`` of kind ``"invalid"`` whose ``error`` says what was
 wrong; ``corrective_observation`` turns it into the next message for the model.
@@ -105,6 +109,7 @@ LABEL_RE = re.compile(
     (?P<label>
         final[ \t_]*answer       # "Final Answer" (try this before plain "answer")
       | thought
+      | action[ \t_]*input      # LangChain's classic "Action Input:" (before plain "action")
       | action
       | answer
     )
@@ -128,6 +133,9 @@ OBSERVATION_RE = re.compile(
     """,
     re.IGNORECASE | re.MULTILINE | re.VERBOSE,
 )
+
+# A second label inside a decision line: "Action: get_weather Final Answer:".
+INLINE_LABEL_RE = re.compile(r"(?:^|[\s*_`])(?:final[ \t_]*answer|answer|action|thought)[ \t]*[*_`]*[:：]", re.IGNORECASE)
 
 # A line that is only "PAUSE" (protocol A's end-of-action marker).
 PAUSE_LINE_RE = re.compile(r"^[ \t*_`]*PAUSE[ \t*_`.!。]*$", re.IGNORECASE | re.MULTILINE)
@@ -154,7 +162,7 @@ _FINAL_ANSWER_NAMES = {"final answer", "final_answer", "finalanswer", "final-ans
 class Label(NamedTuple):
     """A label found by ``find_labels``."""
 
-    kind: str  # "thought" | "action" | "answer"
+    kind: str  # "thought" | "action" | "input" (classic "Action Input:") | "answer"
     start: int  # where the label's line starts
     end: int  # where its content starts
 
@@ -164,7 +172,7 @@ def find_labels(text: str) -> list[Label]:
     labels = []
     for m in LABEL_RE.finditer(text):
         word = m.group("label").lower()
-        kind = "answer" if word.endswith("answer") else word
+        kind = "answer" if word.endswith("answer") else "input" if word.endswith("input") else word
         labels.append(Label(kind, m.start(), m.end()))
     return labels
 
@@ -280,6 +288,37 @@ def _answer(raw: str, labels: list[Label], label: Label, thought: str | None, wo
     return ParsedReply("answer", thought=thought, answer=text, raw=raw)
 
 
+TWO_LABELS = "一行里同时写了两个标签（{line}），既不算 Action 也不算答案：每次只能写一个 Action，或者一个最终答案。"
+
+
+def _two_labels(raw: str, label: Label) -> str | None:
+    """The error for a decision line that holds a second label (``Action: x Final Answer:``), or None."""
+    line_end = raw.find("\n", label.end)
+    line = raw[label.end : line_end if line_end != -1 else len(raw)].split("{", 1)[0]  # not inside a JSON blob
+    if INLINE_LABEL_RE.search(line):
+        return TWO_LABELS.format(line=raw[label.start : line_end if line_end != -1 else len(raw)].strip())
+    return None
+
+
+def _classic_input(raw: str, labels: list[Label], label: Label) -> str | None:
+    """LangChain's classic form ``Action: tool`` + ``Action Input: text``: the text, or None.
+
+    The ``Action Input:`` label must be the label right after the Action;
+    its text runs to the next label or the end (a trailing ``PAUSE`` and
+    quotes around the whole input removed; the stop-word fragment is already
+    gone).
+    """
+    following = [lab for lab in labels if lab.start > label.start]
+    if not following or following[0].kind != "input":
+        return None
+    end = following[1].start if len(following) > 1 else len(raw)
+    value = PAUSE_LINE_RE.sub("", raw[following[0].end : end]).strip()
+    value = TRAILING_PAUSE_RE.sub("", value).strip()
+    if len(value) > 1 and value[0] == value[-1] and value[0] in "\"`'":
+        value = value[1:-1].strip()
+    return value
+
+
 def _invalid(raw: str, error: str, invented: bool, thought: str | None = None) -> ParsedReply:
     if invented:
         error += " 不要自己编写 Observation：它由系统在执行工具之后提供。"
@@ -373,6 +412,9 @@ def parse_line_protocol(
     if decisive is None:
         return _invalid(raw, "没有找到 Action 行，也没有找到 Answer 行。", invented, _thought(raw, labels, len(raw)))
     thought = _thought(raw, labels, decisive.start)
+    two = _two_labels(raw, decisive)
+    if two:
+        return _invalid(raw, two, invented, thought)
     if decisive.kind == "answer":
         return _answer(raw, labels, decisive, thought, "Answer:")
 
@@ -387,7 +429,10 @@ def parse_line_protocol(
             continue
         rest = content[len(name) :].lstrip("*`")  # "`calculate`: 2+3"
         if rest[:1] in ("", " ", "\t", *_SEPARATORS, *_OPEN_PARENS):
-            return ParsedReply("action", thought=thought, action=name, action_input=_line_input(rest), raw=raw)
+            value = _line_input(rest)
+            if not value:  # the classic two-line form: "Action: tool" + "Action Input: text"
+                value = _classic_input(raw, labels, decisive) or ""
+            return ParsedReply("action", thought=thought, action=name, action_input=value, raw=raw)
     m = CANDIDATE_NAME_RE.match(content)
     unknown = m.group(0) if m else content
     return _invalid(raw, f"没有名为 '{unknown}' 的工具。可用的工具: {_available(registry)}。", invented, thought)
@@ -452,7 +497,14 @@ def parse_json_protocol(
     if action_label is not None and action_label.start < answer_at:
         # "Action:" comes first: the JSON must follow it.
         thought = _thought(raw, labels, action_label.start)
+        two = _two_labels(raw, action_label)
+        if two:
+            return _invalid(raw, two, invented, thought)
         obj, _, problem = find_json_object(raw, action_label.end)
+        classic = _classic_input(raw, labels, action_label) if obj is None else None
+        if classic is not None:  # the classic two-line form: "Action: tool" + "Action Input: text"
+            name = _unwrap(_action_content(raw, action_label)).strip("`*'\" ")
+            return _json_reply({"action": name, "action_input": classic}, registry, raw, thought, invented)
         if obj is None:
             example = '{"action": "工具名", "action_input": "输入"}'
             return _invalid(raw, problem or f"Action: 后面没有找到 JSON 对象 {example}。", invented, thought)

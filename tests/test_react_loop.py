@@ -417,3 +417,18 @@ def test_react_ignores_labels_inside_the_thinking(loop_type, answer):
     assert result.steps[0].reasoning.startswith("Action: calculate")
     assert all("<think>" not in (m["content"] or "") for m in result.messages)
     assert "Action: calculate" in react_steps_frame(result.steps)["reasoning"].iloc[0]
+
+
+@pytest.mark.parametrize("loop_type, answer", [(LineReAct, A_ANSWER), (JsonReAct, B_ANSWER)])
+def test_react_runs_the_classic_two_line_action_with_its_input(loop_type, answer):
+    fake = FakeLLM(["Thought: 我需要计算\nAction: calculate\nAction Input: 20 * 15\nObserv", answer])
+    result = loop_type(fake.client(), "fake-model", trace=None).run("20 乘以 15 是多少？")
+    assert result.steps[0].kind == "action" and result.steps[0].action_input == "20 * 15"
+    assert result.steps[0].observation == "300" and result.stopped_reason == "answer"
+
+
+def test_line_react_answers_two_labels_on_one_line_with_a_corrective_observation():
+    fake = FakeLLM(["Action: calculate Final Answer:", A_ANSWER])
+    result = LineReAct(fake.client(), "fake-model", trace=None).run("20 乘以 15 是多少？")
+    assert result.steps[0].kind == "invalid" and "两个标签" in result.steps[0].observation
+    assert "两个标签" in fake.requests[1]["messages"][-1]["content"] and result.stopped_reason == "answer"

@@ -399,3 +399,41 @@ def test_corrective_observation_without_error_and_bad_protocol():
         corrective_observation(ParsedReply("invalid"), "C", TOOLS)
     with pytest.raises(ValueError):
         format_reminder("json", TOOLS)
+
+
+# --------------------------------------------------------------------------- LangChain's classic two-line form
+
+
+@pytest.mark.parametrize("parse", [parse_line_protocol, parse_json_protocol])
+@pytest.mark.parametrize("reply, want", [
+    ("Action: get_weather\nAction Input: 北京", "北京"),
+    ("Thought: 查一下\nAction: get_weather\nAction Input: 北京\nObserv", "北京"),       # partial stop word
+    ('Action: `get_weather`\nAction Input: "北京"\nPAUSE', "北京"),
+    ("**Action:** get_weather\n**Action Input:** 上海 浦东", "上海 浦东"),
+])
+def test_the_classic_two_line_action_is_read(parse, reply, want):
+    parsed = parse(reply, TOOLS)
+    assert (parsed.kind, parsed.action, parsed.action_input) == ("action", "get_weather", want)
+
+
+def test_the_line_protocol_input_still_wins_over_a_classic_line():
+    parsed = parse_line_protocol("Action: calculate: 2+3\nAction Input: 9*9", TOOLS)
+    assert parsed.action_input == "2+3"
+
+
+def test_an_answer_after_the_classic_input_is_not_part_of_it():
+    parsed = parse_line_protocol("Action: get_weather\nAction Input: 北京\nThought: 然后回答", TOOLS)
+    assert parsed.action_input == "北京"
+
+
+@pytest.mark.parametrize("parse", [parse_line_protocol, parse_json_protocol])
+@pytest.mark.parametrize("reply", ["Action: get_weather Final Answer:", "Thought: x\nAction: get_weather Answer: 晴"])
+def test_a_decision_line_with_two_labels_is_neither_action_nor_answer(parse, reply):
+    parsed = parse(reply, TOOLS)
+    assert parsed.kind == "invalid" and "两个标签" in parsed.error
+    assert "两个标签" in corrective_observation(parsed, "A" if parse is parse_line_protocol else "B", TOOLS)
+
+
+def test_a_json_blob_on_the_action_line_is_not_two_labels():
+    parsed = parse_json_protocol('Action: {"action": "search", "action_input": "the Answer: 42"}', TOOLS)
+    assert (parsed.kind, parsed.action, parsed.action_input) == ("action", "search", "the Answer: 42")
