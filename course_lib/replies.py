@@ -182,6 +182,25 @@ def split_thinking(text: str) -> tuple[str, str]:
     return "", text
 
 
+def visible_so_far(text: str) -> str:
+    """The part of a reply being streamed that may be shown now (the thinking held back).
+
+    Args:
+        text: all the ``content`` streamed so far.
+    Returns:
+        ``""`` while ``text`` is (or may become) a leading ``<think>...``
+        that is not closed yet; the text after ``</think>`` once it is;
+        ``text`` itself otherwise.
+    """
+    head = text.lstrip()
+    if not head or THINK_OPEN.startswith(head):
+        return ""
+    if head.startswith(THINK_OPEN):
+        _, closed, rest = head.partition(THINK_CLOSE)
+        return rest.lstrip() if closed else ""
+    return text
+
+
 def _take_reasoning(message: dict) -> str:
     """Make ``message["content"]`` the visible text only; return the thinking taken out of it.
 
@@ -327,7 +346,9 @@ def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None) ->
     Args:
         stream: the iterator returned by ``client.chat.completions.create(stream=True)``
             (SDK chunk objects or equivalent dicts).
-        on_token: called with each non-empty text piece of ``content``, as it arrives.
+        on_token: called with each non-empty text piece of ``content``, as it
+            arrives; a leading ``<think>...</think>`` is held back (never
+            passed), see ``visible_so_far``.
     Returns:
         A ``Reply``: ``message`` is ``{"role": "assistant", "content": str | None,
         "tool_calls": [...]?}`` (``tool_calls`` only when the model called a tool;
@@ -336,6 +357,7 @@ def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None) ->
         Whatever the SDK raises while reading (``openai.APIError`` ...).
     """
     pieces: list[str] = []
+    shown = 0  # characters of visible_so_far already passed to on_token
     thinking: list[str] = []
     calls: list[dict] = []
     by_index: dict[int, dict] = {}
@@ -359,7 +381,10 @@ def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None) ->
             if piece:
                 pieces.append(piece)
                 if on_token is not None:
-                    on_token(piece)
+                    visible = visible_so_far("".join(pieces))
+                    if len(visible) > shown:
+                        on_token(visible[shown:])
+                        shown = len(visible)
             for part in delta.get("tool_calls") or []:
                 _add_call_piece(part, calls, by_index)
             if choice.get("finish_reason"):

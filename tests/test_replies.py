@@ -249,3 +249,16 @@ def test_collect_stream_splits_the_thinking_and_reads_reasoning_content(fake_llm
     reply = _stream(fake_llm, sse_response(deltas))
     assert reply.text == "你好" and reply.message == {"role": "assistant", "content": "你好"}
     assert reply.reasoning == "先想\n再想"
+
+
+def test_collect_stream_holds_the_thinking_back_from_on_token(fake_llm):
+    deltas = [{"content": "<thi"}, {"content": "nk>我可以调用"}, {"content": " get_weather</th"}, {"content": "ink>\n\n你"}, {"content": "好"}]
+    pieces: list[str] = []
+    reply = _stream(fake_llm, sse_response(deltas), pieces.append)
+    assert pieces == ["你", "好"] and reply.text == "你好" and reply.reasoning == "我可以调用 get_weather"
+
+
+def test_collect_stream_passes_a_reply_that_only_starts_like_a_tag(fake_llm):
+    pieces: list[str] = []
+    reply = _stream(fake_llm, sse_response([{"content": "<"}, {"content": "b>粗体</b>"}]), pieces.append)
+    assert "".join(pieces) == "<b>粗体</b>" == reply.text and pieces == ["<b>粗体</b>"]

@@ -361,3 +361,14 @@ def test_chat_box_table_keeps_dollar_signs_out_of_math(fake):
     box.send_button.click()
     assert "&#36;25 和 &#36;30" in box.table.value and "$25" not in box.table.value
     assert box.session.history[1]["content"] == "我有 $25 和 $30 两张券"
+
+
+def test_chat_box_never_streams_the_thinking(fake):
+    fake.add("<think>用户打招呼，回个好。</think>\n\n你好呀，很高兴认识你！")
+    box = chat_box(ChatSession(fake.client(), "fake-model", memory=True))
+    seen: list[str] = []
+    box.reply.observe(lambda change: seen.append(change["new"]), names="value")
+    box.text.value = "你好"
+    box.send_button.click()
+    assert seen and not any("用户打招呼" in v or "think" in v for v in seen)
+    assert "你好呀，很高兴认识你！" in box.reply.value
