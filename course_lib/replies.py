@@ -391,6 +391,8 @@ def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None) ->
                 finish_reason = choice["finish_reason"]
     message: dict[str, Any] = {"role": "assistant", "content": "".join(pieces) if pieces else None}
     if calls:
+        if len(by_index) == len(calls):  # every call had an index: in index order, as OpenAI numbers them
+            calls = [by_index[i] for i in sorted(by_index)]
         message["tool_calls"] = calls
     streamed_thinking = "".join(thinking).strip()
     reasoning = _take_reasoning(message)

@@ -262,3 +262,11 @@ def test_collect_stream_passes_a_reply_that_only_starts_like_a_tag(fake_llm):
     pieces: list[str] = []
     reply = _stream(fake_llm, sse_response([{"content": "<"}, {"content": "b>粗体</b>"}]), pieces.append)
     assert "".join(pieces) == "<b>粗体</b>" == reply.text and pieces == ["<b>粗体</b>"]
+
+
+def test_collect_stream_orders_indexed_calls_by_index():
+    chunks = [
+        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 1, "id": "b", "function": {"name": "get_weather", "arguments": "{}"}}]}}]},
+        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "a", "function": {"name": "get_weather", "arguments": "{}"}}]}}]},
+    ]
+    assert [c["id"] for c in collect_stream(chunks).message["tool_calls"]] == ["a", "b"]
