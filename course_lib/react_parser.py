@@ -500,11 +500,16 @@ def parse_json_protocol(
         two = _two_labels(raw, action_label)
         if two:
             return _invalid(raw, two, invented, thought)
-        obj, _, problem = find_json_object(raw, action_label.end)
-        classic = _classic_input(raw, labels, action_label) if obj is None else None
-        if classic is not None:  # the classic two-line form: "Action: tool" + "Action Input: text"
-            name = _unwrap(_action_content(raw, action_label)).strip("`*'\" ")
+        name = _unwrap(_action_content(raw, action_label)).strip("`*'\" ")
+        classic = None if name.startswith(("{", "```", "~~~")) else _classic_input(raw, labels, action_label)
+        if name and classic is not None:  # the classic two-line form: "Action: tool" + "Action Input: text"
+            try:  # "Action Input: {"city": "北京"}" - an object stays an object
+                loaded = json.loads(classic)
+                classic = loaded if isinstance(loaded, dict) else classic
+            except ValueError:
+                pass
             return _json_reply({"action": name, "action_input": classic}, registry, raw, thought, invented)
+        obj, _, problem = find_json_object(raw, action_label.end)
         if obj is None:
             example = '{"action": "工具名", "action_input": "输入"}'
             return _invalid(raw, problem or f"Action: 后面没有找到 JSON 对象 {example}。", invented, thought)

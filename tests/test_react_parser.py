@@ -437,3 +437,8 @@ def test_a_decision_line_with_two_labels_is_neither_action_nor_answer(parse, rep
 def test_a_json_blob_on_the_action_line_is_not_two_labels():
     parsed = parse_json_protocol('Action: {"action": "search", "action_input": "the Answer: 42"}', TOOLS)
     assert (parsed.kind, parsed.action, parsed.action_input) == ("action", "search", "the Answer: 42")
+
+
+def test_the_classic_form_with_a_json_input_in_the_json_protocol():
+    parsed = parse_json_protocol('Thought: 查天气\nAction: get_weather\nAction Input: {"city": "北京"}', TOOLS)
+    assert (parsed.kind, parsed.action, parsed.action_input) == ("action", "get_weather", {"city": "北京"})
