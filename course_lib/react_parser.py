@@ -135,7 +135,7 @@ OBSERVATION_RE = re.compile(
 )
 
 # A second label inside a decision line: "Action: get_weather Final Answer:".
-INLINE_LABEL_RE = re.compile(r"(?:^|[\s*_`])(?:final[ \t_]*answer|answer|action|thought)[ \t]*[*_`]*[:：]", re.IGNORECASE)
+INLINE_LABEL_RE = re.compile(r"(?<!\w)(?:final[ \t_]*answer|answer|action|thought)[ \t]*[*_`]*[:：]", re.IGNORECASE)
 
 # A line that is only "PAUSE" (protocol A's end-of-action marker).
 PAUSE_LINE_RE = re.compile(r"^[ \t*_`]*PAUSE[ \t*_`.!。]*$", re.IGNORECASE | re.MULTILINE)

@@ -442,3 +442,10 @@ def test_a_json_blob_on_the_action_line_is_not_two_labels():
 def test_the_classic_form_with_a_json_input_in_the_json_protocol():
     parsed = parse_json_protocol('Thought: 查天气\nAction: get_weather\nAction Input: {"city": "北京"}', TOOLS)
     assert (parsed.kind, parsed.action, parsed.action_input) == ("action", "get_weather", {"city": "北京"})
+
+
+def test_a_tool_name_ending_in_a_label_word_is_not_two_labels():
+    names = ["search_answer", "get_weather"]
+    parsed = parse_line_protocol("Action: search_answer: 篮球", names)
+    assert (parsed.kind, parsed.action, parsed.action_input) == ("action", "search_answer", "篮球")
+    assert parse_line_protocol("Action: get_weather **Final Answer:** 晴", names).kind == "invalid"
