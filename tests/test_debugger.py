@@ -9,7 +9,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from fakes import FakeLLM
+from fakes import FILTERED, FakeLLM, no_choices
 
 from course_lib.agent import Agent
 from course_lib.debugger import AgentDebugger, DebuggerView, debug_agent, debugger_view
@@ -258,3 +258,12 @@ def test_the_debugger_shows_the_thinking_apart():
     details = dict(info.details)
     assert details["思考（reasoning）"] == "Action: calculate: 1+1 不对" and details["Action Input"] == "20 * 15"
     assert list(details)[0] == "思考（reasoning）"
+
+
+def test_a_reply_without_choices_is_shown_and_the_step_can_be_retried():
+    fake, dbg = line_debugger(ACTION, no_choices(prompt_filter_results=FILTERED), ANSWER)
+    dbg.step()
+    messages = [dict(m) for m in dbg.messages]
+    assert dbg.step() is None and dbg.error.startswith("ReplyError: 服务器返回了") and "prompt_filter_results" in dbg.error
+    assert [dict(m) for m in dbg.messages] == messages and len(dbg.steps) == 1
+    assert dbg.step() is not None and dbg.done and dbg.answer == "300"
