@@ -117,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-steps", type=int, default=4)
     parser.add_argument("--max-tokens", type=int, default=300)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the parts of an earlier results.json in --out that this run does not redo")
     opts = parser.parse_args(argv)
 
     parts = {p.strip() for p in opts.parts.split(",") if p.strip()}
@@ -127,7 +129,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown part(s) {sorted(unknown_parts)} / loop(s) {unknown_loops}")
     provider = get_provider("local")
     base_url = local_server.ensure_server()
-    results: dict = {"meta": meta(" ".join(["python -m bench", *(argv if argv is not None else sys.argv[1:])]))}
+    results: dict = {}
+    earlier = opts.out / "results.json"
+    if opts.keep and earlier.exists():
+        results = {k: v for k, v in json.loads(earlier.read_text(encoding="utf-8")).items() if k not in parts}
+    results["meta"] = meta(" ".join(["python -m bench", *(argv if argv is not None else sys.argv[1:])]))
     print(f"bench: {results['meta']['machine']}; load {results['meta']['load_before']}")
 
     if "series" in parts:
@@ -141,13 +147,13 @@ def main(argv: list[str] | None = None) -> int:
             log.unlink(missing_ok=True)
             print(f"== series, run {k + 1} of {opts.series_runs}")
             runs.append(series.run_series(log, notebooks, executed_dir=log_dir / f"executed_run{k + 1}"))
-        results["series"] = {"runs": runs}
+        results["series"] = {"runs": runs, "date": results["meta"]["date"], "load_before": results["meta"]["load_before"]}
         if len(runs) > 1:
             results["series"]["reproducibility"] = series.compare_runs(runs[0], runs[1])
 
     if "debugger" in parts:
         print("== debugger clicks")
-        results["debugger"] = time_debugger()
+        results["debugger"] = time_debugger() | {"date": results["meta"]["date"]}
         print(results["debugger"])
 
     if "suite" in parts:
@@ -156,7 +162,8 @@ def main(argv: list[str] | None = None) -> int:
         rows, skipped = suite.run_suite(loop_names, chosen, base_url, provider.model, opts.max_steps,
                                         opts.max_tokens, before_loop=local_server.clear_prompt_cache)
         results["suite"] = {"tasks": len(chosen), "max_steps": opts.max_steps, "max_tokens": opts.max_tokens,
-                            "rows": rows, "skipped": skipped}
+                            "rows": rows, "skipped": skipped, "date": results["meta"]["date"],
+                            "load_before": results["meta"]["load_before"]}
 
     paths = report.write(results, opts.out)
     print("\n".join(f"wrote {p}" for p in paths.values()))

@@ -34,6 +34,7 @@ class Exchange:
     status: int
     prompt_tokens: int | None
     completion_tokens: int | None
+    finish_reason: str | None = None
 
 
 @dataclass
@@ -50,14 +51,17 @@ class Meter:
             return
         started = response.request.extensions.get("bench_started", time.perf_counter())
         usage: dict = {}
+        finish = None
         if "text/event-stream" not in response.headers.get("content-type", ""):
             response.read()
             try:
-                usage = read_usage(response.json()) or {}
+                body = response.json()
             except ValueError:
-                usage = {}
+                body = {}
+            usage = read_usage(body) or {}
+            finish = ((body.get("choices") or [{}])[0] or {}).get("finish_reason")
         self.exchanges.append(Exchange(time.perf_counter() - started, response.status_code,
-                                       usage.get("prompt_tokens"), usage.get("completion_tokens")))
+                                       usage.get("prompt_tokens"), usage.get("completion_tokens"), finish))
 
     def http_client(self) -> httpx.Client:
         """A fresh ``httpx.Client`` that reports to this meter."""
@@ -65,11 +69,12 @@ class Meter:
                                                             "response": [self._on_response]})
 
     def totals(self) -> dict:
-        """``{"requests", "prompt_tokens", "completion_tokens"}`` over every exchange so far."""
+        """``{"requests", "prompt_tokens", "completion_tokens", "last_finish_reason"}`` over every exchange so far."""
         return {
             "requests": len(self.exchanges),
             "prompt_tokens": sum(e.prompt_tokens or 0 for e in self.exchanges),
             "completion_tokens": sum(e.completion_tokens or 0 for e in self.exchanges),
+            "last_finish_reason": self.exchanges[-1].finish_reason if self.exchanges else None,
         }
 
 

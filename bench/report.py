@@ -75,6 +75,7 @@ def markdown(results: dict) -> str:
     series = results.get("series")
     if series:
         lines += ["## Notebook series (headless, fresh kernel each)", "",
+                  f"Run {series.get('date', '')}; load average before: {series.get('load_before', '?')}.", "",
                   "| notebook | seconds | requests | p50 s | p95 s | max s | prompt tokens | completion tokens |",
                   "|---|---|---|---|---|---|---|---|"]
         for nb in series["runs"][0]:
@@ -102,6 +103,7 @@ def markdown(results: dict) -> str:
         table = suite_table(suite["rows"])
         lines += [f"## Agent task suite ({suite['tasks']} tasks, at most {suite['max_steps']} steps, "
                   f"max_tokens {suite['max_tokens']}, temperature 0)", "",
+                  f"Run {suite.get('date', '')}; load average before: {suite.get('load_before', '?')}.", "",
                   md_table(table), ""]
         for loop, why in suite.get("skipped", {}).items():
             lines.append(f"- {loop}: not run ({why})")

@@ -15,7 +15,9 @@ def run_task(loop: str, task: Task, base_url: str, model: str, max_steps: int, m
 
     Returns:
         A row: ``task, split, loop, solved, answer, stopped_reason, requests,
-        prompt_tokens, completion_tokens, seconds, tool_calls`` (the tools that
+        prompt_tokens, completion_tokens, last_finish_reason (of the last
+        response: "length" means the final reply was cut, never solved),
+        seconds, tool_calls`` (the tools that
         really ran, as ``name(arguments)`` strings) and ``error`` (None, or the
         exception's type and text: a failed run counts as not solved).
     Raises:
@@ -33,10 +35,13 @@ def run_task(loop: str, task: Task, base_url: str, model: str, max_steps: int, m
     except Exception as exc:  # noqa: BLE001 - one failed run must not end the benchmark
         error = f"{type(exc).__name__}: {str(exc)[:300]}"
     seconds = time.perf_counter() - started
-    solved = error is None and bool(answer) and task.check(answer, runs)
+    totals = meter.totals()
+    # A final reply cut at max_tokens is never a solved task, whatever it contains.
+    cut = totals["last_finish_reason"] in ("length", "content_filter")
+    solved = error is None and bool(answer) and not cut and task.check(answer, runs)
     return {
         "task": task.id, "split": task.split, "loop": loop, "solved": bool(solved), "answer": answer,
-        "stopped_reason": stopped, **meter.totals(), "seconds": round(seconds, 2),
+        "stopped_reason": stopped, **totals, "seconds": round(seconds, 2),
         "tool_calls": [f"{name}({args})" for name, args in runs], "error": error,
     }
 
