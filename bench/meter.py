@@ -14,13 +14,12 @@ or framework made it.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import httpx
 
-from course_lib.replies import read_usage
+from course_lib.providers import RequestLog
 from course_lib.tools.registry import Tool, ToolRegistry, default_registry
 
 TIMEOUT_S = 180.0
@@ -43,30 +42,17 @@ class Meter:
 
     exchanges: list[Exchange] = field(default_factory=list)
 
-    def _on_request(self, request: httpx.Request) -> None:
-        request.extensions["bench_started"] = time.perf_counter()
+    def _collect(self, line: dict) -> None:
+        self.exchanges.append(Exchange(line["seconds"], line["status"], line["prompt_tokens"],
+                                       line["completion_tokens"], line["finish_reason"]))
 
-    def _on_response(self, response: httpx.Response) -> None:
-        if not response.request.url.path.endswith("/chat/completions"):
-            return
-        started = response.request.extensions.get("bench_started", time.perf_counter())
-        usage: dict = {}
-        finish = None
-        if "text/event-stream" not in response.headers.get("content-type", ""):
-            response.read()
-            try:
-                body = response.json()
-            except ValueError:
-                body = {}
-            usage = read_usage(body) or {}
-            finish = ((body.get("choices") or [{}])[0] or {}).get("finish_reason")
-        self.exchanges.append(Exchange(time.perf_counter() - started, response.status_code,
-                                       usage.get("prompt_tokens"), usage.get("completion_tokens"), finish))
+    def http_client(self, transport: httpx.BaseTransport | None = None) -> httpx.Client:
+        """A fresh ``httpx.Client`` that reports to this meter (through ``providers.RequestLog``).
 
-    def http_client(self) -> httpx.Client:
-        """A fresh ``httpx.Client`` that reports to this meter."""
-        return httpx.Client(timeout=TIMEOUT_S, event_hooks={"request": [self._on_request],
-                                                            "response": [self._on_response]})
+        ``transport``: for tests (e.g. the fake chat server); default the network.
+        """
+        return httpx.Client(timeout=TIMEOUT_S, transport=transport,
+                            event_hooks=RequestLog(on_line=self._collect).hooks())
 
     def totals(self) -> dict:
         """``{"requests", "prompt_tokens", "completion_tokens", "last_finish_reason"}`` over every exchange so far."""

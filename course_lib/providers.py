@@ -30,6 +30,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 import openai
@@ -180,15 +181,19 @@ class RequestLog:
     the stream).  Nothing from the request (and so no key) is written.
     """
 
-    def __init__(self, path: str | os.PathLike):
-        self.path = Path(path)
+    def __init__(self, path: str | os.PathLike | None = None, on_line: Any = None):
+        """``path``: the file to append to (None = none); ``on_line``: also called with each line dict."""
+        self.path = Path(path) if path is not None else None
+        self.on_line = on_line
 
     def on_request(self, request: httpx.Request) -> None:
         request.extensions["course_started"] = time.perf_counter()
 
-    def on_response(self, response: httpx.Response) -> None:
+    @staticmethod
+    def line_of(response: httpx.Response) -> dict | None:
+        """The log line of one response (see the class docstring), or None for other endpoints."""
         if not response.request.url.path.endswith("/chat/completions"):
-            return
+            return None
         started = response.request.extensions.get("course_started", time.perf_counter())
         stream = "text/event-stream" in response.headers.get("content-type", "")
         body: dict = {}
@@ -199,8 +204,8 @@ class RequestLog:
             except ValueError:
                 body = {}
         usage = read_usage(body) or {}
-        choice = (body.get("choices") or [{}])[0]
-        line = {
+        choice = (body.get("choices") or [{}])[0] or {}
+        return {
             "at": round(time.time(), 3),
             "seconds": round(time.perf_counter() - started, 3),
             "status": response.status_code,
@@ -211,8 +216,16 @@ class RequestLog:
             "content": (choice.get("message") or {}).get("content"),
             "timings": body.get("timings"),
         }
-        with open(self.path, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+    def on_response(self, response: httpx.Response) -> None:
+        line = self.line_of(response)
+        if line is None:
+            return
+        if self.on_line is not None:
+            self.on_line(line)
+        if self.path is not None:
+            with open(self.path, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(line, ensure_ascii=False) + "\n")
 
     def hooks(self) -> dict:
         """The ``event_hooks`` argument for ``httpx.Client``."""

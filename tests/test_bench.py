@@ -94,6 +94,26 @@ def test_recording_tools_record_what_ran():
     assert runs == [("calculate", {"expression": "2 + 3"})]
 
 
+def test_meter_counts_requests_tokens_and_the_last_finish_reason(fake_llm):
+    import httpx
+    import openai
+
+    from bench.meter import Meter
+
+    fake_llm.add({"tool_calls": [("calculate", {"expression": "2 + 3"})]},
+                 {"content": "5", "finish_reason": "length", "usage": {"prompt_tokens": 40, "completion_tokens": 9,
+                                                                      "total_tokens": 49}})
+    meter = Meter()
+    client = openai.OpenAI(base_url="http://fake.local/v1", api_key="x", max_retries=0,
+                           http_client=meter.http_client(httpx.MockTransport(fake_llm)))
+    for _ in range(2):
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "2+3"}])
+    totals = meter.totals()
+    assert totals["requests"] == 2 and totals["last_finish_reason"] == "length"
+    assert totals["prompt_tokens"] > 40  # the first request's count plus 40
+    assert totals["completion_tokens"] == 7 + 9
+
+
 def test_every_loop_is_listed_once():
     assert sorted(COURSE_LOOPS + PEER_LOOPS) == sorted(LOOPS)
 
