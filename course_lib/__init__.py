@@ -5,6 +5,7 @@ The notebook that teaches each module is in brackets (its docstring says so too)
 Imports go one way, down this list's dependencies: no module imports one that
 imports it back.
 
+texts         every sentence a student sees (errors, hints, titles)       [all]
 settings      the project root and the .env file                          [00]
 local_server  the embedded llama-server and its model file                [00]
 providers     which model to talk to (presets, client, ping)              [00, 01]

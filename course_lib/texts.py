@@ -1,0 +1,82 @@
+"""Every sentence the course shows a student, in one place.
+
+Error messages, checker hints, widget status lines, table headings and plot
+titles are looked up here by key, so that an English (or any other) edition of
+the course changes this one file and nothing else. Prompts sent *to the model*
+(system prompts, corrective Observations) are part of what the loops teach and
+stay next to the loop that sends them.
+
+Use::
+
+    from course_lib.texts import t
+    raise ProviderError(t("providers.unknown_provider", name=name, choices="deepseek, qwen"))
+
+Keys are ``"<area>.<what>"``; the value is a ``str.format`` template. The
+language is ``COURSE_LANGUAGE`` from the environment / .env (default ``zh``);
+a key missing from that language falls back to Chinese.
+"""
+
+from __future__ import annotations
+
+import os
+
+DEFAULT_LANGUAGE = "zh"
+
+# ---------------------------------------------------------------------------
+# Chinese (the course's language). One block per area so that each module's
+# sentences sit together; keep keys sorted inside a block.
+# ---------------------------------------------------------------------------
+
+_ZH_PROVIDERS: dict[str, str] = {
+    # providers.py, settings.py, local_server.py, the set-up checks
+}
+
+_ZH_REPLIES: dict[str, str] = {
+    # replies.py, messages.py, tool_calls.py, recording.py
+}
+
+_ZH_LOOPS: dict[str, str] = {
+    # loop.py, agent.py, react.py, react_parser.py, json_scan.py, memory.py
+}
+
+_ZH_TOOLS: dict[str, str] = {
+    # tools/
+}
+
+_ZH_WIDGETS: dict[str, str] = {
+    # widgets.py, debugger.py, tables.py, plots.py, quiz
+}
+
+_ZH_CHECKERS: dict[str, str] = {
+    # checkers/
+}
+
+TEXTS: dict[str, dict[str, str]] = {
+    "zh": {**_ZH_PROVIDERS, **_ZH_REPLIES, **_ZH_LOOPS, **_ZH_TOOLS, **_ZH_WIDGETS, **_ZH_CHECKERS},
+}
+
+
+def language() -> str:
+    """Return the language code in use: ``COURSE_LANGUAGE`` if set, else ``"zh"``."""
+    return os.environ.get("COURSE_LANGUAGE", DEFAULT_LANGUAGE).strip().lower() or DEFAULT_LANGUAGE
+
+
+def t(key: str, **fields: object) -> str:
+    """Return the sentence for ``key`` in the current language, filled with ``fields``.
+
+    Args:
+        key: ``"<area>.<what>"``, a key of ``TEXTS["zh"]``.
+        **fields: values for the ``{name}`` placeholders of the template.
+
+    Returns:
+        The formatted sentence (``str``).
+
+    Raises:
+        KeyError: ``key`` is not in the Chinese table (a bug in the course, caught by
+            tests/test_texts.py), or the template names a field that was not given.
+    """
+    table = TEXTS.get(language(), {})
+    template = table.get(key)
+    if template is None:
+        template = TEXTS[DEFAULT_LANGUAGE][key]
+    return template.format(**fields)
