@@ -486,8 +486,11 @@ class JsonReAct(_ReActLoop):
         self._last_reply = reply
         if record.observation is not None:
             kept = parsed.raw if has_text(parsed.raw) else reply.strip()
-            if self.scratchpad:  # the prompt ended with "Thought: " - do not write the label twice
-                kept = THOUGHT_LABEL_RE.sub("", kept, count=1)
+            if self.scratchpad:
+                # The prompt ended with "Thought: " and the reply continues it: keep that label in
+                # the scratchpad (as the hand-written loop of notebook 05 does), and do not write it
+                # twice when the model repeated it.
+                kept = "Thought: " + THOUGHT_LABEL_RE.sub("", kept, count=1)
             self.scratchpad += f"{kept}\nObservation: {record.observation}\n"
 
     @property

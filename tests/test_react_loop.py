@@ -432,3 +432,25 @@ def test_line_react_answers_two_labels_on_one_line_with_a_corrective_observation
     result = LineReAct(fake.client(), "fake-model", trace=None).run("20 乘以 15 是多少？")
     assert result.steps[0].kind == "invalid" and "两个标签" in result.steps[0].observation
     assert "两个标签" in fake.requests[1]["messages"][-1]["content"] and result.stopped_reason == "answer"
+
+
+@pytest.mark.parametrize("second", [
+    'Thought: 再查广州\nAction:\n```json\n{"action": "get_weather", "action_input": {"city": "广州"}}\n```\n',
+    '再查广州\nAction:\n```json\n{"action": "get_weather", "action_input": {"city": "广州"}}\n```\n',
+])
+def test_b_every_step_in_the_scratchpad_keeps_its_thought_label(second):
+    """Step 2's reply continues the prompt's "Thought: ": the scratchpad keeps the label once, whether
+    the model repeated it or not (like the hand-written scratchpad of notebook 05)."""
+    first = b_action("get_weather", '{"city": "北京"}')
+    fake, loop = json_loop(first, second, "Final Answer: 北京晴，广州雷阵雨")
+    result = loop.run("北京和广州天气怎么样")
+    assert result.answer == "北京晴，广州雷阵雨"
+    pad = fake.requests[2]["messages"][1]["content"]
+    thoughts = [line for line in pad.splitlines() if line.startswith("Thought:")]
+    assert thoughts == ["Thought: 我需要计算", "Thought: 再查广州", "Thought: "]
+    assert "Thought: Thought:" not in pad
+    # every Observation is followed by a line that starts with the label
+    lines = pad.splitlines()
+    for i, text in enumerate(lines[:-1]):
+        if text.startswith("Observation:"):
+            assert lines[i + 1].startswith("Thought:"), lines[i + 1]
