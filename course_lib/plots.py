@@ -1,29 +1,100 @@
 """Small matplotlib charts for the notebooks: how many tokens each request cost.
 
-Taught in notebook 02; used again in 05.
+Taught in notebook 02; used again in 05 and 07.
 
 The numbers always come from the API's own ``usage`` field of each response
 (``usage.prompt_tokens`` = tokens the model had to read for that request,
 ``usage.completion_tokens`` = tokens it wrote), never from an estimate.
 
-A plotting function returns its ``Figure`` after closing it in pyplot, so a
-notebook cell that ends with the call shows the chart exactly once (Jupyter's
-inline backend displays a returned figure; a figure left open would be shown a
-second time at the end of the cell).  Labels are plain ASCII by default so the
-chart renders on machines without a Chinese font.
+Every plotting function builds its figure with pyplot and returns the
+``Figure`` after closing it in pyplot, so a notebook cell that ends with the
+call shows the chart exactly once, as an image (Jupyter's inline backend
+displays a returned figure; a figure left open would be shown a second time at
+the end of the cell).  A ``Figure`` built without pyplot
+(``matplotlib.figure.Figure()``) is NOT displayed as an image unless pyplot's
+inline backend was loaded - it shows only ``<Figure size ...>`` - which is why
+charts are drawn here.
+
+The texts on a chart come from ``course_lib.texts``: Chinese when a font that
+can draw Chinese is installed (``chinese_font``), otherwise the ``*_plain``
+ASCII variant, so a chart never shows empty boxes.
 """
 
 from __future__ import annotations
 
+import functools
+import os
+import re
 from typing import Any, Iterable, Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib import font_manager
 from matplotlib.figure import Figure
+from matplotlib.text import Text
+from matplotlib.ticker import MaxNLocator
 
 from .replies import USAGE_KEYS, read_usage
+from .texts import t
 
 USAGE_COLUMNS = list(USAGE_KEYS)
+
+# Fonts that draw Chinese (Linux, macOS, Windows), tried in this order.
+CHINESE_FONTS = (
+    "Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Zen Hei", "WenQuanYi Micro Hei",
+    "Droid Sans Fallback", "PingFang SC", "Hiragino Sans GB", "Heiti SC", "Microsoft YaHei", "SimHei",
+)
+# Font files that hold one of them (matplotlib's font cache may be older than the font).
+_CHINESE_FONT_FILES = re.compile(r"wqy|notosanscjk|notosanssc|sourcehansans|droidsansfallback|msyh|simhei|pingfang|hiragino",
+                                 re.IGNORECASE)
+_CJK = re.compile(r"[\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef]")
+
+
+def _known_chinese_font() -> str | None:
+    names = {entry.name for entry in font_manager.fontManager.ttflist}
+    return next((name for name in CHINESE_FONTS if name in names), None)
+
+
+@functools.lru_cache(maxsize=None)
+def chinese_font() -> str | None:
+    """The name of an installed font that can draw Chinese (one of ``CHINESE_FONTS``), or None.
+
+    Looks in matplotlib's font list first, then once through the system's
+    font files (a font installed after matplotlib built its cache is added).
+    """
+    found = _known_chinese_font()
+    if found is None:
+        for path in font_manager.findSystemFonts():
+            if _CHINESE_FONT_FILES.search(os.path.basename(path)):
+                try:
+                    font_manager.fontManager.addfont(path)
+                except (OSError, RuntimeError, ValueError):
+                    continue
+        found = _known_chinese_font()
+    return found
+
+
+def chart_text(key: str, **fields: Any) -> str:
+    """The chart text ``t(key)``, or ``t(key + "_plain")`` (ASCII) when no Chinese font is installed."""
+    text = t(key, **fields)
+    if _CJK.search(text) and chinese_font() is None:
+        return t(key + "_plain", **fields)
+    return text
+
+
+def _finish(fig: Figure) -> Figure:
+    """Lay out ``fig``, let its texts fall back to the Chinese font, close it in pyplot; return it."""
+    font = chinese_font()
+    if font is not None:
+        # The font's own weight for regular text (e.g. 500 for WenQuanYi), or matplotlib warns at every draw.
+        weight = next(entry.weight for entry in font_manager.fontManager.ttflist if entry.name == font)
+        for text in fig.findobj(Text):
+            text.set_fontfamily(font)
+            if text.get_fontweight() in ("normal", 400):
+                text.set_fontweight(weight)
+    fig.tight_layout()
+    plt.close(fig)  # shown once, as the cell's result - not again when the cell ends
+    return fig
 
 
 def usage_of(response: Any) -> dict:
@@ -39,7 +110,7 @@ def usage_of(response: Any) -> dict:
     """
     usage = read_usage(response)
     if usage is None or usage["prompt_tokens"] is None:
-        raise ValueError("this response has no usage.prompt_tokens; the server did not report token counts")
+        raise ValueError(t("plots.no_usage"))
     return {key: int(usage.get(key) or 0) for key in USAGE_COLUMNS}
 
 
@@ -61,15 +132,15 @@ def usage_table(responses: Iterable[Any], labels: Sequence[str] | None = None) -
     if labels is not None:
         labels = list(labels)
         if len(labels) != len(rows):
-            raise ValueError(f"got {len(labels)} labels for {len(rows)} responses")
+            raise ValueError(t("plots.labels_count", labels=len(labels), responses=len(rows)))
         frame.insert(0, "label", labels)
     return frame
 
 
 def plot_prompt_tokens(
     series: Mapping[str, Sequence[int]] | Sequence[int],
-    title: str = "Prompt tokens per request",
-    xlabel: str = "turn",
+    title: str | None = None,
+    xlabel: str | None = None,
 ) -> Figure:
     """Line chart of prompt tokens per request, one line per series.
 
@@ -77,7 +148,8 @@ def plot_prompt_tokens(
         series: either one list of prompt-token counts (request 1, 2, ...) or a
             mapping ``{legend label: counts}`` to compare several runs
             (e.g. full history vs. a bounded memory).
-        title, xlabel: chart texts.
+        title, xlabel: chart texts (default: ``texts`` keys ``plots.prompt_tokens_title`` and
+            ``plots.turn``).
     Returns:
         A matplotlib ``Figure`` (Jupyter displays it when it is the last
         expression of a cell; ``fig.savefig(path)`` writes it to a file).
@@ -87,7 +159,7 @@ def plot_prompt_tokens(
     if not isinstance(series, Mapping):
         series = {"prompt_tokens": list(series)}
     if not any(len(values) for values in series.values()):
-        raise ValueError("nothing to plot: every series is empty")
+        raise ValueError(t("plots.nothing_to_plot"))
 
     fig, ax = plt.subplots(figsize=(7, 3.6))
     for label, values in series.items():
@@ -97,13 +169,59 @@ def plot_prompt_tokens(
             ax.annotate(str(y), (x, y), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8)
     longest = max(len(values) for values in series.values())
     ax.set_xticks(range(1, longest + 1))
-    ax.set_xlabel(xlabel)
+    ax.set_xlabel(chart_text("plots.turn") if xlabel is None else xlabel)
     ax.set_ylabel("usage.prompt_tokens")
-    ax.set_title(title)
+    ax.set_title(chart_text("plots.prompt_tokens_title") if title is None else title)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     if len(series) > 1:
         ax.legend()
-    fig.tight_layout()
-    plt.close(fig)  # shown once, as the cell's result - not again when the cell ends
-    return fig
+    return _finish(fig)
+
+
+def plot_loop_comparison(
+    results: pd.DataFrame,
+    task_ids: Sequence[str] | None = None,
+    loops: Sequence[str] = ("react", "native"),
+) -> Figure:
+    """Three bar charts comparing loops task by task (notebook 07): prompt tokens, seconds, tasks solved.
+
+    Args:
+        results: one row per (task, loop) with columns ``task``, ``loop``,
+            ``prompt_tokens`` (tokens, summed over the run's requests),
+            ``seconds`` (wall time) and ``success`` (bool); missing values count as 0.
+        task_ids: the tasks in the order to show (default: as they first appear).
+        loops: the values of ``loop`` to compare, one bar colour each.
+    Returns:
+        A matplotlib ``Figure`` with three axes (shown as an image when it is
+        the last expression of a cell).
+    Raises:
+        ValueError: ``results`` lacks one of the columns, or has no rows.
+    """
+    needed = ["task", "loop", "prompt_tokens", "seconds", "success"]
+    missing = [c for c in needed if c not in results.columns]
+    if missing or results.empty:
+        raise ValueError(t("plots.comparison_columns", missing=missing or "-", needed=needed))
+    ids = list(task_ids) if task_ids is not None else list(dict.fromkeys(results["task"]))
+    table = results.pivot_table(index="task", columns="loop", values=["prompt_tokens", "seconds"], aggfunc="sum")
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.8))
+    width = 0.8 / max(len(loops), 1)
+    xs = range(len(ids))
+    for ax, metric, key in [(axes[0], "prompt_tokens", "plots.tokens_per_task"), (axes[1], "seconds", "plots.seconds_per_task")]:
+        for k, loop in enumerate(loops):
+            values = table[metric][loop].reindex(ids) if loop in table[metric] else pd.Series(0, index=ids)
+            offset = (k - (len(loops) - 1) / 2) * width
+            ax.bar([x + offset for x in xs], values.fillna(0).astype(float).tolist(), width, label=loop)
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels(ids)
+        ax.set_title(chart_text(key))
+        ax.legend()
+        ax.grid(axis="y", alpha=0.3)
+    solved = [int(results.loc[results["loop"] == loop, "success"].fillna(False).astype(bool).sum()) for loop in loops]
+    axes[2].bar(list(loops), solved, color=[f"C{k}" for k in range(len(loops))])
+    axes[2].set_ylim(0, max(len(ids), 1) * 1.15)  # room for the count above a full bar
+    axes[2].yaxis.set_major_locator(MaxNLocator(integer=True))
+    axes[2].set_title(chart_text("plots.solved", total=len(ids)))
+    for x, value in enumerate(solved):
+        axes[2].annotate(str(value), (x, value), ha="center", xytext=(0, 4), textcoords="offset points")
+    return _finish(fig)

@@ -45,6 +45,21 @@ _ZH_TOOLS: dict[str, str] = {
 
 _ZH_WIDGETS: dict[str, str] = {
     # widgets.py, debugger.py, tables.py, plots.py, quiz
+    # plots.py (a key ending in "_plain" is the ASCII text used when no Chinese font is installed)
+    "plots.comparison_columns": "results 需要这些列且至少有一行：{needed}；缺少：{missing}",
+    "plots.labels_count": "labels 有 {labels} 个，responses 却有 {responses} 个：每个回复要对应一个 label",
+    "plots.no_usage": "这个回复没有 usage.prompt_tokens：服务器没有报告 token 数，我们不去猜",
+    "plots.nothing_to_plot": "没有可画的数据：每条曲线都是空的",
+    "plots.prompt_tokens_title": "每次请求的 prompt tokens",
+    "plots.prompt_tokens_title_plain": "Prompt tokens per request",
+    "plots.seconds_per_task": "每个任务的用时（秒）",
+    "plots.seconds_per_task_plain": "wall time per task (s)",
+    "plots.solved": "答对的任务（共 {total} 个）",
+    "plots.solved_plain": "tasks solved (of {total})",
+    "plots.tokens_per_task": "每个任务的 prompt tokens",
+    "plots.tokens_per_task_plain": "prompt tokens per task",
+    "plots.turn": "第几轮",
+    "plots.turn_plain": "turn",
 }
 
 _ZH_CHECKERS: dict[str, str] = {

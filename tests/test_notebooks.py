@@ -8,6 +8,7 @@ them.  Each run writes the executed notebook and its wall time to
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -19,6 +20,10 @@ from notebook_cells import NOTEBOOKS, ROOT
 
 ARTIFACTS = ROOT / "test-artifacts"
 CELL_TIMEOUT_S = 900
+# Executed notebooks written by test_notebook_executes in this pytest session (name -> notebook).
+EXECUTED: dict[str, nbformat.NotebookNode] = {}
+# Code that draws a chart: a course_lib.plots function, pyplot, or a hand-built Figure.
+PLOT_CALL_RE = re.compile(r"\bplot_\w+\(|\bplt\.|\bFigure\(|\.plot\(")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
@@ -61,6 +66,7 @@ def test_notebook_executes(path: Path, local_model_up):
         ARTIFACTS.mkdir(exist_ok=True)
         (ARTIFACTS / "executed").mkdir(exist_ok=True)
         nbformat.write(nb, ARTIFACTS / "executed" / path.name)
+        EXECUTED[path.name] = nb
         times_file = ARTIFACTS / "notebook_times.json"
         times = json.loads(times_file.read_text()) if times_file.exists() else {}
         times[path.stem] = round(elapsed, 1)
@@ -68,3 +74,41 @@ def test_notebook_executes(path: Path, local_model_up):
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             assert output.get("output_type") != "error", f"{path.name}: {output.get('ename')}: {output.get('evalue')}"
+
+
+def _executed(path: Path) -> nbformat.NotebookNode:
+    """The executed copy of ``path``: from this session's test_notebook_executes, else from
+    test-artifacts/executed/ (a previous run); skips when there is none."""
+    if path.name in EXECUTED:
+        return EXECUTED[path.name]
+    copy = ARTIFACTS / "executed" / path.name
+    if not copy.exists():
+        pytest.skip(f"no executed copy of {path.name}: run test_notebook_executes first (pytest -m notebook)")
+    return nbformat.read(copy, as_version=4)
+
+
+def test_some_notebooks_draw_charts():
+    """The plot test below has something to check: 02, 05 and 07 draw charts."""
+    drawing = {p.stem[:2] for p in NOTEBOOKS
+               if any(c.cell_type == "code" and PLOT_CALL_RE.search(c.source) for c in nbformat.read(p, as_version=4).cells)}
+    assert {"02", "05", "07"} <= drawing, drawing
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_chart_renders_as_an_image(path: Path):
+    """Runs after test_notebook_executes (same module, later): every figure output is an image.
+
+    A figure built without pyplot's inline backend shows only ``<Figure size ...>`` text.
+    """
+    nb = _executed(path)
+    images = 0
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            images += "image/png" in data
+            if str(data.get("text/plain", "")).startswith("<Figure"):
+                assert "image/png" in data, f"{path.name} cell {index}: a figure shown only as text: {data['text/plain']}"
+    draws = any(c.cell_type == "code" and PLOT_CALL_RE.search(c.source) for c in nbformat.read(path, as_version=4).cells)
+    if draws:
+        assert images, f"{path.name} draws a chart but its executed copy has no image/png output"
