@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import copy
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 
 @dataclass
@@ -21,11 +21,16 @@ class Recording:
 
 
 @contextlib.contextmanager
-def recording(client: Any) -> Iterator[Recording]:
+def recording(client: Any, answer: Callable[[dict], Any] | None = None) -> Iterator[Recording]:
     """Record every ``client.chat.completions.create`` call made inside the ``with`` block.
 
-    The real method still runs (on whatever model the client talks to) and is
-    restored on exit.
+    Args:
+        client: an ``openai.OpenAI`` client (anything with ``chat.completions.create``).
+        answer: None (default): the real method runs, on whatever model the
+            client talks to.  Otherwise a function ``answer(kwargs) -> response``
+            that answers instead, without any request (a checker that looks only
+            at what was sent uses it to save the model's time).
+    The real method is restored on exit.
     """
     completions = client.chat.completions
     original = completions.create
@@ -34,7 +39,7 @@ def recording(client: Any) -> Iterator[Recording]:
     def create(*args: Any, **kwargs: Any) -> Any:
         # A copy: student code may keep appending to the same messages list afterwards.
         seen.requests.append(copy.deepcopy(kwargs))
-        response = original(*args, **kwargs)
+        response = original(*args, **kwargs) if answer is None else answer(kwargs)
         seen.responses.append(response)
         return response
 

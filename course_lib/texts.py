@@ -64,6 +64,8 @@ _ZH_WIDGETS: dict[str, str] = {
 
 _ZH_CHECKERS: dict[str, str] = {
     # checkers/
+    "check.failed": "❌ 未通过：{message}",
+    "check.passed": "✅ 通过：{message}",
 }
 
 TEXTS: dict[str, dict[str, str]] = {

@@ -3,14 +3,21 @@
 # %% exercise 07-1
 import re
 
+# Full-width digits and the full-width decimal point, as some models write them.
+FULL_WIDTH = str.maketrans("０１２３４５６７８９．", "0123456789.")
+# A number: digits with optional thousands separators ("8,848") and an optional decimal part.
+NUMBER_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+
 
 def contains_number(answer, number):
-    """True if `number` appears in `answer` as a whole number (not inside a longer number)."""
+    """True if `number` appears in `answer` as a whole number (not inside a longer number).
+
+    "8,848.86" and "８８４８．８６" count as 8848.86; "1300", "3000" and "300.5" do not contain "300".
+    """
     if not answer:
         return False
-    # not preceded by a digit or a decimal point; not followed by a digit or by a decimal point plus digit
-    pattern = r"(?<![\d.])" + re.escape(number) + r"(?!\d)(?!\.\d)"
-    return re.search(pattern, answer) is not None
+    numbers = NUMBER_RE.findall(answer.translate(FULL_WIDTH))
+    return any(found.replace(",", "") == number for found in numbers)
 
 
 # %% exercise 07-2

@@ -4,7 +4,7 @@ Conventions (all notebooks follow them):
 * an exercise cell has ``metadata.course.exercise = "NN-k"``; the student edits it;
 * its checker cell has ``metadata.course.checker = "NN-k"``; its last line is
   one expression that calls a checker from ``course_lib.checkers.nbNN`` and
-  evaluates to True/False;
+  evaluates to a ``checkers.CheckResult`` (``.passed`` True/False);
 * ``solutions/NN_*.py`` holds the reference solutions, one block per exercise,
   each block starting with a line ``# %% exercise NN-k``;
 * exercise and solution code may use only ``client`` and ``MODEL`` from the

@@ -25,8 +25,8 @@ def test_chat_turn_checker_accepts_sdk_message_objects():
         messages.append(message)  # the SDK object, not a dict
         return message.content
 
-    assert nb02.check_chat_turn(chat_turn, client) is True
-    assert nb02.check_chat_turn(_chat_turn_good(client), client) is True
+    assert nb02.check_chat_turn(chat_turn, client).passed is True
+    assert nb02.check_chat_turn(_chat_turn_good(client), client).passed is True
 
 
 def test_chat_turn_checker_rejects_forgetting_the_reply(capsys):
@@ -36,7 +36,7 @@ def test_chat_turn_checker_rejects_forgetting_the_reply(capsys):
         messages.append({"role": "user", "content": text})
         return client.chat.completions.create(model="m", messages=messages).choices[0].message.content
 
-    assert nb02.check_chat_turn(chat_turn, client) is False
+    assert nb02.check_chat_turn(chat_turn, client).passed is False
     assert "assistant" in capsys.readouterr().out
 
 
@@ -49,7 +49,7 @@ def test_chat_turn_checker_rejects_sending_only_the_last_message():
         messages.append({"role": "assistant", "content": reply})
         return reply
 
-    assert nb02.check_chat_turn(chat_turn, client) is False
+    assert nb02.check_chat_turn(chat_turn, client).passed is False
 
 
 def test_keep_last_turns_checker():
@@ -68,12 +68,12 @@ def test_keep_last_turns_checker():
     def drops_system(messages, n):
         return by_turns(messages, n)[1:]
 
-    assert nb02.check_keep_last_turns(by_turns) is True
-    assert nb02.check_keep_last_turns(lambda m, n: m[-2 * n:]) is False
-    assert nb02.check_keep_last_turns(drops_system) is False
-    assert nb02.check_keep_last_turns(mutating) is False
+    assert nb02.check_keep_last_turns(by_turns).passed is True
+    assert nb02.check_keep_last_turns(lambda m, n: m[-2 * n:]).passed is False
+    assert nb02.check_keep_last_turns(drops_system).passed is False
+    assert nb02.check_keep_last_turns(mutating).passed is False
     # trim_messages bounds messages, not turns: with n=2 it would keep 2 messages
-    assert nb02.check_keep_last_turns(lambda m, n: trim_messages(m, n)) is False
+    assert nb02.check_keep_last_turns(lambda m, n: trim_messages(m, n)).passed is False
 
 
 def test_sample_conversation_is_valid():

@@ -20,7 +20,7 @@ def _currency_tool(**changes):
                 "type": "object",
                 "properties": {
                     "amount": {"type": "number", "description": "yuan"},
-                    "to_currency": {"type": "string", "enum": ["USD", "EUR", "JPY"], "description": "code"},
+                    "to_currency": {"type": "string", "enum": ["USD", "EUR", "JPY"], "description": "target currency code"},
                 },
                 "required": ["amount", "to_currency"],
             },
@@ -38,6 +38,10 @@ def _currency_tool(**changes):
             tool["function"]["name"] = value
         elif key == "no_param_description":
             del params["properties"]["amount"]["description"]
+        elif key == "description":
+            tool["function"]["description"] = value
+        elif key in ("amount_description", "currency_description"):
+            params["properties"]["amount" if key == "amount_description" else "to_currency"]["description"] = value
     return tool
 
 
@@ -46,8 +50,36 @@ def _currency_tool(**changes):
     [{"no_enum": True}, {"required": ["amount"]}, {"extra": True}, {"name": "currency"}, {"no_param_description": True}],
 )
 def test_currency_tool_checker_rejects_each_missing_part(changes):
-    assert nb03.check_currency_tool(_currency_tool()) is True
-    assert nb03.check_currency_tool(_currency_tool(**changes)) is False
+    assert nb03.check_currency_tool(_currency_tool()).passed is True
+    assert nb03.check_currency_tool(_currency_tool(**changes)).passed is False
+
+
+@pytest.mark.parametrize("changes", [
+    {"description": "查询一个中国城市现在的天气（天气状况、气温、湿度）。"},   # copied from another tool
+    {"description": "这是一个非常有用的工具，请在需要的时候调用它。"},          # long but says nothing
+    {"amount_description": "一个数字，例如 100"},                              # does not say what the number is
+    {"currency_description": "城市名，例如 北京"},                             # describes something else
+])
+def test_currency_tool_checker_rejects_a_wrong_description(changes, capsys):
+    assert nb03.check_currency_tool(_currency_tool(**changes)).passed is False
+    assert "description" in capsys.readouterr().out
+    chinese = _currency_tool(description="把人民币金额换算成美元、欧元或日元。",
+                             amount_description="人民币金额（元），例如 100", currency_description="目标货币代码")
+    assert nb03.check_currency_tool(chinese).passed is True
+
+
+def test_answer_tool_calls_checker_fails_a_list_written_for_one_input():
+    def hard_coded(message, functions):
+        return [{"role": "tool", "tool_call_id": "call_weather", "content": get_weather("北京")},
+                {"role": "tool", "tool_call_id": "call_add", "content": "5"}]
+
+    def positional(message, functions):  # right for the first input only: the argument names are ignored
+        calls = message.tool_calls
+        return [{"role": "tool", "tool_call_id": c.id,
+                 "content": str(functions[c.function.name](*json.loads(c.function.arguments).values()))} for c in calls]
+
+    assert nb03.check_answer_tool_calls(hard_coded).passed is False
+    assert nb03.check_answer_tool_calls(positional).passed is False
 
 
 def test_answer_tool_calls_checker():
@@ -66,9 +98,9 @@ def test_answer_tool_calls_checker():
     def only_first(message, functions):
         return good(message, functions)[:1]
 
-    assert nb03.check_answer_tool_calls(good) is True
-    assert nb03.check_answer_tool_calls(not_a_string) is False
-    assert nb03.check_answer_tool_calls(only_first) is False
+    assert nb03.check_answer_tool_calls(good).passed is True
+    assert nb03.check_answer_tool_calls(not_a_string).passed is False
+    assert nb03.check_answer_tool_calls(only_first).passed is False
 
 
 def _single_step(answer_all=True, append_assistant=True):
@@ -91,6 +123,6 @@ def _single_step(answer_all=True, append_assistant=True):
 
 
 def test_single_step_checker():
-    assert nb03.check_single_step(_single_step()) is True
-    assert nb03.check_single_step(_single_step(append_assistant=False)) is False
-    assert nb03.check_single_step(_single_step(answer_all=False)) is False
+    assert nb03.check_single_step(_single_step()).passed is True
+    assert nb03.check_single_step(_single_step(append_assistant=False)).passed is False
+    assert nb03.check_single_step(_single_step(answer_all=False)).passed is False

@@ -34,7 +34,7 @@ def test_price_checker_accepts_pandas_with_params():
             connection.close()
         return frame.to_json(orient="records", force_ascii=False)
 
-    assert nb04.check_price_tool(with_pandas, _price_tool()) is True
+    assert nb04.check_price_tool(with_pandas, _price_tool()).passed is True
 
 
 def test_price_checker_rejects_sql_built_with_an_f_string(capsys):
@@ -46,7 +46,7 @@ def test_price_checker_rejects_sql_built_with_an_f_string(capsys):
         finally:
             connection.close()
 
-    assert nb04.check_price_tool(pasted, _price_tool()) is False
+    assert nb04.check_price_tool(pasted, _price_tool()).passed is False
     assert "占位符" in capsys.readouterr().out
 
 
@@ -59,7 +59,7 @@ def test_price_checker_rejects_a_writable_connection(capsys):
         finally:
             connection.close()
 
-    assert nb04.check_price_tool(writable, _price_tool()) is False
+    assert nb04.check_price_tool(writable, _price_tool()).passed is False
     assert "只读" in capsys.readouterr().out
 
 
@@ -79,13 +79,13 @@ def test_price_checker_rejects_wrong_results(flaw):
             return rows
         return json.dumps(rows, ensure_ascii=flaw == "escaped")
 
-    assert nb04.check_price_tool(flawed, _price_tool()) is False
+    assert nb04.check_price_tool(flawed, _price_tool()).passed is False
 
 
 def test_price_checker_checks_the_schema_first():
     tool = _price_tool()
     tool["function"]["parameters"]["properties"]["min_price"]["type"] = "string"
-    assert nb04.check_price_tool(lambda low, high: "[]", tool) is False
+    assert nb04.check_price_tool(lambda low, high: "[]", tool).passed is False
 
 
 def test_watching_sqlite_restores_connect_even_after_an_error():
@@ -119,9 +119,9 @@ def test_run_tool_call_checker():
             return f"错误：{err}"
 
     solution = load_solution("04_sports_equipment", "04-2")["run_tool_call"]
-    assert nb04.check_run_tool_call(solution) is True
-    assert nb04.check_run_tool_call(careless) is False
-    assert nb04.check_run_tool_call(no_tool_list) is False
+    assert nb04.check_run_tool_call(solution).passed is True
+    assert nb04.check_run_tool_call(careless).passed is False
+    assert nb04.check_run_tool_call(no_tool_list).passed is False
     assert query_by_product_name("篮球") in solution(
         {"id": "x", "type": "function", "function": {"name": "query_by_product_name", "arguments": '{"product_name": "篮球"}'}},
         {"query_by_product_name": query_by_product_name},

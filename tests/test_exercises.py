@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from IPython.core.formatters import DisplayFormatter
 
 from fakes import FakeLLM
 from notebook_cells import NOTEBOOKS, course_cells, run_checker, solutions_for
@@ -28,12 +29,15 @@ def test_checker_fails_untouched_and_passes_solution(nb, key, capsys):
 
     untouched = fresh_namespace()
     exec(course_cells(nb, "exercise")[key], untouched)
-    assert run_checker(checkers[key], untouched) is False
+    result = run_checker(checkers[key], untouched)
+    assert result.passed is False
     assert "❌" in capsys.readouterr().out
+    # As a cell's last expression the result shows nothing (no stray "False" under the ❌ line).
+    assert DisplayFormatter().format(result) == ({}, {})
 
     solved = fresh_namespace()
     exec(solutions[key], solved)
-    assert run_checker(checkers[key], solved) is True
+    assert run_checker(checkers[key], solved).passed is True
     assert "✅" in capsys.readouterr().out
 
 

@@ -7,10 +7,10 @@ import io
 from dotenv import dotenv_values
 
 from ..providers import PRESETS
-from . import report
+from . import CheckResult, report
 
 
-def check_needs_key(needs_key: object) -> bool:
+def check_needs_key(needs_key: object) -> CheckResult:
     """Exercise 00-1: ``needs_key`` lists the preset names that need an API key (any order)."""
     expected = {name for name, preset in PRESETS.items() if preset.key_env and preset.key_required}
     if not isinstance(needs_key, (list, tuple, set)):
@@ -22,7 +22,7 @@ def check_needs_key(needs_key: object) -> bool:
     return report(False, f"还缺 {missing}，多了 {extra}。提示：看 PRESETS 表里 key_env 和 key_required 两列（custom 的 key 可有可无，不算）。")
 
 
-def check_env_line(env_text: object) -> bool:
+def check_env_line(env_text: object) -> CheckResult:
     """Exercise 00-2: ``env_text`` is .env content that selects DeepSeek and names its key variable."""
     if not isinstance(env_text, str) or not env_text.strip():
         return report(False, "env_text 还是空的：写出切换到 DeepSeek 需要的 .env 内容")

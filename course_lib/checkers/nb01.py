@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from openai.types.chat import ChatCompletion
 
-from . import recording, report, safely
+from . import CheckResult, recording, report, safely
 
 
-def check_ask(ask: object, client: object) -> bool:
+def check_ask(ask: object, client: object) -> CheckResult:
     """Exercise 01-1: ``ask(question)`` sends ONE request whose last message is the user's question
     and returns ``choices[0].message.content`` of that response as a string."""
     if not callable(ask):
@@ -44,7 +44,7 @@ def _sample_response(finish_reason: str, total: int) -> ChatCompletion:
     )
 
 
-def check_summarize(summarize: object) -> bool:
+def check_summarize(summarize: object) -> CheckResult:
     """Exercise 01-2: ``summarize(response)`` returns ``{"finish_reason": ..., "total_tokens": ...}``."""
     if not callable(summarize):
         return report(False, "summarize 应该是一个函数")

@@ -9,18 +9,24 @@ a tool call, not whether a real model decides to make one.
 from __future__ import annotations
 
 import json
+import re
 
 from openai.types.chat import ChatCompletionMessage
 
 from ..messages import normalize
 from ..tools import get_weather
-from . import report, safely
+from . import CheckResult, report, safely
 from .scripted import ScriptedModel
 
 CURRENCIES = {"USD", "EUR", "JPY"}
+# What each description must talk about (Chinese or English), so that a description
+# copied from another tool, or one that does not say what a parameter is, fails.
+ABOUT_CURRENCY = re.compile(r"货币|币种|汇率|换算|兑换|外币|美元|欧元|日元|USD|EUR|JPY|currenc|exchange|dollar|euro|yen",
+                            re.IGNORECASE)
+ABOUT_AMOUNT = re.compile(r"金额|钱|数额|人民币|元|CNY|RMB|yuan|amount|money|sum", re.IGNORECASE)
 
 
-def check_currency_tool(tool: object) -> bool:
+def check_currency_tool(tool: object) -> CheckResult:
     """Exercise 03-1: ``CURRENCY_TOOL`` is a complete schema for ``convert_currency(amount, to_currency)``:
     the right name, a description, ``amount`` (number) and ``to_currency`` (string with
     enum USD/EUR/JPY), both described, both required, nothing else."""
@@ -32,6 +38,9 @@ def check_currency_tool(tool: object) -> bool:
     description = fn.get("description")
     if not isinstance(description, str) or len(description.strip()) < 8:
         return report(False, "description 要写清楚这个工具做什么、什么时候用（至少一句话）")
+    if not ABOUT_CURRENCY.search(description):
+        return report(False, f"description 要说这个工具做什么：把人民币换算成别的货币。现在写的是 {description!r}，"
+                             "模型读了它不会想到用这个工具换算货币")
     params = fn.get("parameters")
     if not isinstance(params, dict) or params.get("type") != "object":
         return report(False, 'parameters 应该是 {"type": "object", "properties": {...}, "required": [...]}')
@@ -50,6 +59,10 @@ def check_currency_tool(tool: object) -> bool:
     for name, spec in props.items():
         if not isinstance(spec.get("description"), str) or not spec["description"].strip():
             return report(False, f"参数 {name} 还缺一个 description：告诉模型该填什么（单位、例子）")
+    if not ABOUT_AMOUNT.search(amount["description"]):
+        return report(False, f"amount 的 description 要说清楚它是什么：多少人民币（单位：元），现在是 {amount['description']!r}")
+    if not ABOUT_CURRENCY.search(currency["description"]):
+        return report(False, f"to_currency 的 description 要说清楚它是什么：要换成的目标货币，现在是 {currency['description']!r}")
     required = params.get("required")
     if not isinstance(required, list) or set(required) != {"amount", "to_currency"}:
         return report(False, f"两个参数都是必填的：required 应该是 ['amount', 'to_currency']，现在是 {required!r}")
@@ -64,50 +77,69 @@ def _call(call_id: str, name: str, arguments: str) -> dict:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
-def check_answer_tool_calls(answer_tool_calls: object) -> bool:
+# Exercise 03-2 cases: (tool calls as (id, name, arguments JSON), the functions, the contents expected).
+# Different ids, tools, argument types and lengths, so a list written for one case fails the others.
+def _multiply(a: float, b: float) -> float:
+    return a * b
+
+
+def _subtract(a: float, b: float) -> float:
+    return a - b
+
+
+def _answer_cases() -> list[tuple[list[tuple[str, str, str]], dict, list[str]]]:
+    return [
+        ([("call_weather", "get_weather", '{"city": "北京"}'), ("call_add", "add", '{"a": 2, "b": 3}')],
+         {"get_weather": get_weather, "add": lambda a, b: a + b},
+         [get_weather("北京"), "5"]),
+        ([("call_7f3a", "multiply", '{"a": 6, "b": 7}'),
+          ("call_9c1e", "get_weather", '{"city": "成都", "unit": "fahrenheit"}'),
+          ("call_02bd", "subtract", '{"b": 2, "a": 1.5}')],
+         {"get_weather": get_weather, "multiply": _multiply, "subtract": _subtract},
+         ["42", get_weather("成都", "fahrenheit"), "-0.5"]),
+        ([("tool_call_only_one", "get_weather", '{ "city" : "昆明" }')],
+         {"get_weather": get_weather},
+         [get_weather("昆明")]),
+    ]
+
+
+def check_answer_tool_calls(answer_tool_calls: object) -> CheckResult:
     """Exercise 03-2: ``answer_tool_calls(message, functions)`` returns one
     ``{"role": "tool", "tool_call_id", "content": <str>}`` per call of the SDK message,
-    in order, after ``json.loads`` of the arguments and running ``functions[name](**args)``."""
+    in order, after ``json.loads`` of the arguments and running ``functions[name](**args)``.
+
+    Tried on three messages (1-3 calls, different ids, tools and argument types)."""
     if not callable(answer_tool_calls):
         return report(False, "answer_tool_calls 应该是一个函数")
-    message = ChatCompletionMessage.model_validate(
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                _call("call_weather", "get_weather", '{"city": "北京"}'),
-                _call("call_add", "add", '{"a": 2, "b": 3}'),
-            ],
-        }
-    )
-    functions = {"get_weather": get_weather, "add": lambda a, b: a + b}
-    got, error = safely(answer_tool_calls, message, functions)
-    if error:
-        return report(False, f"answer_tool_calls 出错：{error}")
-    want = [
-        {"role": "tool", "tool_call_id": "call_weather", "content": get_weather("北京")},
-        {"role": "tool", "tool_call_id": "call_add", "content": "5"},
-    ]
-    if not isinstance(got, list) or len(got) != 2:
-        n = len(got) if isinstance(got, list) else type(got).__name__
-        return report(False, f"两个 tool_call 应该得到 2 条 tool 消息（每个 id 一条），实际得到 {n}")
-    for i, (g, w) in enumerate(zip(got, want)):
-        if not isinstance(g, dict) or g.get("role") != "tool":
-            return report(False, f"第 {i + 1} 条应该是 role='tool' 的字典，实际是 {g!r}")
-        if g.get("tool_call_id") != w["tool_call_id"]:
-            return report(False, f"第 {i + 1} 条的 tool_call_id 应该是 {w['tool_call_id']!r}（照抄对应调用的 id）")
-        if not isinstance(g.get("content"), str):
-            return report(False, f"第 {i + 1} 条的 content 必须是字符串，实际是 {type(g.get('content')).__name__}：用 str(result)")
-        if g["content"] != w["content"]:
-            return report(False, f"第 {i + 1} 条的 content 应该是 {w['content']!r}，实际是 {g['content']!r}")
-    return report(True, "每个 tool_call_id 都有一条字符串内容的 tool 回复，顺序也对")
+    for calls, functions, contents in _answer_cases():
+        message = ChatCompletionMessage.model_validate(
+            {"role": "assistant", "content": None, "tool_calls": [_call(*call) for call in calls]}
+        )
+        described = ", ".join(f"{name}({arguments})" for _, name, arguments in calls)
+        got, error = safely(answer_tool_calls, message, functions)
+        if error:
+            return report(False, f"对调用 {described}，answer_tool_calls 出错：{error}")
+        want = [{"role": "tool", "tool_call_id": call[0], "content": content} for call, content in zip(calls, contents)]
+        if not isinstance(got, list) or len(got) != len(want):
+            n = len(got) if isinstance(got, list) else type(got).__name__
+            return report(False, f"{len(want)} 个 tool_call（{described}）应该得到 {len(want)} 条 tool 消息（每个 id 一条），实际得到 {n}")
+        for i, (g, w) in enumerate(zip(got, want)):
+            if not isinstance(g, dict) or g.get("role") != "tool":
+                return report(False, f"第 {i + 1} 条应该是 role='tool' 的字典，实际是 {g!r}")
+            if g.get("tool_call_id") != w["tool_call_id"]:
+                return report(False, f"第 {i + 1} 条的 tool_call_id 应该是 {w['tool_call_id']!r}（照抄对应调用的 id）")
+            if not isinstance(g.get("content"), str):
+                return report(False, f"第 {i + 1} 条的 content 必须是字符串，实际是 {type(g.get('content')).__name__}：用 str(result)")
+            if g["content"] != w["content"]:
+                return report(False, f"对调用 {described}，第 {i + 1} 条的 content 应该是 {w['content']!r}，实际是 {g['content']!r}")
+    return report(True, "三组不同的调用里，每个 tool_call_id 都有一条字符串内容的 tool 回复，顺序也对")
 
 
 def _role_list(messages: list[dict]) -> list[str]:
     return [m.get("role", "?") for m in messages]
 
 
-def check_single_step(single_step: object) -> bool:
+def check_single_step(single_step: object) -> CheckResult:
     """Exercise 03-3: ``single_step(client, question)`` runs one round of the lifecycle:
     request with tools -> if tool_calls: append the assistant message, one tool reply per id,
     second request -> return the final text; without tool_calls return the text at once.

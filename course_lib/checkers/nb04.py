@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from ..tools.products import connect_readonly, database_path
-from . import report, safely
+from . import CheckResult, report, safely
 
 
 # -- watching sqlite3 ------------------------------------------------------------------
@@ -128,7 +128,7 @@ def _rows(result: Any, call: str) -> tuple[list | None, str | None]:
     return rows, None
 
 
-def check_price_tool(query_by_price_range: object, PRICE_TOOL: object) -> bool:  # noqa: N803 - the notebook's name
+def check_price_tool(query_by_price_range: object, PRICE_TOOL: object) -> CheckResult:  # noqa: N803 - the notebook's name
     """Exercise 04-1: a second database tool.
 
     Checks the schema, then runs the function on data/SportsEquipment.db:
@@ -195,7 +195,7 @@ def _fake_call(name: str, arguments: str, call_id: str = "call_x") -> dict:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
-def check_run_tool_call(run_tool_call: object) -> bool:
+def check_run_tool_call(run_tool_call: object) -> CheckResult:
     """Exercise 04-2: ``run_tool_call(call, functions)`` never raises and always returns a string:
     the result for a good call, and a message starting with "错误" for an unknown tool name
     (naming the available tools), arguments that are not valid JSON, and arguments the

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..react import run_tool
 from ..react_parser import ParsedReply, corrective_observation, parse_json_protocol
 from ..tools.registry import default_registry
-from . import recording, report, safely
+from . import CheckResult, recording, report, safely
 
 # (reply, expected) pairs for 05-1.
 ACTION_CASES = [
@@ -34,7 +34,7 @@ def _as_pair(value: object) -> object:
     return tuple(value) if isinstance(value, (list, tuple)) and len(value) == 2 else value
 
 
-def check_extract_action(extract_action: object) -> bool:
+def check_extract_action(extract_action: object) -> CheckResult:
     """Exercise 05-1: ``extract_action(reply)`` -> ``(tool, input)`` from a line-start Action line
     (any case, ``:``/``：``, spaces around the colons), or None."""
     if not callable(extract_action):
@@ -48,7 +48,7 @@ def check_extract_action(extract_action: object) -> bool:
     return report(True, f"{len(ACTION_CASES)} 种写法都读对了")
 
 
-def check_next_user_message(next_user_message: object) -> bool:
+def check_next_user_message(next_user_message: object) -> CheckResult:
     """Exercise 05-2: ``next_user_message(parsed, registry)``: ``"Observation: <tool result>"`` for an
     action, the corrective observation for an invalid parsed reply, None after an answer."""
     if not callable(next_user_message):
@@ -78,7 +78,7 @@ def check_next_user_message(next_user_message: object) -> bool:
     return report(True, "Observation、纠错消息和结束条件都对")
 
 
-def check_ask_once(ask_once: object, client: object) -> bool:
+def check_ask_once(ask_once: object, client: object) -> CheckResult:
     """Exercise 05-3: one request with ``[system (JSON tools), user "Question: ...\\n<scratchpad>"]``,
     ``stop`` containing "Observation:", ``max_tokens`` set, no tools; returns the parsed reply."""
     if not callable(ask_once):

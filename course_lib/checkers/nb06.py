@@ -8,13 +8,13 @@ handles tool calls and ``max_steps``, not what a real model decides.
 from __future__ import annotations
 
 from ..tools import get_weather
-from . import report, safely
+from . import CheckResult, report, safely
 from .scripted import ScriptedModel
 
 TOOLS_KEYS = ("tools", "tool_choice", "parallel_tool_calls")
 
 
-def check_call_key(call_key: object) -> bool:
+def check_call_key(call_key: object) -> CheckResult:
     """Exercise 06-1: ``call_key(name, arguments_json)`` is hashable, equal for the same tool with
     the same parsed arguments (spacing and key order ignored), different otherwise, None for bad JSON."""
     if not callable(call_key):
@@ -56,7 +56,7 @@ def _roles(messages: list) -> list:
     return [m.get("role") for m in messages]
 
 
-def check_agent_loop(agent_loop: object) -> bool:
+def check_agent_loop(agent_loop: object) -> CheckResult:
     """Exercise 06-2: ``agent_loop(client, question, max_steps=3)`` loops while there are tool_calls
     (one tool reply per id), returns the text answer, and after ``max_steps`` requests with tools
     appends a user message and sends one request without any tools key."""
@@ -93,6 +93,11 @@ def check_agent_loop(agent_loop: object) -> bool:
     answer, error = safely(agent_loop, script.client(), "找一个永远不会下雨的城市", max_steps=3)
     if error:
         return report(False, f"模型一直调用工具时 agent_loop 出错：{error}")
+    sent_none = [k for r in script.requests for k in TOOLS_KEYS if k in r and r[k] is None]
+    if sent_none:
+        # tools=None is not "no tools": the SDK sends "tools": null (source text 000 writes it so)
+        return report(False, f"有请求把 {sorted(set(sent_none))} 写成了 None：SDK 会照样发出 \"tools\": null。"
+                             "不带工具的请求里整个参数都不要写（连 None 也不要传）")
     with_tools = [r for r in script.requests if any(k in r for k in TOOLS_KEYS)]
     if len(with_tools) != 3:
         return report(False, f"max_steps=3：带 tools 的请求应该正好 3 次，实际是 {len(with_tools)} 次（循环要继续，但不能超过上限）")

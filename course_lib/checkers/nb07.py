@@ -2,17 +2,20 @@
 
 07-1 and 07-2 check plain functions on fixed inputs; 07-3 checks the
 structure of the requests a fixed workflow sends (through
-``checkers.recording``), not what the model writes.
+``checkers.recording``, answered with a canned reply), not what the model writes.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pandas as pd
+from openai.types.chat import ChatCompletion
 
 from ..tools import get_weather
-from . import recording, report, safely
+from . import CheckResult, recording, report, safely
+from .scripted import ScriptedModel
 
 NUMBER_CASES = [
     ("20 * 15 等于 300。", "300", True),
@@ -32,10 +35,18 @@ NUMBER_CASES = [
     ("湿度 65%", "6", False),
     ("", "300", False),
     (None, "300", False),
+    # T4's answer, as the models write it: decimals, thousands separators, full-width digits
+    ("珠穆朗玛峰海拔约 8848.86 米。", "8848.86", True),
+    ("海拔 8,848.86 米", "8848.86", True),
+    ("海拔８８４８．８６米", "8848.86", True),
+    ("海拔 8848.8 米", "8848.86", False),
+    ("共 1,300 元", "300", False),
+    ("共１３００元", "300", False),
+    ("３００元", "300", True),
 ]
 
 
-def check_contains_number(contains_number: object) -> bool:
+def check_contains_number(contains_number: object) -> CheckResult:
     """Exercise 07-1: ``contains_number(answer, number)`` finds ``number`` only as a whole number."""
     if not callable(contains_number):
         return report(False, "contains_number 应该是一个函数")
@@ -60,7 +71,7 @@ def _sample_results() -> pd.DataFrame:
     ])
 
 
-def check_summarize(summarize: object) -> bool:
+def check_summarize(summarize: object) -> CheckResult:
     """Exercise 07-2: ``summarize(results)`` -> DataFrame indexed by loop with
     success_rate, mean_prompt_tokens, total_seconds."""
     if not callable(summarize):
@@ -91,31 +102,52 @@ def check_summarize(summarize: object) -> bool:
     return report(True, "每个循环的成功率、平均 prompt tokens 和总用时都对")
 
 
-def check_weather_brief(weather_brief: object, client: object) -> bool:
+# Exercise 07-3 inputs: the second list has other cities with other weather, so text
+# written for the first one (or cities looked up regardless of the argument) fails.
+BRIEF_CITIES = (["北京", "广州"], ["成都", "哈尔滨", "昆明"])
+BRIEF_REPLY = "出门记得看天气。"
+
+
+def _canned_reply(kwargs: dict) -> Any:
+    """A reply to ``kwargs`` made here, without asking the model: 07-3 checks only what is sent."""
+    return ChatCompletion.model_validate(ScriptedModel().completion(BRIEF_REPLY, kwargs))
+
+
+def check_weather_brief(weather_brief: object, client: object) -> CheckResult:
     """Exercise 07-3: ``weather_brief(cities)`` looks the cities up in code and sends ONE request
-    without tools whose messages contain every weather result; returns the reply text."""
+    without tools whose messages contain every weather result; returns the reply text.
+
+    Tried on two city lists; the model is not asked (``recording`` answers with a canned reply)."""
     if not callable(weather_brief):
         return report(False, "weather_brief 应该是一个函数")
-    cities = ["北京", "广州"]
-    with recording(client) as seen:
-        got, error = safely(weather_brief, cities)
+    for cities in BRIEF_CITIES:
+        problem = _brief_problem(weather_brief, client, cities)
+        if problem:
+            return report(False, problem)
+    return report(True, "代码查天气、一次不带 tools 的请求，换一组城市也对")
+
+
+def _brief_problem(weather_brief: Any, client: Any, cities: list[str]) -> str | None:
+    """What is wrong with ``weather_brief(cities)``, or None."""
+    with recording(client, answer=_canned_reply) as seen:
+        got, error = safely(weather_brief, list(cities))
     if error:
-        return report(False, f"调用 weather_brief 时出错：{error}")
+        return f"调用 weather_brief({cities!r}) 时出错：{error}"
     if len(seen.requests) != 1:
-        return report(False, f"固定流程只需要 1 次模型请求（查天气由代码完成），实际发出了 {len(seen.requests)} 次")
+        return f"固定流程只需要 1 次模型请求（查天气由代码完成），weather_brief({cities!r}) 发出了 {len(seen.requests)} 次"
     kwargs = seen.requests[0]
     if any(k in kwargs for k in ("tools", "tool_choice", "parallel_tool_calls")):
-        return report(False, "这个请求不需要 tools：天气已经由代码查好了")
+        return "这个请求不需要 tools：天气已经由代码查好了"
     if not kwargs.get("max_tokens"):
-        return report(False, "记得带上 max_tokens")
+        return "记得带上 max_tokens"
     text = "\n".join(
         str(m.get("content") or "") if isinstance(m, dict) else str(getattr(m, "content", "") or "")
         for m in kwargs.get("messages") or []
     )
     for city in cities:
         if get_weather(city) not in text:
-            return report(False, f"消息里应该包含 get_weather({city!r}) 的结果：{get_weather(city)!r}")
-    expected = seen.responses[0].choices[0].message.content
-    if got != expected:
-        return report(False, "应该返回模型回答的文字（response.choices[0].message.content）")
-    return report(True, "代码查天气、一次不带 tools 的请求，结构正确")
+            return (f"weather_brief({cities!r}) 的消息里应该包含 get_weather({city!r}) 的结果：{get_weather(city)!r}。"
+                    "天气要用代码对传进来的每个城市去查，不能写死")
+    if got != BRIEF_REPLY:
+        return "应该返回模型回答的文字（response.choices[0].message.content）"
+    return None

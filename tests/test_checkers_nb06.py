@@ -1,0 +1,45 @@
+"""The checkers of notebook 06 (course_lib.checkers.nb06) on typical right and wrong answers."""
+
+from __future__ import annotations
+
+import json
+
+from notebook_cells import load_solution
+
+from course_lib.checkers import nb06
+from course_lib.tools import WEATHER_TOOL, get_weather
+
+
+def _agent_loop(final_tools):
+    """The reference loop, except that the last request passes ``final_tools`` as keyword arguments."""
+
+    def agent_loop(client, question, max_steps=3):
+        messages = [{"role": "user", "content": question}]
+        for _ in range(max_steps):
+            message = client.chat.completions.create(model="m", messages=messages, tools=[WEATHER_TOOL]).choices[0].message
+            if not message.tool_calls:
+                return message.content
+            messages.append(message)
+            for call in message.tool_calls:
+                messages.append({"role": "tool", "tool_call_id": call.id,
+                                 "content": get_weather(**json.loads(call.function.arguments))})
+        messages.append({"role": "user", "content": "请根据上面的结果直接回答。"})
+        return client.chat.completions.create(model="m", messages=messages, **final_tools).choices[0].message.content
+
+    return agent_loop
+
+
+def test_agent_loop_checker_names_tools_none(capsys):
+    """Source text 000 writes tools=None for the last request: the SDK sends "tools": null.
+    The hint says so (not "wrong number of requests")."""
+    assert nb06.check_agent_loop(_agent_loop({})).passed is True
+    capsys.readouterr()
+    result = nb06.check_agent_loop(_agent_loop({"tools": None}))
+    out = capsys.readouterr().out
+    assert result.passed is False
+    assert "None" in out and "null" in out and "次" not in out.split("：", 1)[1].split("。")[0]
+    assert nb06.check_agent_loop(_agent_loop({"tools": [WEATHER_TOOL]})).passed is False
+
+
+def test_agent_loop_checker_passes_the_reference():
+    assert nb06.check_agent_loop(load_solution("06_agent_loop", "06-2")["agent_loop"]).passed is True
