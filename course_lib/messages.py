@@ -24,12 +24,14 @@ import json
 import uuid
 from typing import Any, Iterable
 
+from .texts import t
+
 
 class MessageError(ValueError):
     """A message list that the API would reject; ``index`` names the offending message."""
 
     def __init__(self, index: int, problem: str):
-        super().__init__(f"messages[{index}]: {problem}")
+        super().__init__(t("messages.at_index", index=index, problem=problem))
         self.index = index
 
 
@@ -98,7 +100,7 @@ def to_dict(message: Any) -> dict:
     """
     if isinstance(message, dict) or (callable(getattr(message, "model_dump", None)) and not isinstance(message, type)):
         return _plain(message)
-    raise TypeError(f"A message must be a dict or an openai SDK message, not {type(message).__name__}")
+    raise TypeError(t("messages.not_a_message", name=type(message).__name__))
 
 
 def normalize(messages: Iterable[Any]) -> list[dict]:
@@ -112,7 +114,7 @@ def normalize(messages: Iterable[Any]) -> list[dict]:
         try:
             out.append(to_dict(message))
         except TypeError as exc:
-            raise TypeError(f"messages[{i}]: {exc}") from None
+            raise TypeError(t("messages.at_index", index=i, problem=exc)) from None
     return out
 
 
@@ -186,41 +188,39 @@ def validate(messages: list[dict]) -> None:
             msg = to_dict(msg)
         role = msg.get("role")
         if role not in {"system", "developer", "user", "assistant", "tool"}:
-            raise MessageError(i, f"unknown role {role!r}")
+            raise MessageError(i, t("messages.unknown_role", role=repr(role)))
         if role in {"user", "assistant", "system", "developer"} and pending:
             ids = ", ".join(sorted(pending))
             raise MessageError(
                 pending[next(iter(pending))],
-                f"tool call(s) {ids} have no role='tool' reply before messages[{i}] ({role}); "
-                "every tool_call_id needs exactly one tool message",
+                t("messages.unanswered_before", ids=ids, i=i, role=role),
             )
         if role == "assistant":
             calls = msg.get("tool_calls") or []
             if not calls and not has_text(msg.get("content")):
-                raise MessageError(i, "assistant message has neither content nor tool_calls")
+                raise MessageError(i, t("messages.empty_assistant"))
             answered = set()
             for call in calls:
                 call_id = call.get("id") if isinstance(call, dict) else None
                 if not call_id:
-                    raise MessageError(i, "a tool call has no id")
+                    raise MessageError(i, t("messages.call_without_id"))
                 if call_id in pending:
-                    raise MessageError(i, f"tool call id {call_id!r} appears twice")
+                    raise MessageError(i, t("messages.duplicate_call_id", call_id=repr(call_id)))
                 pending[call_id] = i
         elif role == "tool":
             call_id = msg.get("tool_call_id")
             if call_id in answered:
-                raise MessageError(i, f"tool_call_id {call_id!r} is answered twice")
+                raise MessageError(i, t("messages.answered_twice", call_id=repr(call_id)))
             if call_id not in pending:
                 raise MessageError(
                     i,
-                    f"tool_call_id {call_id!r} does not match a tool call of the nearest earlier assistant "
-                    "message (was the assistant message with tool_calls appended first?)",
+                    t("messages.unmatched_tool_reply", call_id=repr(call_id)),
                 )
             del pending[call_id]
             answered.add(call_id)
     if pending:
         ids = ", ".join(sorted(pending))
-        raise MessageError(pending[next(iter(pending))], f"tool call(s) {ids} have no role='tool' reply")
+        raise MessageError(pending[next(iter(pending))], t("messages.unanswered", ids=ids))
 
 
 def _wire_call(call: dict) -> dict:

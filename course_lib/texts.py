@@ -33,6 +33,16 @@ _ZH_PROVIDERS: dict[str, str] = {
 
 _ZH_REPLIES: dict[str, str] = {
     # replies.py, messages.py, tool_calls.py, recording.py
+    "messages.answered_twice": "tool_call_id {call_id} 被回复了两次",
+    "messages.at_index": "messages[{index}]：{problem}",
+    "messages.call_without_id": "有一个工具调用没有 id",
+    "messages.duplicate_call_id": "工具调用 id {call_id} 出现了两次",
+    "messages.empty_assistant": "assistant 消息既没有 content 也没有 tool_calls",
+    "messages.not_a_message": "一条消息必须是 dict 或 openai SDK 的消息对象，不能是 {name}",
+    "messages.unanswered": "工具调用 {ids} 没有 role='tool' 的回复",
+    "messages.unanswered_before": "工具调用 {ids} 在 messages[{i}]（{role}）之前没有 role='tool' 的回复；每个 tool_call_id 都需要正好一条 tool 消息",
+    "messages.unknown_role": "未知的 role {role}（只能是 system、developer、user、assistant、tool）",
+    "messages.unmatched_tool_reply": "tool_call_id {call_id} 对不上前面最近一条 assistant 消息里的任何工具调用（是不是忘了先 append 那条带 tool_calls 的 assistant 消息？）",
 }
 
 _ZH_LOOPS: dict[str, str] = {

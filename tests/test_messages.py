@@ -152,7 +152,7 @@ def test_orphan_tool_message_names_its_index():
     with pytest.raises(MessageError) as err:
         validate([USER, tool("call_1")])
     assert err.value.index == 1
-    assert str(err.value).startswith("messages[1]:")
+    assert str(err.value).startswith("messages[1]：")
     assert "call_1" in str(err.value)
 
 
@@ -167,7 +167,7 @@ def test_two_parallel_calls_one_reply():
     with pytest.raises(MessageError) as err:
         validate([USER, asks("a", "b"), tool("a"), {"role": "user", "content": "然后呢？"}])
     assert err.value.index == 1  # the assistant message whose call is unanswered
-    assert "tool call(s) b have no role='tool' reply" in str(err.value)
+    assert "工具调用 b 在 messages[3]（user）之前没有 role='tool' 的回复" in str(err.value)
     assert "messages[3]" in str(err.value)
     with pytest.raises(MessageError) as err:  # also at the end of the list
         validate([USER, asks("a", "b"), tool("a")])
@@ -177,7 +177,7 @@ def test_two_parallel_calls_one_reply():
 def test_answered_twice_and_duplicate_ids():
     with pytest.raises(MessageError) as err:
         validate([USER, asks("a"), tool("a"), tool("a")])
-    assert err.value.index == 3 and "twice" in str(err.value)
+    assert err.value.index == 3 and "两次" in str(err.value)
     with pytest.raises(MessageError) as err:
         validate([USER, asks("a", "a"), tool("a"), tool("a")])
     assert err.value.index == 1
@@ -189,14 +189,14 @@ def test_assistant_with_neither_content_nor_tool_calls(content):
         with pytest.raises(MessageError) as err:
             validate([USER, {"role": "assistant", "content": content, **extra}])
         assert err.value.index == 1
-        assert "neither content nor tool_calls" in str(err.value)
+        assert "既没有 content 也没有 tool_calls" in str(err.value)
 
 
 def test_unknown_role_and_missing_call_id():
     with pytest.raises(MessageError) as err:
         validate([USER, {"role": "function", "content": "x"}])
     assert err.value.index == 1
-    with pytest.raises(MessageError, match="no id"):
+    with pytest.raises(MessageError, match="没有 id"):
         validate([USER, {"role": "assistant", "content": None, "tool_calls": [{"function": {"name": "x"}}]}])
 
 
