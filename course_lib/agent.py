@@ -50,6 +50,7 @@ from .messages import has_text, request_kwargs, to_dict
 from .replies import Reply, read_reply
 from .tables import Table, agent_steps_frame, shorten
 from .tool_calls import ToolCall, execute, read_assistant
+from .texts import t
 from .tools.registry import ToolRegistry
 
 DEFAULT_MAX_REPEATS = 2
@@ -129,7 +130,7 @@ class Agent(StepLoop):
                  tool_choice: Any = None, max_tokens: int = DEFAULT_MAX_TOKENS, **options: Any):
         super().__init__(client, model, registry, system=system, max_tokens=max_tokens, **options)
         if max_repeats < 1:
-            raise ValueError(f"max_repeats must be at least 1, got {max_repeats}")
+            raise ValueError(t("loops.max_repeats_low", max_repeats=max_repeats))
         self.tools = tools if tools is not None else self.registry.schemas()
         self.max_repeats = max_repeats
         self.parallel_tool_calls, self.tool_choice = parallel_tool_calls, tool_choice
@@ -141,7 +142,7 @@ class Agent(StepLoop):
     @property
     def tool_names(self) -> list[str]:
         """The names of the tools offered."""
-        return [(t.get("function") or {}).get("name", "") for t in self.tools]
+        return [(tool.get("function") or {}).get("name", "") for tool in self.tools]
 
     def _begin(self, question: str | list[dict]) -> None:
         """``question``: the user's task; or a whole message list to continue
@@ -152,7 +153,7 @@ class Agent(StepLoop):
         """
         if isinstance(question, str):
             if not question.strip():
-                raise ValueError("question must be a non-empty string")
+                raise ValueError(t("loops.empty_question"))
             messages = [{"role": "user", "content": question.strip()}]
             if self.system:
                 messages.insert(0, {"role": "system", "content": self.system})
@@ -160,7 +161,7 @@ class Agent(StepLoop):
             messages = [to_dict(m) for m in question]
         users = [m for m in messages if m.get("role") == "user"]
         if not users:
-            raise ValueError("the message list needs a user message")
+            raise ValueError(t("loops.no_user_message"))
         self.question = str(users[-1].get("content") or "")
         self.messages, self.forcing = messages, None
         self._seen, self._repeat_streak = {}, 0
@@ -204,7 +205,7 @@ class Agent(StepLoop):
                 self._force("repeated_calls")
         elif turn.error or not turn.text:
             record.kind = "invalid" if turn.error else "empty"
-            record.error = turn.error or "回复是空的。"
+            record.error = turn.error or t("loops.empty_reply")
             record.observation = turn.error or EMPTY_REPLY_PROMPT
             if has_text(turn.message.get("content")):
                 self.messages.append(turn.message)
@@ -248,29 +249,29 @@ class Agent(StepLoop):
             self.messages.append({"role": "assistant", "content": text})
         self.answer, self.stopped_reason = text, self.forcing
         return self._new_step(reply, "final", answer=text,
-                              error=None if text else "最后一次请求也没有给出答案")
+                              error=None if text else t("loops.final_without_answer"))
 
     # -- trace ---------------------------------------------------------------
 
     def describe(self, s: Step) -> list[str]:
         """The trace lines of one step, e.g. ``[步骤 1/5] 调用工具 get_weather 参数 {"city": "北京"} 结果 ...``."""
-        head = f"[步骤 {s.step}/{self.max_steps}]"
+        head = t("loops.trace_head", step=s.step, max_steps=self.max_steps)
         if s.kind == "tool_calls":
             lines = []
             for c in s.tool_calls:
                 if c.repeated:
-                    tail = f"重复调用：没有重新执行，返回第 {c.first_step} 步的结果"
+                    tail = t("agent.trace_repeat", first_step=c.first_step)
                 else:
-                    tail = "结果 " + shorten(c.observation.replace("\n", " "), 100)
-                lines.append(f"{head} 调用工具 {c.name} 参数 {c.arguments_text} {tail}")
+                    tail = t("agent.trace_result") + shorten(c.observation.replace("\n", " "), 100)
+                lines.append(t("agent.trace_call", head=head, name=c.name, arguments_text=c.arguments_text, tail=tail))
             return lines
         if s.kind == "answer":
-            return [f"{head} 回答：{shorten(s.answer or '', 200)}{cut_note(s)}"]
+            return [t("agent.trace_answer", head=head, answer=shorten(s.answer or "", 200), cut=cut_note(s))]
         if s.kind in ("invalid", "empty"):
-            return [f"{head} 回复无法使用（{shorten(s.observation or '', 60)}）→ 发送纠正消息"]
-        why = {"max_steps": f"达到 max_steps={self.max_steps}", "repeated_calls": "连续重复调用"}.get(
+            return [t("agent.trace_invalid", head=head, observation=shorten(s.observation or "", 60))]
+        why = {"max_steps": t("agent.why_max_steps", max_steps=self.max_steps), "repeated_calls": t("agent.why_repeated")}.get(
             self.stopped_reason or "", "")
-        return [f"[停止：{why}] 不带 tools 再请求一次 → 回答：{shorten(s.answer or '(没有回答)', 200)}{cut_note(s)}"]
+        return [t("agent.trace_final", why=why, answer=shorten(s.answer or t("loops.no_answer"), 200), cut=cut_note(s))]
 
 
 def run_agent(client: Any, model: str, question: str | list[dict], registry: ToolRegistry | None = None,
@@ -306,7 +307,8 @@ class AgentResult(RunResult):
 
     def table(self, max_chars: int | None = 120) -> Table:
         """The chain of steps and tool calls as a ``tables.Table`` (``tables.agent_steps_frame``)."""
-        return Table(agent_steps_frame(self.steps, max_chars), f"{self.question}（stopped_reason={self.stopped_reason}）")
+        title = t("agent.table_title", question=self.question, stopped_reason=self.stopped_reason)
+        return Table(agent_steps_frame(self.steps, max_chars), title)
 
 
 Agent.result_type = AgentResult

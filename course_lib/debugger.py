@@ -37,11 +37,12 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .loop import STOP_REASONS, Step
+from .loop import Step, stop_reason_text
 from .messages import to_dict
 from .recording import recording
 from .replies import describe_error, read_usage
 from .tables import show_messages
+from .texts import t
 
 @dataclass
 class DebugStep:
@@ -131,7 +132,7 @@ class AgentDebugger:
         reason = self.stopped_reason
         if not self.done:
             return ""
-        return f"{STOP_REASONS.get(reason, '循环结束')}（stopped_reason={reason!r}）"
+        return t("debugger.stop_text", why=stop_reason_text(reason), reason=repr(reason))
 
     @property
     def max_steps(self) -> int | None:

@@ -33,6 +33,7 @@ from typing import Any, Callable, Literal
 from .messages import to_dict
 from .replies import CUT_REPLIES
 from .tables import Table, show_messages
+from .texts import t
 from .tools.registry import default_registry
 
 DEFAULT_MAX_STEPS = 5
@@ -55,14 +56,19 @@ STEP_KINDS: dict[str, str] = {
 # Why a run ended (RunResult.stopped_reason; "running" while it has not).
 StopReason = Literal["answer", "max_steps", "repeated_calls", "length", "content_filter"]
 RUNNING = "running"
-# The same, in words for the class (the debugger shows them).
+# The same, in words for the class (the debugger shows them): the texts.py key of each.
 STOP_REASONS: dict[str, str] = {
-    "answer": "模型给出了最终答案",
-    "max_steps": "达到了步数上限 max_steps，最后一次请求要求模型直接回答（不再运行工具）",
-    "repeated_calls": "模型反复发出相同的工具调用，已强制它给出答案",
-    "length": "模型的回答被截断了（达到 max_tokens，finish_reason=length）：answer 只是前半段，不算完整的最终答案",
-    "content_filter": "模型的回答被服务商的内容过滤截断了（finish_reason=content_filter）：answer 不完整，不算最终答案",
+    "answer": "loops.stop_answer",
+    "max_steps": "loops.stop_max_steps",
+    "repeated_calls": "loops.stop_repeated_calls",
+    "length": "loops.stop_length",
+    "content_filter": "loops.stop_content_filter",
 }
+
+
+def stop_reason_text(reason: str | None) -> str:
+    """Why a run ended, in words for the class (``STOP_REASONS``); a generic sentence for any other reason."""
+    return t(STOP_REASONS.get(reason or "", "loops.stop_other"))
 
 
 @dataclass
@@ -243,7 +249,7 @@ class StepLoop:
                  system: str | None = None, max_tokens: int | None = None, temperature: float | None = 0,
                  provider: Any = None, trace: Callable[[str], Any] | None = print):
         if max_steps < 1:
-            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
+            raise ValueError(t("loops.max_steps_low", max_steps=max_steps))
         self.client, self.model, self.provider = client, model, provider
         self.registry = registry if registry is not None else default_registry()
         self.max_steps, self.system = max_steps, system
@@ -350,9 +356,9 @@ class StepLoop:
 
     def _require_running(self, allow_done: bool = False) -> None:
         if self.question is None:
-            raise RuntimeError("call start(question) first")
+            raise RuntimeError(t("loops.not_started"))
         if self.done and not allow_done:
-            raise RuntimeError(f"the run has ended (stopped_reason={self.stopped_reason!r}); call start() again")
+            raise RuntimeError(t("loops.run_ended", stopped_reason=repr(self.stopped_reason)))
 
     # -- what each loop says for itself --------------------------------------
 
@@ -379,5 +385,5 @@ class StepLoop:
 def question_text(question: Any) -> str:
     """``question`` stripped; raises ValueError unless it is a non-empty string."""
     if not isinstance(question, str) or not question.strip():
-        raise ValueError("question must be a non-empty string")
+        raise ValueError(t("loops.empty_question"))
     return question.strip()

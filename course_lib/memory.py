@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from .messages import to_dict
+from .texts import t
 
 # Roles treated as "the system message" when they come first in a list.
 _INSTRUCTION_ROLES = {"system", "developer"}
@@ -35,9 +36,9 @@ _INSTRUCTION_ROLES = {"system", "developer"}
 def _check_bound(max_messages: Any) -> int:
     """Return ``max_messages`` if it is a usable bound, else raise."""
     if isinstance(max_messages, bool) or not isinstance(max_messages, int):
-        raise TypeError(f"max_messages must be an int, not {type(max_messages).__name__}")
+        raise TypeError(t("loops.max_messages_type", name=type(max_messages).__name__))
     if max_messages < 1:
-        raise ValueError(f"max_messages must be at least 1, got {max_messages}")
+        raise ValueError(t("loops.max_messages_low", max_messages=max_messages))
     return max_messages
 
 

@@ -66,6 +66,7 @@ from .messages import has_text, request_kwargs, to_dict
 from .react_parser import ParsedReply, corrective_observation, parse_json_protocol, parse_line_protocol
 from .replies import read_reply
 from .tables import Table, react_steps_frame, shorten
+from .texts import t
 from .tools.registry import ToolRegistry
 
 # Stop sequences.  Protocol A: the model should stop after "PAUSE"; it often
@@ -300,7 +301,7 @@ class _ReActLoop(StepLoop):
                 record.answer = parsed.answer
             elif parsed.kind == "invalid":  # plain text without a label: take it as the answer
                 record.answer = parsed.raw.strip() or None
-            record.error = None if record.answer else "最后一次请求也没有给出答案"
+            record.error = None if record.answer else t("loops.final_without_answer")
             self.answer, self.stopped_reason = record.answer, "max_steps"
         elif parsed.kind == "answer":
             self._answered(record, parsed.answer)
@@ -318,7 +319,7 @@ class _ReActLoop(StepLoop):
 
     def describe(self, s: Step) -> list[str]:
         """The trace line of step ``s`` (newlines in results shown as spaces)."""
-        head = f"[步骤 {s.step}/{self.max_steps}]"
+        head = t("loops.trace_head", step=s.step, max_steps=self.max_steps)
         if s.kind == "action":
             shown = json.dumps(s.action_input, ensure_ascii=False) if isinstance(s.action_input, dict) else s.action_input
             observation = shorten((s.observation or "").replace("\n", " "), 120)
@@ -326,8 +327,9 @@ class _ReActLoop(StepLoop):
         if s.kind == "answer":
             return [f"{head} Answer: {shorten(s.answer or '', 200)}{cut_note(s)}"]
         if s.kind == "final":
-            return [f"[达到 max_steps={self.max_steps}] 最后一次请求的回答: {shorten(s.answer or '(无)', 200)}{cut_note(s)}"]
-        return [f"{head} 无法解析（{shorten(s.error or '', 80)}）→ 发回格式提醒"]
+            return [t("react.trace_final", max_steps=self.max_steps, answer=shorten(s.answer or t("loops.no_answer"), 200),
+                      cut=cut_note(s))]
+        return [t("react.trace_invalid", head=head, error=shorten(s.error or "", 80))]
 
     # -- protocol-specific ---------------------------------------------------
 
@@ -540,7 +542,8 @@ class ReActResult(RunResult):
 
     def table(self, max_chars: int | None = 120) -> Table:
         """The per-step trace (``tables.react_steps_frame``) as a ``tables.Table``."""
-        return Table(react_steps_frame(self.steps, max_chars), f"协议 {self.protocol}：{self.question}")
+        title = t("react.table_title", protocol=self.protocol, question=self.question)
+        return Table(react_steps_frame(self.steps, max_chars), title)
 
 
 _ReActLoop.result_type = ReActResult

@@ -47,6 +47,37 @@ _ZH_REPLIES: dict[str, str] = {
 
 _ZH_LOOPS: dict[str, str] = {
     # loop.py, agent.py, react.py, react_parser.py, json_scan.py, memory.py
+    "agent.table_title": "{question}（stopped_reason={stopped_reason}）",
+    "agent.trace_answer": "{head} 回答：{answer}{cut}",
+    "agent.trace_call": "{head} 调用工具 {name} 参数 {arguments_text} {tail}",
+    "agent.trace_final": "[停止：{why}] 不带 tools 再请求一次 → 回答：{answer}{cut}",
+    "agent.trace_invalid": "{head} 回复无法使用（{observation}）→ 发送纠正消息",
+    "agent.trace_repeat": "重复调用：没有重新执行，返回第 {first_step} 步的结果",
+    "agent.trace_result": "结果 ",
+    "agent.why_max_steps": "达到 max_steps={max_steps}",
+    "agent.why_repeated": "连续重复调用",
+    "loops.bad_registry": "registry 必须是 ToolRegistry 或者 {{工具名: 函数}} 的字典，不能是 {name}",
+    "loops.empty_question": "question 必须是非空的字符串",
+    "loops.empty_reply": "回复是空的。",
+    "loops.final_without_answer": "最后一次请求也没有给出答案",
+    "loops.max_messages_low": "max_messages 至少是 1，收到的是 {max_messages}",
+    "loops.max_messages_type": "max_messages 必须是整数，不能是 {name}",
+    "loops.max_repeats_low": "max_repeats 至少是 1，收到的是 {max_repeats}",
+    "loops.max_steps_low": "max_steps 至少是 1，收到的是 {max_steps}",
+    "loops.no_answer": "（没有回答）",
+    "loops.no_user_message": "消息列表里至少要有一条 user 消息",
+    "loops.not_started": "请先调用 start(question)",
+    "loops.run_ended": "这次运行已经结束（stopped_reason={stopped_reason}）；要重新开始，请再调用 start()",
+    "loops.stop_answer": "模型给出了最终答案",
+    "loops.stop_content_filter": "模型的回答被服务商的内容过滤截断了（finish_reason=content_filter）：answer 不完整，不算最终答案",
+    "loops.stop_length": "模型的回答被截断了（达到 max_tokens，finish_reason=length）：answer 只是前半段，不算完整的最终答案",
+    "loops.stop_max_steps": "达到了步数上限 max_steps，最后一次请求要求模型直接回答（不再运行工具）",
+    "loops.stop_other": "循环结束",
+    "loops.stop_repeated_calls": "模型反复发出相同的工具调用，已强制它给出答案",
+    "loops.trace_head": "[步骤 {step}/{max_steps}]",
+    "react.table_title": "协议 {protocol}：{question}",
+    "react.trace_final": "[达到 max_steps={max_steps}] 最后一次请求的回答：{answer}{cut}",
+    "react.trace_invalid": "{head} 无法解析（{error}）→ 发回格式提醒",
 }
 
 _ZH_TOOLS: dict[str, str] = {
@@ -55,7 +86,7 @@ _ZH_TOOLS: dict[str, str] = {
 
 _ZH_WIDGETS: dict[str, str] = {
     # widgets.py, debugger.py, tables.py, plots.py, quiz
-    # plots.py (a key ending in "_plain" is the ASCII text used when no Chinese font is installed)
+    "debugger.stop_text": "{why}（stopped_reason={reason}）",
     "plots.comparison_columns": "results 需要这些列且至少有一行：{needed}；缺少：{missing}",
     "plots.labels_count": "labels 有 {labels} 个，responses 却有 {responses} 个：每个回复要对应一个 label",
     "plots.no_usage": "这个回复没有 usage.prompt_tokens：服务器没有报告 token 数，我们不去猜",

@@ -41,6 +41,7 @@ from typing import Any, Iterable
 from .messages import has_text, new_call_id, to_dict, tool_content
 from .json_scan import JsonCandidate, scan_objects
 from .react_parser import lookup_tool
+from .texts import t
 
 # How much of a model's broken arguments is quoted back in an error (characters).
 QUOTE_CHARS = 200
@@ -382,7 +383,7 @@ def _run(call: ToolCall, registry: Any) -> Any:
         if function is None:
             return f"错误：工具 {call.name} 不存在。可用的工具：{_available(_registry_names(registry))}"
         return function(**call.arguments)
-    raise TypeError(f"registry must be a ToolRegistry or a dict of functions, not {type(registry).__name__}")
+    raise TypeError(t("loops.bad_registry", name=type(registry).__name__))
 
 
 def execute(calls: list[ToolCall], registry: Any) -> list[dict]:
