@@ -109,7 +109,7 @@ class AgentDebugger:
     def __init__(self, loop: Any, question: str, max_steps: int | None = None):
         for name in ("start", "step"):
             if not callable(getattr(loop, name, None)):
-                raise TypeError(f"the loop needs start(question), step() and done; {type(loop).__name__} has no {name}()")
+                raise TypeError(t("debugger.not_a_loop", loop=type(loop).__name__, method=name))
         self.loop, self.question = loop, question
         self.limit_name = "max_steps" if hasattr(loop, "max_steps") else None
         if max_steps is not None:
@@ -142,7 +142,7 @@ class AgentDebugger:
     @max_steps.setter
     def max_steps(self, value: int) -> None:
         if self.limit_name is None:
-            raise AttributeError(f"{type(self.loop).__name__} has no max_steps")
+            raise AttributeError(t("debugger.no_max_steps", name=type(self.loop).__name__))
         setattr(self.loop, self.limit_name, max(1, int(value)))
 
     @property
@@ -263,8 +263,8 @@ class AgentDebugger:
         else:
             rows = self._react_details(step)
         if step.reasoning:  # the model's thinking: shown first, never parsed or sent back
-            rows = [("思考（reasoning）", step.reasoning), *rows]
-        return [*rows, ("⚠️ 截断", step.cut)] if step.cut else rows
+            rows = [(t("debugger.label_reasoning"), step.reasoning), *rows]
+        return [*rows, (t("debugger.label_cut"), step.cut)] if step.cut else rows
 
     @staticmethod
     def _react_details(step: Step) -> list[tuple[str, str]]:
@@ -286,22 +286,22 @@ class AgentDebugger:
         out: list[tuple[str, str]] = []
         for call in step.tool_calls:
             out.append(("tool_call", f"{call.name}({call.arguments_text})  [id={call.id}]"))
-            note = f"（与第 {call.first_step} 步的调用相同，没有重新执行）\n" if call.repeated else ""
-            out.append(("→ 结果", note + call.observation))
+            note = t("debugger.repeated_note", first_step=call.first_step) if call.repeated else ""
+            out.append((t("debugger.label_result"), note + call.observation))
         # The text next to the calls (unless it was the calls themselves, written as JSON), or the answer.
         recovered = any(call.recovered for call in step.tool_calls)
         text = step.answer or (step.reply if step.tool_calls and not recovered and step.reply.strip() else None)
         if step.observation:
-            out.append(("纠正消息", step.observation))
+            out.append((t("debugger.label_correction"), step.observation))
         elif text:
             out.append(("content", text))
         if step.kind == "final":
-            out.append(("说明", "这一次请求没有带 tools，模型只能直接回答"))
+            out.append((t("debugger.label_note"), t("debugger.final_without_tools")))
         forced = [messages[i] for i in new if messages[i].get("role") == "user" and messages[i].get("content") != step.observation]
         if forced:  # the loop appended its "answer now, no more tools" message
-            out.append(("下一步", "循环要停了：已追加下面这条 user 消息，下一次请求不带 tools，模型只能直接回答\n"
+            out.append((t("debugger.label_next"), t("debugger.stopping_next")
                         + _text(forced[-1].get("content"))))
-        return out or [("content", "(空回复)")]
+        return out or [("content", t("debugger.empty_reply"))]
 
     @staticmethod
     def _message_details(messages: list[dict], new: list[int]) -> list[tuple[str, str]]:
@@ -318,7 +318,7 @@ class AgentDebugger:
                 fn = call.get("function") or {}
                 out.append(("tool_call", f"{fn.get('name', '?')}({_text(fn.get('arguments'))})  [id={call.get('id', '')}]"))
                 if call.get("id") in results:
-                    out.append(("→ 结果", _text(results[call.get("id")])))
+                    out.append((t("debugger.label_result"), _text(results[call.get("id")])))
             if isinstance(msg.get("content"), str) and msg["content"].strip():
                 out.append(("content", msg["content"]))
         return out
@@ -330,15 +330,26 @@ class AgentDebugger:
 
 _LABEL_COLOURS = {
     "Thought": "#e0e7ff", "Action": "#dcfce7", "Action Input": "#dcfce7", "Observation": "#fef3c7",
-    "Answer": "#bbf7d0", "Error": "#fee2e2", "tool_call": "#dcfce7", "→ 结果": "#fef3c7", "content": "#bbf7d0",
-    "纠正消息": "#fee2e2", "下一步": "#fde68a", "说明": "#e5e7eb",
+    "Answer": "#bbf7d0", "Error": "#fee2e2", "tool_call": "#dcfce7", "content": "#bbf7d0",
 }
+# Rows whose label comes from texts.py: coloured by key (the label is looked up when drawn).
+_TEXT_LABEL_COLOURS = {
+    "debugger.label_result": "#fef3c7", "debugger.label_correction": "#fee2e2",
+    "debugger.label_next": "#fde68a", "debugger.label_note": "#e5e7eb",
+}
+
+
+def _label_colour(label: str) -> str:
+    if label in _LABEL_COLOURS:
+        return _LABEL_COLOURS[label]
+    by_text = {t(key): colour for key, colour in _TEXT_LABEL_COLOURS.items()}
+    return by_text.get(label, "#f3f4f6")
 
 
 def details_html(details: list[tuple[str, str]]) -> str:
     """The parsed rows of a step as a small two-column HTML table."""
     rows = "".join(
-        f"<tr><th style='text-align:left;vertical-align:top;padding:2px 8px;background:{_LABEL_COLOURS.get(label, '#f3f4f6')}'>"
+        f"<tr><th style='text-align:left;vertical-align:top;padding:2px 8px;background:{_label_colour(label)}'>"
         f"{html.escape(label)}</th><td style='white-space:pre-wrap;text-align:left;padding:2px 8px'>{html.escape(text)}</td></tr>"
         for label, text in details
     )
@@ -362,13 +373,13 @@ class DebuggerView:
         import ipywidgets as w
 
         self.debugger, self.max_chars = debugger, max_chars
-        self.next_button = w.Button(description="下一步", button_style="primary", icon="step-forward")
-        self.run_button = w.Button(description="运行到结束", icon="fast-forward")
-        self.reset_button = w.Button(description="重置", icon="undo")
+        self.next_button = w.Button(description=t("debugger.next"), button_style="primary", icon="step-forward")
+        self.run_button = w.Button(description=t("debugger.run_to_end"), icon="fast-forward")
+        self.reset_button = w.Button(description=t("debugger.reset"), icon="undo")
         label = debugger.limit_name or "max_steps"
         self.max_steps = w.IntText(value=debugger.max_steps or 0, description=label, disabled=debugger.limit_name is None,
                                    layout=w.Layout(width="170px"), style={"description_width": "initial"})
-        self.question = w.HTML(f"<b>问题：</b>{html.escape(debugger.question)}")
+        self.question = w.HTML("<b>" + html.escape(t("debugger.question")) + "</b>" + html.escape(debugger.question))
         self.status = w.HTML("")
         self.details = w.HTML("")
         self.chain = w.HTML("")
@@ -389,16 +400,17 @@ class DebuggerView:
     def _status_html(self, busy: str = "") -> str:
         d = self.debugger
         limit = f" / {d.limit_name}={d.max_steps}" if d.limit_name else ""
-        parts = [f"第 <b>{len(d.steps)}</b> 步{limit}",
-                 f"tokens：prompt {d.prompt_tokens} + completion {d.completion_tokens} = <b>{d.total_tokens}</b>"]
+        parts = [t("debugger.step_count", step=f"<b>{len(d.steps)}</b>", limit=limit),
+                 t("debugger.tokens", prompt_tokens=d.prompt_tokens, completion_tokens=d.completion_tokens,
+                   total_tokens=f"<b>{d.total_tokens}</b>")]
         if busy:
             parts.append(f"<span style='color:#92400e'>{html.escape(busy)}</span>")
         elif d.error:
-            parts.append(f"<span style='color:#b91c1c'>⚠️ {html.escape(d.error)}（再点一次「下一步」会重试）</span>")
+            parts.append(f"<span style='color:#b91c1c'>{html.escape(t('debugger.error', error=d.error))}</span>")
         elif d.done:
-            parts.append(f"<span style='color:#166534'>■ 已结束：{html.escape(d.stop_text())}</span>")
+            parts.append(f"<span style='color:#166534'>{html.escape(t('debugger.finished', why=d.stop_text()))}</span>")
         else:
-            parts.append("▶ 点「下一步」让模型走一步")
+            parts.append(t("debugger.hint_next"))
         return " · ".join(parts)
 
     def redraw(self, busy: str = "") -> None:
@@ -407,12 +419,12 @@ class DebuggerView:
         self.status.value = self._status_html(busy)
         if d.steps:
             last = d.steps[-1]
-            calls = f"（这一步调用了 {last.model_calls} 次模型）" if last.model_calls != 1 else ""
-            self.details.value = f"<b>第 {last.number} 步解析出的内容</b>{calls}" + details_html(last.details)
+            calls = t("debugger.model_calls", model_calls=last.model_calls) if last.model_calls != 1 else ""
+            self.details.value = "<b>" + html.escape(t("debugger.parsed_title", number=last.number)) + "</b>" + html.escape(calls) + details_html(last.details)
         else:
-            self.details.value = "<i>还没有开始。</i>"
+            self.details.value = "<i>" + html.escape(t("debugger.not_started")) + "</i>"
         self.chain.value = show_messages(
-            d.messages, max_chars=self.max_chars, title=f"messages（{len(d.messages)} 条，黄色 = 这一步新增或改变的）",
+            d.messages, max_chars=self.max_chars, title=t("debugger.chain_title", n_messages=len(d.messages)),
             highlight=d.highlight,
         )._repr_html_()
         lines = [html.escape(s.log) for s in d.steps if s.log]
@@ -437,13 +449,13 @@ class DebuggerView:
 
     def on_next(self, _: Any = None) -> None:
         """「下一步」: one model call plus its tool executions."""
-        self._guard(lambda: (self.redraw(busy=f"⏳ 第 {len(self.debugger.steps) + 1} 步：等待模型…"), self.debugger.step()))
+        self._guard(lambda: (self.redraw(busy=t("debugger.waiting", step=len(self.debugger.steps) + 1)), self.debugger.step()))
 
     def on_run(self, _: Any = None) -> None:
         """「运行到结束」: step until the loop stops, redrawing after every step."""
         def work() -> None:
-            self.redraw(busy=f"⏳ 第 {len(self.debugger.steps) + 1} 步：等待模型…")
-            self.debugger.run_to_end(on_step=lambda info: self.redraw(busy=f"⏳ 第 {info.number + 1} 步：等待模型…"))
+            self.redraw(busy=t("debugger.waiting", step=len(self.debugger.steps) + 1))
+            self.debugger.run_to_end(on_step=lambda info: self.redraw(busy=t("debugger.waiting", step=info.number + 1)))
         self._guard(work)
 
     def on_reset(self, _: Any = None) -> None:

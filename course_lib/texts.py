@@ -82,11 +82,40 @@ _ZH_LOOPS: dict[str, str] = {
 
 _ZH_TOOLS: dict[str, str] = {
     # tools/
+    "tools.csv_columns": "{csv_path}：列应该是 {columns}，实际是 {fieldnames}",
+    "tools.not_a_tool": "这里需要一个 Tool 对象，收到的是 {name}",
+    "tools.schema_name_differs": "Tool 的名字 {name} 和 schema 里的名字 {schema_name} 不一致",
 }
 
 _ZH_WIDGETS: dict[str, str] = {
     # widgets.py, debugger.py, tables.py, plots.py, quiz
+    "debugger.chain_title": "messages（{n_messages} 条，黄色 = 这一步新增或改变的）",
+    "debugger.empty_reply": "（空回复）",
+    "debugger.error": "⚠️ {error}（再点一次「下一步」会重试）",
+    "debugger.final_without_tools": "这一次请求没有带 tools，模型只能直接回答",
+    "debugger.finished": "■ 已结束：{why}",
+    "debugger.hint_next": "▶ 点「下一步」让模型走一步",
+    "debugger.label_correction": "纠正消息",
+    "debugger.label_cut": "⚠️ 截断",
+    "debugger.label_next": "下一步",
+    "debugger.label_note": "说明",
+    "debugger.label_reasoning": "思考（reasoning）",
+    "debugger.label_result": "→ 结果",
+    "debugger.model_calls": "（这一步调用了 {model_calls} 次模型）",
+    "debugger.next": "下一步",
+    "debugger.no_max_steps": "{name} 没有 max_steps",
+    "debugger.not_a_loop": "调试器需要一个有 start(question)、step() 和 done 的循环；{loop} 没有 {method}()",
+    "debugger.not_started": "还没有开始。",
+    "debugger.parsed_title": "第 {number} 步解析出的内容",
+    "debugger.question": "问题：",
+    "debugger.repeated_note": "（与第 {first_step} 步的调用相同，没有重新执行）\n",
+    "debugger.reset": "重置",
+    "debugger.run_to_end": "运行到结束",
+    "debugger.step_count": "第 {step} 步{limit}",
     "debugger.stop_text": "{why}（stopped_reason={reason}）",
+    "debugger.stopping_next": "循环要停了：已追加下面这条 user 消息，下一次请求不带 tools，模型只能直接回答\n",
+    "debugger.tokens": "tokens：prompt {prompt_tokens} + completion {completion_tokens} = {total_tokens}",
+    "debugger.waiting": "⏳ 第 {step} 步：等待模型…",
     "plots.comparison_columns": "results 需要这些列且至少有一行：{needed}；缺少：{missing}",
     "plots.labels_count": "labels 有 {labels} 个，responses 却有 {responses} 个：每个回复要对应一个 label",
     "plots.no_usage": "这个回复没有 usage.prompt_tokens：服务器没有报告 token 数，我们不去猜",
@@ -101,12 +130,29 @@ _ZH_WIDGETS: dict[str, str] = {
     "plots.tokens_per_task_plain": "prompt tokens per task",
     "plots.turn": "第几轮",
     "plots.turn_plain": "turn",
+    "widgets.assistant": "assistant：",
+    "widgets.calling_tools": "🔧 调用工具：{names} …",
+    "widgets.clear": "清空对话",
+    "widgets.empty_input": "请输入一句话再发送。",
+    "widgets.empty_reply": "模型这次返回了空回复（没有文字，也没有工具调用），它没有被加进对话；可以再发一次试试。",
+    "widgets.full_history": "完整对话（每次都会整个发给模型）",
+    "widgets.max_steps_reached": "模型连续 {max_steps} 次调用工具，已停止（max_steps={max_steps}）。",
+    "widgets.placeholder": "输入一句话，然后点「发送」",
+    "widgets.reading_results": "⏳ 工具已运行，模型正在读结果…",
+    "widgets.send": "发送",
+    "widgets.thinking": "⏳ 模型思考中…",
+    "widgets.this_turn_only": "这一轮的 messages（system + 你刚说的话 + 回答）：之前说过的话都没有发给模型",
+    "widgets.tokens": "最后一次请求：prompt {prompt_tokens} + completion {completion_tokens} tokens；这个对话累计 {total_tokens} tokens",
+    "widgets.unknown_error": "未知错误",
+    "widgets.unknown_tool": "课程工具里没有 {name}；你自己的工具请用 registry=ToolRegistry([...]) 传进来",
+    "widgets.unreadable_call": "模型把工具调用写进了回复正文，但读不出来：{error}",
 }
 
 _ZH_CHECKERS: dict[str, str] = {
     # checkers/
     "check.failed": "❌ 未通过：{message}",
     "check.passed": "✅ 通过：{message}",
+    "check.script_over": "{name} 收到了第 {request} 次请求，但剧本里已经没有回答了",
 }
 
 TEXTS: dict[str, dict[str, str]] = {

@@ -35,12 +35,10 @@ from typing import Any, Callable
 from .messages import has_text, request_kwargs
 from .replies import Reply, collect_stream, describe_error, read_reply
 from .tables import show_messages
+from .texts import t
 from .tool_calls import execute, read_assistant
 
 DEFAULT_SYSTEM = "你是一个友好、简洁的中文助手。"
-# An empty reply is not kept: an assistant message without content or tool_calls
-# would make the next request invalid (messages.validate).
-EMPTY_REPLY = "模型这次返回了空回复（没有文字，也没有工具调用），它没有被加进对话；可以再发一次试试。"
 
 def _tool_registry(tools: list[dict], registry: Any) -> Any:
     """The registry that runs ``tools``: the given one, or the course tools of the same names."""
@@ -54,7 +52,7 @@ def _tool_registry(tools: list[dict], registry: Any) -> Any:
         name = (schema.get("function") or {}).get("name")
         tool = known.get(name)
         if tool is None:
-            raise ValueError(f"No course tool is called {name!r}; pass registry=ToolRegistry([...]) for your own tools")
+            raise ValueError(t("widgets.unknown_tool", name=repr(name)))
         picked.append(tool)
     return ToolRegistry(picked)
 
@@ -103,7 +101,7 @@ class ChatSession:
         self.tools = list(tools or [])
         self.registry = _tool_registry(self.tools, registry) if self.tools else None
         if max_steps < 1:
-            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
+            raise ValueError(t("loops.max_steps_low", max_steps=max_steps))
         self.max_steps = max_steps
         self.history: list[dict] = [self.system]
         self.turn: list[dict] = []
@@ -168,7 +166,7 @@ class ChatSession:
         """
         self.error = self.notice = None
         if not text or not text.strip():
-            self.error = "请输入一句话再发送。"
+            self.error = t("widgets.empty_input")
             return None
         base = self.history if self.memory else [self.system]
         self.turn = [{"role": "user", "content": text.strip()}]
@@ -189,12 +187,12 @@ class ChatSession:
                         self.turn.append(answered.message)
                         self.notice = answered.cut  # a reply cut at max_tokens (or filtered) says so
                         updated()
-                    else:
-                        self.notice = EMPTY_REPLY
+                    else:  # not kept: an empty assistant message would make the next request invalid
+                        self.notice = t("widgets.empty_reply")
                     break
                 turn = read_assistant(answered.message, self.registry)
                 if not turn.calls and not has_text(turn.message.get("content")):
-                    self.notice = EMPTY_REPLY
+                    self.notice = t("widgets.empty_reply")
                     break
                 self.turn.append(turn.message)
                 updated()
@@ -202,12 +200,12 @@ class ChatSession:
                     reply = turn.text or ""
                     self.notice = answered.cut
                     if turn.error:
-                        self.notice = "模型把工具调用写进了回复正文，但读不出来：" + turn.error
+                        self.notice = t("widgets.unreadable_call", error=turn.error)
                     break
                 if step == self.max_steps:
                     self.turn += [{"role": "tool", "tool_call_id": c.id, "content": "错误：本轮工具调用次数已用完，工具没有运行。"}
                                   for c in turn.calls]
-                    self.notice = f"模型连续 {self.max_steps} 次调用工具，已停止（max_steps={self.max_steps}）。"
+                    self.notice = t("widgets.max_steps_reached", max_steps=self.max_steps)
                     updated()
                     break
                 self.turn += execute(turn.calls, self.registry)
@@ -253,9 +251,9 @@ class ChatBox:
         import ipywidgets as w
 
         self.session, self.stream = session, stream
-        self.text = w.Text(placeholder="输入一句话，然后点「发送」", layout=w.Layout(width="60%"))
-        self.send_button = w.Button(description="发送", button_style="primary", icon="paper-plane")
-        self.reset_button = w.Button(description="清空对话", icon="trash")
+        self.text = w.Text(placeholder=t("widgets.placeholder"), layout=w.Layout(width="60%"))
+        self.send_button = w.Button(description=t("widgets.send"), button_style="primary", icon="paper-plane")
+        self.reset_button = w.Button(description=t("widgets.clear"), icon="trash")
         self.status = w.HTML("")
         self.reply = w.HTML("")
         self.table = w.HTML("")
@@ -270,8 +268,8 @@ class ChatBox:
     # -- drawing ---------------------------------------------------------
     def title(self) -> str:
         if self.session.memory:
-            return "完整对话（每次都会整个发给模型）"
-        return "这一轮的 messages（system + 你刚说的话 + 回答）：之前说过的话都没有发给模型"
+            return t("widgets.full_history")
+        return t("widgets.this_turn_only")
 
     def redraw(self) -> None:
         """Redraw the table from the session."""
@@ -282,7 +280,7 @@ class ChatBox:
         cursor = "▌" if live else ""
         self.reply.value = (
             "<div style='white-space:pre-wrap;border-left:3px solid #16a34a;padding:4px 8px;margin:4px 0'>"
-            f"<b>assistant：</b>{html.escape(text)}{cursor}</div>" if text or live else ""
+            f"<b>{html.escape(t('widgets.assistant'))}</b>{html.escape(text)}{cursor}</div>" if text or live else ""
         )
 
     def _on_token(self, piece: str) -> None:
@@ -293,11 +291,11 @@ class ChatBox:
         turn = self.session.turn
         self.redraw()
         if turn and turn[-1].get("role") == "tool":
-            self.status.value = "⏳ 工具已运行，模型正在读结果…"
+            self.status.value = t("widgets.reading_results")
             self._streamed = []
         elif turn and turn[-1].get("tool_calls"):
             names = ", ".join((c.get("function") or {}).get("name", "?") for c in turn[-1]["tool_calls"])
-            self.status.value = f"🔧 调用工具：{html.escape(names)} …"
+            self.status.value = html.escape(t("widgets.calling_tools", names=names))
             self._streamed = []  # text streamed in this step was the call itself (written as JSON), not a reply
             self._show_reply("")
 
@@ -305,7 +303,7 @@ class ChatBox:
     def on_send(self, _: Any = None) -> None:
         """Click handler of 「发送」: send ``text.value``; errors end up in ``status``."""
         self.send_button.disabled = self.text.disabled = self.reset_button.disabled = True
-        self.status.value = "⏳ 模型思考中…"
+        self.status.value = t("widgets.thinking")
         self._streamed = []
         self._show_reply("")
         try:
@@ -317,15 +315,15 @@ class ChatBox:
         finally:
             self.send_button.disabled = self.text.disabled = self.reset_button.disabled = False
         if reply is None:
-            self.status.value = _error_html(self.session.error or "未知错误")
+            self.status.value = _error_html(self.session.error or t("widgets.unknown_error"))
             self._show_reply("")
             self.redraw()
             return
         self.text.value = ""
         self._show_reply(reply)
         usage = self.session.last_usage or {}
-        tokens = (f"最后一次请求：prompt {usage.get('prompt_tokens')} + completion {usage.get('completion_tokens')} tokens；"
-                  f"这个对话累计 {self.session.total_tokens} tokens") if usage else ""
+        tokens = t("widgets.tokens", prompt_tokens=usage.get("prompt_tokens"), completion_tokens=usage.get("completion_tokens"),
+                   total_tokens=self.session.total_tokens) if usage else ""
         notice = _error_html(self.session.notice) if self.session.notice else ""
         self.status.value = " ".join(x for x in [f"<span style='color:#555'>{tokens}</span>" if tokens else "", notice] if x)
         self.redraw()

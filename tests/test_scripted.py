@@ -66,7 +66,7 @@ def test_fake_llm_is_strict_unless_given_a_default():
     fake = FakeLLM(["one"])
     client = fake.client()
     client.chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}])
-    with pytest.raises(AssertionError, match="no scripted reply left"):
+    with pytest.raises(AssertionError, match="剧本里已经没有回答了"):
         client.chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}])
     fake = FakeLLM(default="again").add("first")
     client = fake.client()

@@ -23,6 +23,8 @@ from typing import Any, Sequence
 import httpx
 import openai
 
+from ..texts import t
+
 # Said once the script has run out, so student code that asks too often gets an
 # answer (and the checker counts the requests) instead of crashing.
 SCRIPT_OVER = "（脚本里没有更多回答了）"
@@ -81,7 +83,7 @@ class ScriptedModel:
         elif self.when_done is not None:
             reply = self.when_done
         else:
-            raise AssertionError(f"{type(self).__name__} got request #{len(self.requests)} but has no scripted reply left")
+            raise AssertionError(t("check.script_over", name=type(self).__name__, request=len(self.requests)))
         if isinstance(reply, BaseException):
             raise reply
         if isinstance(reply, httpx.Response):

@@ -21,6 +21,8 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
+from ..texts import t
+
 DB_NAME = "SportsEquipment.db"
 CSV_NAME = "products.csv"
 
@@ -95,7 +97,7 @@ def read_products_csv(csv_path: str | Path) -> list[tuple]:
     with open(csv_path, encoding="utf-8-sig", newline="") as f:
         reader = csv.DictReader(f)
         if tuple(reader.fieldnames or ()) != COLUMNS:
-            raise ValueError(f"{csv_path}: columns must be {COLUMNS}, got {reader.fieldnames}")
+            raise ValueError(t("tools.csv_columns", csv_path=csv_path, columns=COLUMNS, fieldnames=reader.fieldnames))
         rows = []
         for row in reader:
             values = [row[name].strip() for name in COLUMNS]

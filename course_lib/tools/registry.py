@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from ..messages import tool_content
+from ..texts import t
 from .calculator import CALCULATOR_TOOL, calculate
 from .knowledge import KNOWLEDGE_TOOL, search_knowledge
 from .products import PRODUCT_TOOL, query_by_product_name
@@ -34,7 +35,7 @@ class Tool:
     def __post_init__(self):
         schema_name = self.schema.get("function", {}).get("name")
         if schema_name != self.name:
-            raise ValueError(f"Tool name {self.name!r} differs from schema name {schema_name!r}")
+            raise ValueError(t("tools.schema_name_differs", name=repr(self.name), schema_name=repr(schema_name)))
 
     @property
     def parameters(self) -> dict:
@@ -66,7 +67,7 @@ class ToolRegistry:
     def add(self, tool: Tool) -> None:
         """Register ``tool`` (a tool with the same name is replaced)."""
         if not isinstance(tool, Tool):
-            raise TypeError(f"expected a Tool, got {type(tool).__name__}")
+            raise TypeError(t("tools.not_a_tool", name=type(tool).__name__))
         self._tools[tool.name] = tool
 
     def __contains__(self, name: object) -> bool:
