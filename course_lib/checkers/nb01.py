@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from openai.types.chat import ChatCompletion
 
+from ..texts import t
 from . import CheckResult, recording, report, safely
 
 
@@ -11,22 +12,22 @@ def check_ask(ask: object, client: object) -> CheckResult:
     """Exercise 01-1: ``ask(question)`` sends ONE request whose last message is the user's question
     and returns ``choices[0].message.content`` of that response as a string."""
     if not callable(ask):
-        return report(False, "ask 应该是一个函数")
+        return report(False, t("check.01.ask.1"))
     question = "1+1 等于几？只回答数字。"
     with recording(client) as seen:
         answer, error = safely(ask, question)
     if error:
-        return report(False, f"调用 ask 时出错：{error}")
+        return report(False, t("check.01.ask.2", error=error))
     if len(seen.requests) != 1:
-        return report(False, f"ask 应该正好发出 1 次请求，实际发出了 {len(seen.requests)} 次")
+        return report(False, t("check.01.ask.3", n_requests=len(seen.requests)))
     messages = seen.requests[0].get("messages") or []
     last = messages[-1] if messages else {}
     if not (isinstance(last, dict) and last.get("role") == "user" and last.get("content") == question):
-        return report(False, "最后一条消息应该是 {'role': 'user', 'content': question}")
+        return report(False, t("check.01.ask.4"))
     expected = seen.responses[0].choices[0].message.content
     if not isinstance(answer, str) or answer != expected:
-        return report(False, "ask 应该返回 response.choices[0].message.content（一个字符串），而不是整个 response")
-    return report(True, f"ask 发出了一次请求，模型回答：{answer!r}")
+        return report(False, t("check.01.ask.5"))
+    return report(True, t("check.01.ask.6", answer=repr(answer)))
 
 
 def _sample_response(finish_reason: str, total: int) -> ChatCompletion:
@@ -47,12 +48,12 @@ def _sample_response(finish_reason: str, total: int) -> ChatCompletion:
 def check_summarize(summarize: object) -> CheckResult:
     """Exercise 01-2: ``summarize(response)`` returns ``{"finish_reason": ..., "total_tokens": ...}``."""
     if not callable(summarize):
-        return report(False, "summarize 应该是一个函数")
+        return report(False, t("check.01.summarize.1"))
     for reason, total in [("stop", 21), ("length", 57)]:
         got, error = safely(summarize, _sample_response(reason, total))
         if error:
-            return report(False, f"summarize 出错：{error}")
+            return report(False, t("check.01.summarize.2", error=error))
         want = {"finish_reason": reason, "total_tokens": total}
         if got != want:
-            return report(False, f"对一个 finish_reason={reason!r}、total_tokens={total} 的回复，应返回 {want}，实际是 {got!r}")
-    return report(True, "finish_reason 和 usage.total_tokens 都取对了")
+            return report(False, t("check.01.summarize.3", reason=repr(reason), total=total, want=want, got=repr(got)))
+    return report(True, t("check.01.summarize.4"))

@@ -15,6 +15,7 @@ from openai.types.chat import ChatCompletionMessage
 
 from ..messages import normalize
 from ..tools import get_weather
+from ..texts import t
 from . import CheckResult, report, safely
 from .scripted import ScriptedModel
 
@@ -31,46 +32,45 @@ def check_currency_tool(tool: object) -> CheckResult:
     the right name, a description, ``amount`` (number) and ``to_currency`` (string with
     enum USD/EUR/JPY), both described, both required, nothing else."""
     if not isinstance(tool, dict) or tool.get("type") != "function" or not isinstance(tool.get("function"), dict):
-        return report(False, 'CURRENCY_TOOL 的外层应该是 {"type": "function", "function": {...}}')
+        return report(False, t("check.03.currency_tool.1"))
     fn = tool["function"]
     if fn.get("name") != "convert_currency":
-        return report(False, f"name 应该和 Python 函数同名：'convert_currency'，现在是 {fn.get('name')!r}")
+        return report(False, t("check.03.currency_tool.2", name=repr(fn.get('name'))))
     description = fn.get("description")
     if not isinstance(description, str) or len(description.strip()) < 8:
-        return report(False, "description 要写清楚这个工具做什么、什么时候用（至少一句话）")
+        return report(False, t("check.03.currency_tool.3"))
     if not ABOUT_CURRENCY.search(description):
-        return report(False, f"description 要说这个工具做什么：把人民币换算成别的货币。现在写的是 {description!r}，"
-                             "模型读了它不会想到用这个工具换算货币")
+        return report(False, t("check.03.currency_tool.4", description=repr(description)))
     params = fn.get("parameters")
     if not isinstance(params, dict) or params.get("type") != "object":
-        return report(False, 'parameters 应该是 {"type": "object", "properties": {...}, "required": [...]}')
+        return report(False, t("check.03.currency_tool.5"))
     props = params.get("properties")
     if not isinstance(props, dict) or set(props) != {"amount", "to_currency"}:
         got = sorted(props) if isinstance(props, dict) else props
-        return report(False, f"properties 应该正好有 amount 和 to_currency 两个参数（和函数的参数同名），现在是 {got}")
+        return report(False, t("check.03.currency_tool.6", got=got))
     amount, currency = props["amount"], props["to_currency"]
     if not isinstance(amount, dict) or amount.get("type") not in {"number", "integer"}:
-        return report(False, 'amount 是金额，类型应该是 "number"')
+        return report(False, t("check.03.currency_tool.7"))
     if not isinstance(currency, dict) or currency.get("type") != "string":
-        return report(False, 'to_currency 的类型应该是 "string"')
+        return report(False, t("check.03.currency_tool.8"))
     enum = currency.get("enum")
     if not isinstance(enum, list) or set(enum) != CURRENCIES:
-        return report(False, f"to_currency 只能取函数认识的三个值，用 enum 列出来：{sorted(CURRENCIES)}，现在是 {enum!r}")
+        return report(False, t("check.03.currency_tool.9", sorted_currencies=sorted(CURRENCIES), enum=repr(enum)))
     for name, spec in props.items():
         if not isinstance(spec.get("description"), str) or not spec["description"].strip():
-            return report(False, f"参数 {name} 还缺一个 description：告诉模型该填什么（单位、例子）")
+            return report(False, t("check.03.currency_tool.10", name=name))
     if not ABOUT_AMOUNT.search(amount["description"]):
-        return report(False, f"amount 的 description 要说清楚它是什么：多少人民币（单位：元），现在是 {amount['description']!r}")
+        return report(False, t("check.03.currency_tool.11", description=repr(amount['description'])))
     if not ABOUT_CURRENCY.search(currency["description"]):
-        return report(False, f"to_currency 的 description 要说清楚它是什么：要换成的目标货币，现在是 {currency['description']!r}")
+        return report(False, t("check.03.currency_tool.12", description=repr(currency['description'])))
     required = params.get("required")
     if not isinstance(required, list) or set(required) != {"amount", "to_currency"}:
-        return report(False, f"两个参数都是必填的：required 应该是 ['amount', 'to_currency']，现在是 {required!r}")
+        return report(False, t("check.03.currency_tool.13", required=repr(required)))
     try:
         json.dumps(tool)
     except (TypeError, ValueError) as exc:
-        return report(False, f"工具定义必须能转成 JSON：{exc}")
-    return report(True, "五个部分都写全了：name、description、properties、enum、required")
+        return report(False, t("check.03.currency_tool.14", exc=exc))
+    return report(True, t("check.03.currency_tool.15"))
 
 
 def _call(call_id: str, name: str, arguments: str) -> dict:
@@ -110,7 +110,7 @@ def check_answer_tool_calls(answer_tool_calls: object) -> CheckResult:
 
     Tried on three messages (1-3 calls, different ids, tools and argument types)."""
     if not callable(answer_tool_calls):
-        return report(False, "answer_tool_calls 应该是一个函数")
+        return report(False, t("check.03.answer_tool_calls.1"))
     for calls, functions, contents in _answer_cases():
         message = ChatCompletionMessage.model_validate(
             {"role": "assistant", "content": None, "tool_calls": [_call(*call) for call in calls]}
@@ -118,21 +118,21 @@ def check_answer_tool_calls(answer_tool_calls: object) -> CheckResult:
         described = ", ".join(f"{name}({arguments})" for _, name, arguments in calls)
         got, error = safely(answer_tool_calls, message, functions)
         if error:
-            return report(False, f"对调用 {described}，answer_tool_calls 出错：{error}")
+            return report(False, t("check.03.answer_tool_calls.2", described=described, error=error))
         want = [{"role": "tool", "tool_call_id": call[0], "content": content} for call, content in zip(calls, contents)]
         if not isinstance(got, list) or len(got) != len(want):
             n = len(got) if isinstance(got, list) else type(got).__name__
-            return report(False, f"{len(want)} 个 tool_call（{described}）应该得到 {len(want)} 条 tool 消息（每个 id 一条），实际得到 {n}")
+            return report(False, t("check.03.answer_tool_calls.3", n_want=len(want), described=described, n=n))
         for i, (g, w) in enumerate(zip(got, want)):
             if not isinstance(g, dict) or g.get("role") != "tool":
-                return report(False, f"第 {i + 1} 条应该是 role='tool' 的字典，实际是 {g!r}")
+                return report(False, t("check.03.answer_tool_calls.4", value=i + 1, g=repr(g)))
             if g.get("tool_call_id") != w["tool_call_id"]:
-                return report(False, f"第 {i + 1} 条的 tool_call_id 应该是 {w['tool_call_id']!r}（照抄对应调用的 id）")
+                return report(False, t("check.03.answer_tool_calls.5", value=i + 1, tool_call_id=repr(w['tool_call_id'])))
             if not isinstance(g.get("content"), str):
-                return report(False, f"第 {i + 1} 条的 content 必须是字符串，实际是 {type(g.get('content')).__name__}：用 str(result)")
+                return report(False, t("check.03.answer_tool_calls.6", value=i + 1, name=type(g.get('content')).__name__))
             if g["content"] != w["content"]:
-                return report(False, f"对调用 {described}，第 {i + 1} 条的 content 应该是 {w['content']!r}，实际是 {g['content']!r}")
-    return report(True, "三组不同的调用里，每个 tool_call_id 都有一条字符串内容的 tool 回复，顺序也对")
+                return report(False, t("check.03.answer_tool_calls.7", described=described, value=i + 1, content=repr(w['content']), content2=repr(g['content'])))
+    return report(True, t("check.03.answer_tool_calls.8"))
 
 
 def _role_list(messages: list[dict]) -> list[str]:
@@ -147,39 +147,39 @@ def check_single_step(single_step: object) -> CheckResult:
     Runs against three scripted conversations (one call, two parallel calls, no call).
     """
     if not callable(single_step):
-        return report(False, "single_step 应该是一个函数")
+        return report(False, t("check.03.single_step.1"))
 
     # 1) one tool call, then an answer
     script = ScriptedModel([{"tool_calls": [("get_weather", {"city": "上海"})]}, "上海现在多云，28°C。"])
     answer, error = safely(single_step, script.client(), "上海天气怎么样？")
     if error:
-        return report(False, f"single_step 出错：{error}")
+        return report(False, t("check.03.single_step.2", error=error))
     if not script.requests:
-        return report(False, "single_step 没有发出任何请求")
+        return report(False, t("check.03.single_step.3"))
     first = script.requests[0]
-    names = [((t.get("function") or {}).get("name")) for t in first.get("tools") or []]
+    names = [((tool.get("function") or {}).get("name")) for tool in first.get("tools") or []]
     if "get_weather" not in names:
-        return report(False, "第一次请求要带上 tools=[WEATHER_TOOL]，模型才知道有 get_weather 可以用")
+        return report(False, t("check.03.single_step.4"))
     if len(script.requests) != 2:
         return report(
             False,
-            f"模型要求调用工具时，应该一共发 2 次请求（提问 + 带着工具结果再问），实际发了 {len(script.requests)} 次",
+            t("check.03.single_step.5", n_requests=len(script.requests)),
         )
     sent = normalize(script.requests[1].get("messages") or [])
     roles = _role_list(sent)
     if roles[-3:] != ["user", "assistant", "tool"]:
-        return report(False, f"第二次请求的 messages 应该以 [user, assistant(tool_calls), tool] 结尾，实际是 {roles}")
+        return report(False, t("check.03.single_step.6", roles=roles))
     call_id = ScriptedModel.call_id(1)
     calls = sent[-2].get("tool_calls") or []
     if [c.get("id") for c in calls] != [call_id]:
-        return report(False, "第二次请求里要带上模型那条带 tool_calls 的 assistant 消息（原样 append）")
+        return report(False, t("check.03.single_step.7"))
     tool = sent[-1]
     if tool.get("tool_call_id") != call_id:
-        return report(False, f"tool 消息的 tool_call_id 应该是 {call_id!r}（对应的调用 id）")
+        return report(False, t("check.03.single_step.8", call_id=repr(call_id)))
     if tool.get("content") != get_weather("上海"):
-        return report(False, f"tool 消息的 content 应该是 get_weather('上海') 的结果 {get_weather('上海')!r}，实际是 {tool.get('content')!r}")
+        return report(False, t("check.03.single_step.9", get_weather_value=repr(get_weather('上海')), content=repr(tool.get('content'))))
     if answer != "上海现在多云，28°C。":
-        return report(False, f"single_step 应该返回第二次回答的文本，实际返回了 {answer!r}")
+        return report(False, t("check.03.single_step.10", answer=repr(answer)))
 
     # 2) two parallel calls: every id needs its own reply
     script = ScriptedModel(
@@ -187,24 +187,24 @@ def check_single_step(single_step: object) -> CheckResult:
     )
     answer, error = safely(single_step, script.client(), "北京和上海天气怎么样？")
     if error:
-        return report(False, f"两个并行调用时 single_step 出错：{error}")
+        return report(False, t("check.03.single_step.11", error=error))
     if len(script.requests) != 2:
-        return report(False, f"两个并行调用也只需要 2 次请求，实际发了 {len(script.requests)} 次")
+        return report(False, t("check.03.single_step.12", n_requests=len(script.requests)))
     sent = normalize(script.requests[1].get("messages") or [])
     tools = [m for m in sent if m.get("role") == "tool"]
     want_ids = [ScriptedModel.call_id(1, 0), ScriptedModel.call_id(1, 1)]
-    if [t.get("tool_call_id") for t in tools] != want_ids:
-        return report(False, f"两个调用要有两条 tool 消息，tool_call_id 依次是 {want_ids}，实际是 {[t.get('tool_call_id') for t in tools]}")
-    if [t.get("content") for t in tools] != [get_weather("北京"), get_weather("上海")]:
-        return report(False, "两条 tool 消息的内容应该分别是北京和上海的天气")
+    if [m.get("tool_call_id") for m in tools] != want_ids:
+        return report(False, t("check.03.single_step.13", want_ids=want_ids, value=[m.get('tool_call_id') for m in tools]))
+    if [m.get("content") for m in tools] != [get_weather("北京"), get_weather("上海")]:
+        return report(False, t("check.03.single_step.14"))
     if answer != "北京晴，上海多云。":
-        return report(False, f"single_step 应该返回最终回答的文本，实际返回了 {answer!r}")
+        return report(False, t("check.03.single_step.15", answer=repr(answer)))
 
     # 3) no tool needed
     script = ScriptedModel(["你好！我在。"])
     answer, error = safely(single_step, script.client(), "你好，在吗")
     if error:
-        return report(False, f"不需要工具时 single_step 出错：{error}")
+        return report(False, t("check.03.single_step.16", error=error))
     if len(script.requests) != 1 or answer != "你好！我在。":
-        return report(False, f"不需要工具时应该只发 1 次请求并直接返回回答；实际发了 {len(script.requests)} 次，返回 {answer!r}")
-    return report(True, "一次调用、两个并行调用、不需要工具，三种情况都处理对了")
+        return report(False, t("check.03.single_step.17", n_requests=len(script.requests), answer=repr(answer)))
+    return report(True, t("check.03.single_step.18"))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from ..tools.products import connect_readonly, database_path
+from ..texts import t
 from . import CheckResult, report, safely
 
 
@@ -92,39 +93,39 @@ def _expected_ids(low: float, high: float) -> list[str]:
 def _check_price_schema(tool: Any) -> str | None:
     """Return what is wrong with PRICE_TOOL, or None."""
     if not isinstance(tool, dict) or tool.get("type") != "function" or not isinstance(tool.get("function"), dict):
-        return 'PRICE_TOOL 的外层应该是 {"type": "function", "function": {...}}'
+        return t("check.04.check_price_schema.1")
     fn = tool["function"]
     if fn.get("name") != "query_by_price_range":
-        return f"name 应该是 'query_by_price_range'（和函数同名），现在是 {fn.get('name')!r}"
+        return t("check.04.check_price_schema.2", name=repr(fn.get('name')))
     if not isinstance(fn.get("description"), str) or len(fn["description"].strip()) < 8:
-        return "description 还空着：写清楚它查什么、价格的单位（元）、返回什么"
+        return t("check.04.check_price_schema.3")
     params = fn.get("parameters")
     if not isinstance(params, dict) or params.get("type") != "object" or not isinstance(params.get("properties"), dict):
-        return 'parameters 应该是 {"type": "object", "properties": {...}, "required": [...]}'
+        return t("check.04.check_price_schema.4")
     props = params["properties"]
     if set(props) != {"min_price", "max_price"}:
-        return f"properties 应该正好是 min_price 和 max_price，现在是 {sorted(props)}"
+        return t("check.04.check_price_schema.5", sorted_props=sorted(props))
     for name in ("min_price", "max_price"):
         spec = props[name]
         if not isinstance(spec, dict) or spec.get("type") not in {"number", "integer"}:
-            return f'{name} 是价格，类型应该是 "number"'
+            return t("check.04.check_price_schema.6", name=name)
         if not isinstance(spec.get("description"), str) or not spec["description"].strip():
-            return f"{name} 还缺 description（单位是元，举个例子）"
+            return t("check.04.check_price_schema.7", name=name)
     required = params.get("required")
     if not isinstance(required, list) or set(required) != {"min_price", "max_price"}:
-        return f"两个参数都必填：required 应该是 ['min_price', 'max_price']，现在是 {required!r}"
+        return t("check.04.check_price_schema.8", required=repr(required))
     return None
 
 
 def _rows(result: Any, call: str) -> tuple[list | None, str | None]:
     if not isinstance(result, str):
-        return None, f"{call} 应该返回一个 JSON 字符串（模型只能读文字），实际返回了 {type(result).__name__}"
+        return None, t("check.04.rows.not_a_string", call=call, name=type(result).__name__)
     try:
         rows = json.loads(result)
     except json.JSONDecodeError:
-        return None, f"{call} 的返回值不是合法的 JSON：{result[:80]!r}"
+        return None, t("check.04.rows.bad_json", call=call, result=repr(result[:80]))
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-        return None, f"{call} 应该返回 JSON 列表，每个商品一个对象（保留列名），实际是 {result[:80]!r}"
+        return None, t("check.04.rows.not_a_list", call=call, result=repr(result[:80]))
     return rows, None
 
 
@@ -140,7 +141,7 @@ def check_price_tool(query_by_price_range: object, PRICE_TOOL: object) -> CheckR
     if problem:
         return report(False, problem)
     if not callable(query_by_price_range):
-        return report(False, "query_by_price_range 应该是一个函数")
+        return report(False, t("check.04.price_tool.1"))
     database_path()  # build the database (if needed) before we start watching connections
 
     for low, high in [(100, 200), (0, 50), (2000, 5000), (120, 120)]:
@@ -148,44 +149,43 @@ def check_price_tool(query_by_price_range: object, PRICE_TOOL: object) -> CheckR
         with watching_sqlite() as opened:
             result, error = safely(query_by_price_range, low, high)
         if error:
-            return report(False, f"{call} 出错：{error}")
+            return report(False, t("check.04.price_tool.2", call=call, error=error))
         rows, problem = _rows(result, call)
         if problem:
             return report(False, problem)
         want = _expected_ids(low, high)
         got = sorted(str(r.get("product_id")) for r in rows)
         if got != want:
-            return report(False, f"{call} 应该找到 product_id {want}（两端都包含），实际是 {got}")
+            return report(False, t("check.04.price_tool.3", call=call, want=want, got=got))
         if rows and not all({"product_id", "product_name", "price"} <= set(r) for r in rows):
-            return report(False, f"{call} 的每个对象都要带上列名 product_id、product_name、price")
+            return report(False, t("check.04.price_tool.4", call=call))
         if "\\u" in result:
-            return report(False, "中文被转义成了 \\uXXXX：json.dumps(..., ensure_ascii=False)")
+            return report(False, t("check.04.price_tool.5"))
         if not opened:
-            return report(False, f"{call} 没有打开数据库：用 connect_readonly(database_path())")
+            return report(False, t("check.04.price_tool.6", call=call))
         if not all(o.read_only for o in opened):
-            return report(False, "数据库要以只读方式打开：用 connect_readonly(database_path())（URI 里的 mode=ro）")
+            return report(False, t("check.04.price_tool.7"))
 
     with watching_sqlite() as opened:
         result, error = safely(query_by_price_range, 123.25, 456.75)
     if error:
-        return report(False, f"query_by_price_range(123.25, 456.75) 出错：{error}")
+        return report(False, t("check.04.price_tool.8", error=error))
     statements = [(sql, params) for o in opened for sql, params in o.statements if "select" in str(sql).lower()]
     if not statements:
-        return report(False, "没有看到 SELECT 语句：请用 connection.execute(sql, 参数) 查询")
+        return report(False, t("check.04.price_tool.9"))
     for sql, params in statements:
         if "123.25" in str(sql) or "456.75" in str(sql) or not params:
             return report(
                 False,
-                "价格被直接拼进了 SQL 文本。请用占位符：... WHERE price BETWEEN ? AND ?，"
-                "再把 (min_price, max_price) 作为第二个参数交给 execute",
+                t("check.04.price_tool.10"),
             )
 
     result, error = safely(query_by_price_range, 300, 100)
     if error:
-        return report(False, f"min_price 大于 max_price 时不应该抛出异常（返回 [] 或一条错误说明）：{error}")
+        return report(False, t("check.04.price_tool.11", error=error))
     if not isinstance(result, str) or not (result.strip() == "[]" or result.startswith("错误")):
-        return report(False, f"min_price 大于 max_price 时应该返回 \"[]\" 或以「错误」开头的说明，实际是 {result!r}")
-    return report(True, "工具定义完整；结果正确、只读、参数化，中文可读")
+        return report(False, t("check.04.price_tool.12", result=repr(result)))
+    return report(True, t("check.04.price_tool.13"))
 
 
 # -- 04-2 ---------------------------------------------------------------------------------
@@ -201,27 +201,27 @@ def check_run_tool_call(run_tool_call: object) -> CheckResult:
     (naming the available tools), arguments that are not valid JSON, and arguments the
     function does not accept.  ``call`` is the dict form ``{"id", "type", "function": {"name", "arguments"}}``."""
     if not callable(run_tool_call):
-        return report(False, "run_tool_call 应该是一个函数")
+        return report(False, t("check.04.run_tool_call.1"))
     from ..tools import query_by_product_name
 
     functions = {"query_by_product_name": query_by_product_name}
     good, error = safely(run_tool_call, _fake_call("query_by_product_name", '{"product_name": "篮球"}'), functions)
     if error:
-        return report(False, f"一个正常的调用出错了：{error}")
+        return report(False, t("check.04.run_tool_call.2", error=error))
     if good != query_by_product_name("篮球"):
-        return report(False, f"正常的调用应该返回工具的结果（字符串）：{query_by_product_name('篮球')[:60]}…，实际是 {good!r}")
+        return report(False, t("check.04.run_tool_call.3", query_by_product_name_value=query_by_product_name('篮球')[:60], good=repr(good)))
 
     cases = [
-        ("模型编了一个不存在的工具名", _fake_call("query_products", '{"product_name": "篮球"}'), "query_by_product_name"),
-        ("arguments 不是合法的 JSON", _fake_call("query_by_product_name", '{"product_name": 篮球}'), None),
-        ("参数名写错了", _fake_call("query_by_product_name", '{"name": "篮球"}'), None),
+        (t("check.04.run_tool_call.case_unknown_tool"), _fake_call("query_products", '{"product_name": "篮球"}'), "query_by_product_name"),
+        (t("check.04.run_tool_call.case_bad_json"), _fake_call("query_by_product_name", '{"product_name": 篮球}'), None),
+        (t("check.04.run_tool_call.case_bad_name"), _fake_call("query_by_product_name", '{"name": "篮球"}'), None),
     ]
     for what, call, must_mention in cases:
         result, error = safely(run_tool_call, call, functions)
         if error:
-            return report(False, f"{what}时 run_tool_call 抛出了异常（{error}）：应该返回一条错误说明，让模型自己改正")
+            return report(False, t("check.04.run_tool_call.4", what=what, error=error))
         if not isinstance(result, str) or not result.startswith("错误"):
-            return report(False, f"{what}时应该返回以「错误」开头的字符串，实际是 {result!r}")
+            return report(False, t("check.04.run_tool_call.5", what=what, result=repr(result)))
         if must_mention and must_mention not in result:
-            return report(False, f"{what}时，错误说明里要列出可用的工具名（{must_mention}），模型才知道该怎么改")
-    return report(True, "正常调用返回结果；工具名不存在、JSON 坏了、参数名错了，都变成了给模型看的错误说明")
+            return report(False, t("check.04.run_tool_call.6", what=what, must_mention=must_mention))
+    return report(True, t("check.04.run_tool_call.7"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..react import run_tool
 from ..react_parser import ParsedReply, corrective_observation, parse_json_protocol
 from ..tools.registry import default_registry
+from ..texts import t
 from . import CheckResult, recording, report, safely
 
 # (reply, expected) pairs for 05-1.
@@ -38,21 +39,21 @@ def check_extract_action(extract_action: object) -> CheckResult:
     """Exercise 05-1: ``extract_action(reply)`` -> ``(tool, input)`` from a line-start Action line
     (any case, ``:``/``：``, spaces around the colons), or None."""
     if not callable(extract_action):
-        return report(False, "extract_action 应该是一个函数")
+        return report(False, t("check.05.extract_action.1"))
     for reply, expected in ACTION_CASES:
         got, error = safely(extract_action, reply)
         if error:
-            return report(False, f"extract_action({reply!r}) 出错：{error}")
+            return report(False, t("check.05.extract_action.2", reply=repr(reply), error=error))
         if _as_pair(got) != expected:
-            return report(False, f"extract_action({reply!r}) 应该返回 {expected!r}，实际是 {got!r}")
-    return report(True, f"{len(ACTION_CASES)} 种写法都读对了")
+            return report(False, t("check.05.extract_action.3", reply=repr(reply), expected=repr(expected), got=repr(got)))
+    return report(True, t("check.05.extract_action.4", n_action_cases=len(ACTION_CASES)))
 
 
 def check_next_user_message(next_user_message: object) -> CheckResult:
     """Exercise 05-2: ``next_user_message(parsed, registry)``: ``"Observation: <tool result>"`` for an
     action, the corrective observation for an invalid parsed reply, None after an answer."""
     if not callable(next_user_message):
-        return report(False, "next_user_message 应该是一个函数")
+        return report(False, t("check.05.next_user_message.1"))
     registry = default_registry()
     cases = [
         ParsedReply("action", thought="算", action="calculate", action_input="20 * 15"),
@@ -62,56 +63,56 @@ def check_next_user_message(next_user_message: object) -> CheckResult:
     for parsed in cases:
         got, error = safely(next_user_message, parsed, registry)
         if error:
-            return report(False, f"处理 action 步骤时出错：{error}")
+            return report(False, t("check.05.next_user_message.2", error=error))
         want = "Observation: " + run_tool(registry, parsed.action, parsed.action_input)
         if got != want:
-            return report(False, f"对 Action {parsed.action}: {parsed.action_input!r} 应该返回 {want!r}，实际是 {got!r}")
+            return report(False, t("check.05.next_user_message.3", action=parsed.action, action_input=repr(parsed.action_input), want=repr(want), got=repr(got)))
     answer = ParsedReply("answer", answer="300")
     got, error = safely(next_user_message, answer, registry)
     if error or got is not None:
-        return report(False, f"收到 Answer 时循环结束，应该返回 None，实际是 {error or repr(got)}")
+        return report(False, t("check.05.next_user_message.4", value=error or repr(got)))
     invalid = ParsedReply("invalid", error="没有找到 Action 行，也没有找到 Answer 行。", raw="300")
     got, error = safely(next_user_message, invalid, registry)
     want = corrective_observation(invalid, "A", registry.names)
     if error or got != want:
-        return report(False, f"invalid 步骤应该返回纠错消息 corrective_observation(parsed, 'A', registry.names)，实际是 {error or repr(got)}")
-    return report(True, "Observation、纠错消息和结束条件都对")
+        return report(False, t("check.05.next_user_message.5", value=error or repr(got)))
+    return report(True, t("check.05.next_user_message.6"))
 
 
 def check_ask_once(ask_once: object, client: object) -> CheckResult:
     """Exercise 05-3: one request with ``[system (JSON tools), user "Question: ...\\n<scratchpad>"]``,
     ``stop`` containing "Observation:", ``max_tokens`` set, no tools; returns the parsed reply."""
     if not callable(ask_once):
-        return report(False, "ask_once 应该是一个函数")
+        return report(False, t("check.05.ask_once.1"))
     pad = 'Thought: 先算\nAction:\n```json\n{"action": "calculate", "action_input": "2+3"}\n```\nObservation: 5\n'
     with recording(client) as seen:
         got, error = safely(ask_once, "2+3 等于几？", pad)
     if error:
-        return report(False, f"调用 ask_once 时出错：{error}")
+        return report(False, t("check.05.ask_once.2", error=error))
     if len(seen.requests) != 1:
-        return report(False, f"ask_once 应该正好发出 1 次请求，实际发出了 {len(seen.requests)} 次")
+        return report(False, t("check.05.ask_once.3", n_requests=len(seen.requests)))
     kwargs = seen.requests[0]
     messages = kwargs.get("messages") or []
     roles = [m.get("role") if isinstance(m, dict) else getattr(m, "role", None) for m in messages]
     if roles != ["system", "user"]:
-        return report(False, f"messages 应该正好是 [system, user] 两条（协议 B 把草稿放进一条 user 消息），实际是 {roles}")
+        return report(False, t("check.05.ask_once.4", roles=roles))
     system, user = messages[0].get("content") or "", messages[1].get("content") or ""
     if '"action"' not in system or "calculate" not in system or "Final Answer" not in system:
-        return report(False, "system 消息应该是 json_system_prompt(registry)：列出 JSON 格式的工具和回复格式")
+        return report(False, t("check.05.ask_once.5"))
     if user != f"Question: 2+3 等于几？\n{pad}":
-        return report(False, f"user 消息应该是 f\"Question: {{question}}\\n{{scratchpad}}\"，实际是 {user!r}")
+        return report(False, t("check.05.ask_once.6", user=repr(user)))
     stop = kwargs.get("stop")
     stops = [stop] if isinstance(stop, str) else list(stop or [])
     if "Observation:" not in stops:
-        return report(False, f'请求里要带 stop=["Observation:"]，否则模型会自己编 Observation；实际 stop={stop!r}')
+        return report(False, t("check.05.ask_once.7", stop=repr(stop)))
     if not kwargs.get("max_tokens"):
-        return report(False, "记得带上 max_tokens")
+        return report(False, t("check.05.ask_once.8"))
     if any(k in kwargs for k in ("tools", "tool_choice")):
-        return report(False, "协议 B 靠提示词描述工具，请求里不要带 tools 参数")
+        return report(False, t("check.05.ask_once.9"))
     content = seen.responses[0].choices[0].message.content
     names = [name for name in default_registry().names if f'"{name}"' in system]  # the tools the prompt lists
     if not isinstance(got, ParsedReply):
-        return report(False, f"应该返回 parse_json_protocol(回答, registry.names) 的结果（ParsedReply），实际是 {type(got).__name__}")
+        return report(False, t("check.05.ask_once.10", name=type(got).__name__))
     if got != parse_json_protocol(content, names):
-        return report(False, "返回的 ParsedReply 和 parse_json_protocol(回答文字, registry.names) 的结果不一样")
-    return report(True, f"请求结构正确；这次解析出的是 {got.kind}")
+        return report(False, t("check.05.ask_once.11"))
+    return report(True, t("check.05.ask_once.12", kind=got.kind))

@@ -14,6 +14,7 @@ import pandas as pd
 from openai.types.chat import ChatCompletion
 
 from ..tools import get_weather
+from ..texts import t
 from . import CheckResult, recording, report, safely
 from .scripted import ScriptedModel
 
@@ -49,14 +50,14 @@ NUMBER_CASES = [
 def check_contains_number(contains_number: object) -> CheckResult:
     """Exercise 07-1: ``contains_number(answer, number)`` finds ``number`` only as a whole number."""
     if not callable(contains_number):
-        return report(False, "contains_number 应该是一个函数")
+        return report(False, t("check.07.contains_number.1"))
     for answer, number, expected in NUMBER_CASES:
         got, error = safely(contains_number, answer, number)
         if error:
-            return report(False, f"contains_number({answer!r}, {number!r}) 出错：{error}")
+            return report(False, t("check.07.contains_number.2", answer=repr(answer), number=repr(number), error=error))
         if bool(got) != expected or not isinstance(got, bool):
-            return report(False, f"contains_number({answer!r}, {number!r}) 应该是 {expected}，实际是 {got!r}")
-    return report(True, f"{len(NUMBER_CASES)} 个例子都判断对了")
+            return report(False, t("check.07.contains_number.3", answer=repr(answer), number=repr(number), expected=expected, got=repr(got)))
+    return report(True, t("check.07.contains_number.4", n_number_cases=len(NUMBER_CASES)))
 
 
 def _sample_results() -> pd.DataFrame:
@@ -75,21 +76,21 @@ def check_summarize(summarize: object) -> CheckResult:
     """Exercise 07-2: ``summarize(results)`` -> DataFrame indexed by loop with
     success_rate, mean_prompt_tokens, total_seconds."""
     if not callable(summarize):
-        return report(False, "summarize 应该是一个函数")
+        return report(False, t("check.07.summarize.1"))
     got, error = safely(summarize, _sample_results())
     if error:
-        return report(False, f"summarize 出错：{error}")
+        return report(False, t("check.07.summarize.2", error=error))
     if not isinstance(got, pd.DataFrame):
-        return report(False, f"应该返回一个 DataFrame，实际是 {type(got).__name__}")
+        return report(False, t("check.07.summarize.3", name=type(got).__name__))
     want = {
         "react": {"success_rate": 2 / 3, "mean_prompt_tokens": 1500.0, "total_seconds": 42.5},
         "native": {"success_rate": 0.75, "mean_prompt_tokens": 950.0, "total_seconds": 30.5},
     }
     missing = [c for c in ("success_rate", "mean_prompt_tokens", "total_seconds") if c not in got.columns]
     if missing:
-        return report(False, f"缺少列 {missing}；现在的列是 {list(got.columns)}")
+        return report(False, t("check.07.summarize.4", missing=missing, list_columns=list(got.columns)))
     if set(map(str, got.index)) != set(want):
-        return report(False, f"索引应该是 loop 的取值 {sorted(want)}，实际是 {list(got.index)}")
+        return report(False, t("check.07.summarize.5", sorted_want=sorted(want), list_index=list(got.index)))
     for loop, values in want.items():
         for column, value in values.items():
             actual = got.loc[loop, column]
@@ -98,8 +99,8 @@ def check_summarize(summarize: object) -> CheckResult:
             except (TypeError, ValueError):
                 ok = False
             if not ok:
-                return report(False, f"{loop} 的 {column} 应该是 {value:g}，实际是 {actual!r}")
-    return report(True, "每个循环的成功率、平均 prompt tokens 和总用时都对")
+                return report(False, t("check.07.summarize.6", loop=loop, column=column, value=value, actual=repr(actual)))
+    return report(True, t("check.07.summarize.7"))
 
 
 # Exercise 07-3 inputs: the second list has other cities with other weather, so text
@@ -119,12 +120,12 @@ def check_weather_brief(weather_brief: object, client: object) -> CheckResult:
 
     Tried on two city lists; the model is not asked (``recording`` answers with a canned reply)."""
     if not callable(weather_brief):
-        return report(False, "weather_brief 应该是一个函数")
+        return report(False, t("check.07.weather_brief.1"))
     for cities in BRIEF_CITIES:
         problem = _brief_problem(weather_brief, client, cities)
         if problem:
             return report(False, problem)
-    return report(True, "代码查天气、一次不带 tools 的请求，换一组城市也对")
+    return report(True, t("check.07.weather_brief.2"))
 
 
 def _brief_problem(weather_brief: Any, client: Any, cities: list[str]) -> str | None:
@@ -132,22 +133,21 @@ def _brief_problem(weather_brief: Any, client: Any, cities: list[str]) -> str | 
     with recording(client, answer=_canned_reply) as seen:
         got, error = safely(weather_brief, list(cities))
     if error:
-        return f"调用 weather_brief({cities!r}) 时出错：{error}"
+        return t("check.07.brief_problem.1", cities=repr(cities), error=error)
     if len(seen.requests) != 1:
-        return f"固定流程只需要 1 次模型请求（查天气由代码完成），weather_brief({cities!r}) 发出了 {len(seen.requests)} 次"
+        return t("check.07.brief_problem.2", cities=repr(cities), n_requests=len(seen.requests))
     kwargs = seen.requests[0]
     if any(k in kwargs for k in ("tools", "tool_choice", "parallel_tool_calls")):
-        return "这个请求不需要 tools：天气已经由代码查好了"
+        return t("check.07.brief_problem.3")
     if not kwargs.get("max_tokens"):
-        return "记得带上 max_tokens"
+        return t("check.07.brief_problem.4")
     text = "\n".join(
         str(m.get("content") or "") if isinstance(m, dict) else str(getattr(m, "content", "") or "")
         for m in kwargs.get("messages") or []
     )
     for city in cities:
         if get_weather(city) not in text:
-            return (f"weather_brief({cities!r}) 的消息里应该包含 get_weather({city!r}) 的结果：{get_weather(city)!r}。"
-                    "天气要用代码对传进来的每个城市去查，不能写死")
+            return (t("check.07.brief_problem.5", cities=repr(cities), city=repr(city), get_weather_city=repr(get_weather(city))))
     if got != BRIEF_REPLY:
-        return "应该返回模型回答的文字（response.choices[0].message.content）"
+        return t("check.07.brief_problem.6")
     return None
