@@ -33,8 +33,10 @@ import html
 from typing import Any, Callable
 
 from .messages import has_text, request_kwargs
+from .providers import stream_usage_unavailable
 from .replies import Reply, collect_stream, describe_error, read_reply
 from .tables import show_messages
+from .texts import t
 from .tool_calls import execute, read_assistant
 
 DEFAULT_SYSTEM = "你是一个友好、简洁的中文助手。"
@@ -326,6 +328,8 @@ class ChatBox:
         usage = self.session.last_usage or {}
         tokens = (f"最后一次请求：prompt {usage.get('prompt_tokens')} + completion {usage.get('completion_tokens')} tokens；"
                   f"这个对话累计 {self.session.total_tokens} tokens") if usage else ""
+        if not usage and self.stream and stream_usage_unavailable(self.session.client):
+            tokens = t("providers.no_stream_usage")  # a relay that refused stream_options
         notice = _error_html(self.session.notice) if self.session.notice else ""
         self.status.value = " ".join(x for x in [f"<span style='color:#555'>{tokens}</span>" if tokens else "", notice] if x)
         self.redraw()
