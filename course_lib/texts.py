@@ -82,6 +82,18 @@ _ZH_PROVIDERS: dict[str, str] = {
     "providers.unreachable": "连不上 {where}。服务器在运行吗？URL 对吗？可以在 .env 里改 COURSE_PROVIDER 或 COURSE_BASE_URL。",
     "providers.unreachable_local": "用这个命令检查本地服务器：python -m course_lib.local_server status",
     "providers.where": "{label}（{url}）",
+    "setup.failed": "安装还没有开始，什么都没有改动：装好上面缺的东西后，再运行一次 bash course.sh setup（或 bash course.sh check 只做检查）。",
+    "setup.no_compiler": "缺少 C/C++ 编译器：本地模型服务器 llama-server 要从源码编译。安装：Debian/Ubuntu: sudo apt install build-essential；"
+                         "Fedora: sudo dnf install gcc gcc-c++ make；macOS: xcode-select --install",
+    "setup.no_disk": "磁盘空间不够：{where} 所在的磁盘需要至少 {need:.1f} GB 可用空间（{what}），现在只有 {free:.1f} GB。"
+                     "请清理一些空间，或者用 COURSE_CACHE_DIR / TMPDIR 把模型和编译目录放到别的磁盘上。",
+    "setup.no_make": "缺少 make：编译 llama-server 需要它。安装：Debian/Ubuntu: sudo apt install build-essential；"
+                     "Fedora: sudo dnf install make；macOS: xcode-select --install",
+    "setup.no_memory": "可用内存不够：本地模型服务器需要约 {need:.1f} GB，现在只有 {free:.1f} GB 可用。关掉一些程序再试，"
+                       "或者在 .env 里设置 COURSE_PROVIDER 改用云端服务（见 README）。",
+    "setup.no_venv": "{python}（Python {version}）不能创建虚拟环境（缺少 venv/ensurepip 模块）。安装：Debian/Ubuntu: "
+                     "sudo apt install python3-venv（或 python{version}-venv）；Fedora: sudo dnf install python3；macOS: brew install python",
+    "setup.ok": "== 检查通过：安装需要的东西（编译器、磁盘空间、内存、Python 的 venv）都在",
 }
 
 _ZH_REPLIES: dict[str, str] = {
