@@ -137,7 +137,8 @@ class ChatSession:
         start = len(messages) - len(self.turn)
         return messages, list(range(start, len(messages)))
 
-    def _call(self, request: list[dict], on_token: Callable[[str], Any] | None) -> Reply:
+    def _call(self, request: list[dict], on_token: Callable[[str], Any] | None,
+              on_reset: Callable[[], Any] | None = None) -> Reply:
         """One model call, streamed when ``on_token`` is given; returns the ``replies.Reply``."""
         kwargs = request_kwargs(self.model, request, tools=self.tools or None,
                                 max_tokens=self.max_tokens, temperature=self.temperature)
@@ -145,11 +146,11 @@ class ChatSession:
             reply = read_reply(self.client.chat.completions.create(**kwargs))
         else:
             stream = self.client.chat.completions.create(**kwargs, stream=True, stream_options={"include_usage": True})
-            reply = collect_stream(stream, on_token)
+            reply = collect_stream(stream, on_token, on_reset)
         return reply
 
     def send(self, text: str, on_token: Callable[[str], Any] | None = None,
-             on_update: Callable[[], Any] | None = None) -> str | None:
+             on_update: Callable[[], Any] | None = None, on_reset: Callable[[], Any] | None = None) -> str | None:
         """Send one user message; return the reply text, or None after an error (kept in ``error``).
 
         Args:
@@ -160,6 +161,8 @@ class ChatSession:
             on_update: called (no arguments) whenever ``turn`` grows: after the
                 user message, after each assistant message and after each
                 batch of tool messages - the widget redraws its table then.
+            on_reset: called when text already passed to ``on_token`` was the
+                model's thinking after all (``replies.collect_stream``).
         Returns:
             The final reply text: ``""`` if the model only called tools until
             ``max_steps`` ran out, or sent an empty reply (``notice`` says
@@ -181,7 +184,7 @@ class ChatSession:
         try:
             for step in range(1, self.max_steps + 1):
                 request = [*base, *self.turn]
-                answered = self._call(request, on_token)
+                answered = self._call(request, on_token, on_reset)
                 self.last_request = request
                 self.last_usage = answered.usage
                 self.total_tokens += int((answered.usage or {}).get("total_tokens") or 0)
@@ -291,6 +294,10 @@ class ChatBox:
         self._streamed.append(piece)
         self._show_reply("".join(self._streamed), live=True)
 
+    def _on_reset(self) -> None:  # what streamed so far was the model's thinking: not the answer
+        self._streamed = []
+        self._show_reply("", live=True)
+
     def _on_update(self) -> None:
         turn = self.session.turn
         self.redraw()
@@ -312,7 +319,8 @@ class ChatBox:
         self._show_reply("")
         try:
             reply = self.session.send(
-                self.text.value, on_token=self._on_token if self.stream else None, on_update=self._on_update
+                self.text.value, on_token=self._on_token if self.stream else None, on_update=self._on_update,
+                on_reset=self._on_reset,
             )
         except Exception as exc:  # noqa: BLE001 - send() should not raise; a redraw might
             self.session.error, reply = describe_error(exc), None
