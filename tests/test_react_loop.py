@@ -432,3 +432,14 @@ def test_line_react_answers_two_labels_on_one_line_with_a_corrective_observation
     result = LineReAct(fake.client(), "fake-model", trace=None).run("20 乘以 15 是多少？")
     assert result.steps[0].kind == "invalid" and "两个标签" in result.steps[0].observation
     assert "两个标签" in fake.requests[1]["messages"][-1]["content"] and result.stopped_reason == "answer"
+
+
+@pytest.mark.parametrize("loop_type, answer", [(LineReAct, A_ANSWER), (JsonReAct, B_ANSWER)])
+def test_react_runs_the_classic_action_and_input_written_on_one_line(loop_type, answer):
+    fake = FakeLLM(["Thought: 我需要查天气\nAction: get_weather Action Input: 北京\nObserv", answer])
+    result = loop_type(fake.client(), "fake-model", trace=None).run("北京天气怎么样？")
+    first = result.steps[0]
+    assert first.kind == "action" and first.action == "get_weather" and first.action_input == "北京"
+    assert "北京" in first.observation and "错误" not in first.observation
+    assert result.stopped_reason == "answer"
+    all_valid(fake)
