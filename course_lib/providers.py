@@ -16,6 +16,30 @@ picks one; ``.env.example`` lists every setting.
 ``COURSE_API_KEY``    the key of the chosen provider (``COURSE_API_KEY`` for
                       ``custom``).  Keys are read here and handed to the
                       ``openai`` client; they are never printed or logged.
+``COURSE_EXTRA_BODY`` a JSON object of extra request-body fields sent with
+                      every chat request, e.g. ``{"enable_thinking": false}``.
+
+A value written in ``.env`` wins over the same variable exported in the
+shell (see ``settings``); the summary and every key error say which of the
+two the key came from, never the key.
+
+Per-provider request rules
+--------------------------
+Some endpoints refuse a request that others accept.  ``REQUEST_RULES`` is the
+one table of such rules (which model ids / which provider, what to change in
+the body); ``apply_request_rules`` applies it, and it is applied twice, with
+the same result: by ``messages.request_kwargs`` (so the kwargs a loop shows
+are what is sent) and by the HTTP client of ``get_client`` (so a request
+written by hand with the raw SDK in a notebook is fixed the same way).  A
+relay that rejects ``stream_options`` is remembered per base URL
+(``stream_usage_unavailable``); the streamed request is sent again without it.
+
+The student's machine
+---------------------
+A loopback base URL (``localhost``, ``127.0.0.1``, ``::1``: the local server,
+Ollama) never goes through a proxy from ``HTTP_PROXY``/``HTTPS_PROXY``/
+``ALL_PROXY``; for a remote provider such a proxy is used, and a failure
+names the variable (``proxy_variable``).
 
 Base URLs and model ids are those in each provider's public
 OpenAI-compatibility documentation (DeepSeek: api.deepseek.com; DashScope:
@@ -24,20 +48,24 @@ the ``compatible-mode/v1`` endpoint; Ollama: ``/v1`` on port 11434).
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import re
 import time
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import openai
 
 from . import local_server
 from .replies import read_reply, read_usage
-from .settings import PROJECT_ROOT, load_env
+from .settings import PROJECT_ROOT, SOURCE_DOTENV, load_env, source_of
+from .texts import t
 
 REQUEST_TIMEOUT_S = 120.0  # one request; a 1.5B model on 2 cores can take a while
 # The SDK's own retries (408/409/429/5xx, timeouts, connection errors), with its
@@ -100,12 +128,22 @@ PRESETS: dict[str, Preset] = {
 
 @dataclass(frozen=True)
 class Provider:
-    """The resolved provider: preset plus ``.env`` overrides.  ``repr`` never shows the key."""
+    """The resolved provider: preset plus ``.env`` overrides.  ``repr`` never shows the key.
+
+    Attributes:
+        preset, base_url, model, api_key: as resolved by ``get_provider``.
+        key_source: where the key came from: ``".env"``, ``"环境变量"`` (the
+            environment) or None (no key).  Shown instead of the key.
+        extra_body: extra request-body fields sent with every chat request
+            (``COURSE_EXTRA_BODY`` and/or ``get_provider(extra_body=...)``).
+    """
 
     preset: Preset
     base_url: str
     model: str
     api_key: str = field(repr=False, default="")
+    key_source: str | None = None
+    extra_body: dict = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -115,47 +153,318 @@ class Provider:
     def is_local(self) -> bool:
         return self.preset.name == "local"
 
+    def where(self) -> str:
+        """``"<label>（<base_url>）"``: how messages name this endpoint."""
+        return t("providers.where", label=self.preset.label, url=self.base_url)
+
     def describe(self) -> dict:
-        """Return ``{provider, model, base_url, api_key}`` for display; the key only as set / not needed."""
+        """Return ``{provider, model, base_url, api_key}`` for display.
+
+        The key only as 不需要 / 已设置（VAR，来自 .env 或 环境变量）/ 缺少（VAR）, never the key.
+        """
         if not self.preset.key_env:
-            key = "not needed"
+            key = t("providers.describe_key_not_needed")
+        elif self.api_key:
+            key = t("providers.describe_key_set", key_env=self.preset.key_env,
+                    source=self.key_source or source_of(self.preset.key_env) or SOURCE_DOTENV)
         else:
-            key = f"set ({self.preset.key_env})" if self.api_key else f"MISSING ({self.preset.key_env})"
+            key = t("providers.describe_key_missing", key_env=self.preset.key_env)
         return {"provider": self.name, "model": self.model, "base_url": self.base_url, "api_key": key}
 
 
-def get_provider(name: str | None = None) -> Provider:
-    """Resolve the active provider from ``.env`` / the environment.
+def extra_body_from_env() -> dict:
+    """``COURSE_EXTRA_BODY`` read as a JSON object ({} when unset or blank).
+
+    Raises:
+        ProviderError: the value is not JSON, or not a JSON object; the message
+            shows an example and where the setting came from (.env / 环境变量).
+    """
+    raw = os.environ.get("COURSE_EXTRA_BODY", "").strip()
+    if not raw:
+        return {}
+    source = source_of("COURSE_EXTRA_BODY") or SOURCE_DOTENV
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        raise ProviderError(t("providers.extra_body_invalid", source=source, problem=exc)) from None
+    if not isinstance(value, dict):
+        problem = t("providers.extra_body_not_object", kind=type(value).__name__)
+        raise ProviderError(t("providers.extra_body_invalid", source=source, problem=problem))
+    return value
+
+
+def get_provider(name: str | None = None, extra_body: dict | None = None) -> Provider:
+    """Resolve the active provider from ``.env`` / the environment (``.env`` wins).
+
+    ``.env`` is read again on every call, so after editing it re-running the
+    set-up cell is enough (no kernel restart).
 
     Args:
         name: a key of ``PRESETS``; default ``$COURSE_PROVIDER`` or ``local``.
+        extra_body: extra request-body fields for every chat request (a
+            teacher's way to add e.g. ``{"enable_thinking": False}`` in code);
+            merged over ``COURSE_EXTRA_BODY``.
     Returns:
         A ``Provider``.
     Raises:
-        ProviderError: unknown provider name, missing key, or missing
-            ``COURSE_BASE_URL``/``COURSE_MODEL`` for ``custom``.
+        ProviderError: unknown provider name, missing key, missing
+            ``COURSE_BASE_URL``/``COURSE_MODEL`` for ``custom``, or a
+            ``COURSE_EXTRA_BODY`` that is not a JSON object.
     """
     load_env()
     name = (name or os.environ.get("COURSE_PROVIDER") or "local").strip().lower()
     if name not in PRESETS:
-        raise ProviderError(f"COURSE_PROVIDER={name!r} is unknown; choose one of: {', '.join(PRESETS)}.")
+        raise ProviderError(t("providers.unknown_provider", name=name, choices=", ".join(PRESETS)))
     preset = PRESETS[name]
     base_url = os.environ.get("COURSE_BASE_URL") or preset.base_url
     if preset.name == "local" and not os.environ.get("COURSE_BASE_URL"):
         base_url = local_server.base_url()
     model = os.environ.get("COURSE_MODEL") or preset.model
     if not base_url:
-        raise ProviderError(f"Provider {name!r} needs COURSE_BASE_URL in .env, e.g. COURSE_BASE_URL=http://host:port/v1")
+        raise ProviderError(t("providers.needs_base_url", name=name))
     if not model:
-        raise ProviderError(f"Provider {name!r} needs COURSE_MODEL in .env (the model id the server expects).")
+        raise ProviderError(t("providers.needs_model", name=name))
     # Stripped: a key pasted with a trailing space or newline breaks the HTTP header.
     api_key = os.environ.get(preset.key_env, "").strip() if preset.key_env else ""
     if preset.key_env and preset.key_required and not api_key:
-        raise ProviderError(
-            f"Provider {preset.label} needs an API key: add {preset.key_env}=<your key> to the .env file "
-            f"at {PROJECT_ROOT} (see .env.example), or set COURSE_PROVIDER=local to use the offline model."
-        )
-    return Provider(preset, base_url.rstrip("/"), model, api_key)
+        raise ProviderError(t("providers.key_missing", label=preset.label, root=PROJECT_ROOT, key_env=preset.key_env))
+    body = {**extra_body_from_env(), **(extra_body or {})}
+    source = source_of(preset.key_env) if api_key else None
+    return Provider(preset, base_url.rstrip("/"), model, api_key, key_source=source, extra_body=body)
+
+
+# --------------------------------------------------------------------------- per-provider request rules
+
+
+@dataclass(frozen=True)
+class RequestRule:
+    """One per-provider / per-model fix of the request body (a row of ``REQUEST_RULES``).
+
+    A rule applies when the model id (any ``vendor/`` prefix removed, as
+    relays write ``openai/gpt-5-mini``) starts with a match of ``models``,
+    and - if ``providers`` or ``hosts`` are given - the provider is one of
+    ``providers`` or the base URL's host ends with one of ``hosts`` (a
+    ``custom`` URL pointing at the same service).
+
+    Attributes:
+        name: a short id.  why: what the endpoint does and where that is documented.
+        models: regular expression (case-insensitive, matched at the start).
+        providers: preset names.  hosts: base-URL host suffixes.
+        rename: field -> the field the endpoint takes instead (value kept).
+        only_default: field -> the only value the endpoint accepts; any other
+            value is left out (the endpoint then uses its default).
+        body: fields added unless the request already has them.
+    """
+
+    name: str
+    why: str
+    models: str = ""
+    providers: tuple[str, ...] = ()
+    hosts: tuple[str, ...] = ()
+    rename: dict = field(default_factory=dict)
+    only_default: dict = field(default_factory=dict)
+    body: dict = field(default_factory=dict)
+
+    def matches(self, model: str, provider_name: str = "", host: str = "") -> bool:
+        """True if this rule applies to ``model`` on that provider / host."""
+        bare = (model or "").rsplit("/", 1)[-1]
+        if not re.match(self.models, bare, re.IGNORECASE):
+            return False
+        if not (self.providers or self.hosts):
+            return True
+        return provider_name in self.providers or any(host == h or host.endswith("." + h) for h in self.hosts)
+
+
+REQUEST_RULES: list[RequestRule] = [
+    RequestRule(
+        "openai-reasoning",
+        "OpenAI reasoning models (gpt-5*, o1, o3, o4-mini) answer 400 to max_tokens (they take "
+        "max_completion_tokens) and to any temperature but the default 1 (OpenAI API reference, "
+        "chat/create: max_tokens 'not compatible with o-series models'; reasoning guide).  Any endpoint "
+        "serving them (OpenAI, Azure, relays) has the same limits, so the rule is by model id only.",
+        models=r"(?:gpt-5|o1|o3|o4-mini)(?![a-z0-9])",
+        rename={"max_tokens": "max_completion_tokens"},
+        only_default={"temperature": 1},
+    ),
+    RequestRule(
+        "dashscope-qwen3",
+        "DashScope's Qwen3 models think by default and answer 400 'parameter.enable_thinking must be set "
+        "to false for non-streaming calls' unless the body says enable_thinking: false (DashScope "
+        "OpenAI-compatible mode docs, deep thinking).",
+        models=r"qwen3",
+        providers=("dashscope",),
+        hosts=("dashscope.aliyuncs.com", "dashscope-intl.aliyuncs.com"),
+        body={"enable_thinking": False},
+    ),
+]
+
+# Base URLs (no trailing slash) whose server answered 400 to ``stream_options``: it is not sent there again.
+_NO_STREAM_OPTIONS: set[str] = set()
+
+
+def _endpoint(provider: Any) -> tuple[str, str, dict]:
+    """``(provider name, base URL, extra_body)`` of a Provider, an openai client or None."""
+    if provider is None:
+        return "", "", {}
+    name = getattr(getattr(provider, "preset", None), "name", "") or ""
+    base_url = str(getattr(provider, "base_url", "") or "").rstrip("/")
+    return name, base_url, dict(getattr(provider, "extra_body", None) or {})
+
+
+def stream_usage_unavailable(provider_or_url: Any) -> bool:
+    """True if that endpoint rejected ``stream_options`` before (so streamed replies carry no usage).
+
+    Args:
+        provider_or_url: a ``Provider``, an ``openai.OpenAI`` client, or a base URL string.
+    """
+    url = provider_or_url if isinstance(provider_or_url, str) else _endpoint(provider_or_url)[1]
+    return url.rstrip("/") in _NO_STREAM_OPTIONS
+
+
+def apply_request_rules(request: dict, provider: Any = None, as_kwargs: bool = True) -> dict:
+    """Apply ``REQUEST_RULES``, the provider's ``extra_body`` and remembered quirks to one request.
+
+    Args:
+        request: the kwargs of ``client.chat.completions.create`` (``as_kwargs=True``)
+            or the JSON body on the wire (``as_kwargs=False``); needs ``model``.
+        provider: a ``Provider``, anything with ``base_url`` (an openai client),
+            or None (then only the rules that go by model id alone apply).
+        as_kwargs: True = extra body fields go into ``request["extra_body"]``
+            (the SDK merges it into the body); False = into the body itself.
+    Returns:
+        A new dict; ``request`` is not changed.  Applying it twice gives the
+        same result.  Fields the request sets itself always win over the
+        ``body`` of a rule and over ``extra_body``.
+    """
+    out = dict(request)
+    name, base_url, extra = _endpoint(provider)
+    host = (urlsplit(base_url).hostname or "").lower()
+    added: dict = {}
+    for rule in REQUEST_RULES:
+        if not rule.matches(str(out.get("model") or ""), name, host):
+            continue
+        for old, new in rule.rename.items():
+            if old in out:
+                value = out.pop(old)
+                out.setdefault(new, value)
+        for key, default in rule.only_default.items():
+            if key in out and out[key] != default:
+                del out[key]
+        added.update(rule.body)
+    added.update(extra)  # the teacher's fields win over a rule's
+    if base_url and base_url in _NO_STREAM_OPTIONS:
+        out.pop("stream_options", None)
+    if added:
+        if as_kwargs:
+            target = dict(out.get("extra_body") or {})
+            out["extra_body"] = target
+        else:
+            target = out
+        for key, value in added.items():
+            target.setdefault(key, value)
+    return out
+
+
+# --------------------------------------------------------------------------- the student's machine
+
+
+def is_loopback(url: str) -> bool:
+    """True if ``url``'s host is this machine (``localhost``, ``127.x.x.x``, ``::1``)."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def proxy_variable(url: str) -> str | None:
+    """The environment variable whose proxy a request to ``url`` goes through, or None.
+
+    Follows what httpx does with ``trust_env``: ``https_proxy``/``http_proxy``
+    for the URL's scheme, else ``all_proxy`` (lower or upper case), unless
+    ``no_proxy`` covers the host; loopback URLs never use one here (see
+    ``get_client``).  Returns the variable's name, never its value (a proxy URL
+    can hold a password).
+    """
+    parts = urlsplit(url)
+    if is_loopback(url) or urllib.request.proxy_bypass_environment(parts.hostname or ""):
+        return None
+    for base in (f"{parts.scheme}_proxy", "all_proxy"):
+        for var in (base, base.upper()):
+            if os.environ.get(var, "").strip():
+                return var
+    return None
+
+
+def _socks_variable() -> tuple[str, str] | None:
+    """``(variable, scheme)`` of a SOCKS proxy set in the environment, or None."""
+    for base in ("all_proxy", "https_proxy", "http_proxy"):
+        for var in (base, base.upper()):
+            value = os.environ.get(var, "").strip().lower()
+            if value.startswith("socks"):
+                return var, value.split(":", 1)[0]
+    return None
+
+
+def _stream_options_rejected(request: httpx.Request, response: httpx.Response) -> bool:
+    """True for a 400 that names ``stream_options`` in answer to a request that sent it."""
+    if response.status_code != 400 or b'"stream_options"' not in (request.content or b""):
+        return False
+    response.read()
+    return "stream_options" in response.text
+
+
+class CourseHttpClient(httpx.Client):
+    """The HTTP client under every client from ``get_client``.
+
+    On each chat request it applies ``apply_request_rules`` to the JSON body
+    (so a request written with the raw SDK is fixed the same way as one from
+    ``request_kwargs``); when the server answers 400 to ``stream_options``
+    it remembers that for this base URL and sends the request again without
+    it; a connection failure through an environment proxy names the variable.
+
+    Args:
+        provider: the ``Provider`` whose rules and ``extra_body`` apply.
+        **kwargs: for ``httpx.Client``.
+    """
+
+    def __init__(self, provider: Provider, **kwargs: Any):
+        self.course_provider = provider
+        super().__init__(**kwargs)
+
+    def _with_rules(self, request: httpx.Request) -> httpx.Request:
+        if request.method != "POST" or not request.url.path.endswith("/chat/completions"):
+            return request
+        try:
+            body = json.loads(request.read() or b"{}")
+        except ValueError:
+            return request
+        if not isinstance(body, dict):
+            return request
+        new = apply_request_rules(body, self.course_provider, as_kwargs=False)
+        if new == body:
+            return request
+        headers = {k: v for k, v in request.headers.items() if k.lower() != "content-length"}
+        return httpx.Request(request.method, request.url, headers=headers,
+                             content=json.dumps(new, ensure_ascii=False).encode("utf-8"), extensions=request.extensions)
+
+    def send(self, request: httpx.Request, **kwargs: Any) -> httpx.Response:  # noqa: D102 - see the class
+        request = self._with_rules(request)
+        try:
+            response = super().send(request, **kwargs)
+            if _stream_options_rejected(request, response):
+                response.close()
+                _NO_STREAM_OPTIONS.add(self.course_provider.base_url.rstrip("/"))
+                response = super().send(self._with_rules(request), **kwargs)
+            return response
+        except (httpx.ProxyError, httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            var = proxy_variable(str(request.url)) if self.trust_env else None
+            if var is None:
+                raise
+            note = t("providers.proxy_used", var=var, host=request.url.host)
+            raise type(exc)(f"{exc}（{note}）", request=request) from exc
 
 
 class _RestartingTransport(httpx.HTTPTransport):
@@ -232,35 +541,51 @@ class RequestLog:
         return {"request": [self.on_request], "response": [self.on_response]}
 
 
-def get_client(provider: Provider | None = None, **client_kwargs) -> openai.OpenAI:
+def get_client(provider: Provider | None = None, transport: httpx.BaseTransport | None = None,
+               **client_kwargs) -> openai.OpenAI:
     """Return an ``openai.OpenAI`` client for the active provider.
 
     For the local provider this starts the course's llama-server if needed
-    (and again later if it died mid-lesson).
+    (and again later if it died mid-lesson).  The HTTP client is a
+    ``CourseHttpClient``: every chat request gets ``REQUEST_RULES`` and the
+    provider's ``extra_body``; a loopback base URL never goes through an
+    environment proxy (``trust_env=False``), a remote one does.
 
     Args:
         provider: from ``get_provider()``; default the active one.
-        **client_kwargs: passed to ``openai.OpenAI`` (e.g. ``http_client``
-            for tests, ``timeout``, ``max_retries``).
+        transport: an ``httpx`` transport to use instead of the network
+            (tests: ``httpx.MockTransport``); the rules still apply.
+        **client_kwargs: passed to ``openai.OpenAI`` (e.g. ``timeout``,
+            ``max_retries``; an ``http_client`` given here is used as it is,
+            without the rules).
     With ``COURSE_REQUEST_LOG=<file>`` set, every chat request is also
     logged to that file (``RequestLog``; the benchmark uses it).
     Returns:
         A client with ``timeout=REQUEST_TIMEOUT_S`` and ``max_retries=MAX_RETRIES``
         (``LOCAL_MAX_RETRIES`` for the local server) unless overridden.
     Raises:
-        ProviderError: see ``get_provider``; LocalModelError if the local server cannot start.
+        ProviderError: see ``get_provider``; a SOCKS proxy in the environment
+            without the ``socksio`` package (names the variable and the fix).
+        LocalModelError: the local server cannot start.
     """
     provider = provider or get_provider()
     log = os.environ.get("COURSE_REQUEST_LOG")
     hooks = RequestLog(log).hooks() if log else {}
-    if provider.is_local and "http_client" not in client_kwargs and not os.environ.get("COURSE_BASE_URL"):
-        local_server.ensure_server()
-        client_kwargs["http_client"] = httpx.Client(
-            transport=_RestartingTransport(), timeout=REQUEST_TIMEOUT_S, event_hooks=hooks
-        )
-        client_kwargs.setdefault("max_retries", LOCAL_MAX_RETRIES)
-    elif hooks and "http_client" not in client_kwargs:
-        client_kwargs["http_client"] = httpx.Client(timeout=REQUEST_TIMEOUT_S, event_hooks=hooks)
+    if "http_client" not in client_kwargs:
+        if provider.is_local and not os.environ.get("COURSE_BASE_URL") and transport is None:
+            local_server.ensure_server()
+            transport = _RestartingTransport()
+            client_kwargs.setdefault("max_retries", LOCAL_MAX_RETRIES)
+        try:
+            client_kwargs["http_client"] = CourseHttpClient(
+                provider, transport=transport, timeout=REQUEST_TIMEOUT_S, event_hooks=hooks,
+                trust_env=not is_loopback(provider.base_url), follow_redirects=True,
+            )
+        except ImportError as exc:  # httpx builds a SOCKS proxy only with socksio installed
+            socks = _socks_variable()
+            if socks is None:
+                raise
+            raise ProviderError(t("providers.socks_missing", var=socks[0], scheme=socks[1])) from exc
     client_kwargs.setdefault("timeout", REQUEST_TIMEOUT_S)
     client_kwargs.setdefault("max_retries", MAX_RETRIES)
     # Servers without keys (llama-server, Ollama) accept any placeholder.
@@ -284,60 +609,67 @@ def _timeout_seconds(client: openai.OpenAI) -> float:
         timeout = timeout.read or timeout.connect
     return float(timeout) if isinstance(timeout, (int, float)) else REQUEST_TIMEOUT_S
 
+def _proxy_note(provider: Provider) -> str:
+    var = proxy_variable(provider.base_url)
+    return t("providers.proxy_used", var=var, host=urlsplit(provider.base_url).hostname) if var else ""
+
 
 def ping(client: openai.OpenAI | None = None, provider: Provider | None = None) -> str:
     """Send a one-word request and return the reply text, to prove the endpoint works.
 
+    The request is built by ``messages.request_kwargs`` (so ``REQUEST_RULES``
+    apply) and read by ``replies.read_reply``.
+
     Raises:
         ProviderError: one message naming the provider and URL (never the key)
             and what to do, when the endpoint is unreachable, times out,
-            rejects the key, does not know the model, keeps answering 429/5xx
-            after the SDK's retries, or (local) the server could not be restarted.
+            rejects the key (saying whether the key came from .env or the
+            environment), does not know the model, keeps answering 429/5xx
+            after the SDK's retries, or (local) the server could not be
+            restarted; when an environment proxy was used, it is named.
     """
+    from .messages import request_kwargs  # messages imports nothing from here; kept local for clarity
+
     provider = provider or get_provider()
     client = client or get_client(provider)
-    where = f"{provider.preset.label} at {provider.base_url}"
+    where = provider.where()
     retries = getattr(client, "max_retries", MAX_RETRIES)
+    kwargs = request_kwargs(provider.model, [{"role": "user", "content": "Reply with the single word: pong"}],
+                            provider=provider, max_tokens=5, temperature=0)
     try:
-        resp = client.chat.completions.create(
-            model=provider.model,
-            messages=[{"role": "user", "content": "Reply with the single word: pong"}],
-            max_tokens=5,
-            temperature=0,
-        )
+        resp = client.chat.completions.create(**kwargs)
     except openai.AuthenticationError:
-        raise ProviderError(f"{where} rejected the API key; check {provider.preset.key_env} in .env.") from None
+        key_env = provider.preset.key_env or "COURSE_API_KEY"
+        source = provider.key_source or source_of(key_env) or SOURCE_DOTENV
+        fix_key = "providers.auth_fix_dotenv" if source == SOURCE_DOTENV else "providers.auth_fix_environment"
+        fix = t(fix_key, key_env=key_env, root=PROJECT_ROOT)
+        raise ProviderError(t("providers.auth_rejected", where=where, key_env=key_env, source=source, fix=fix)) from None
     except openai.NotFoundError:
-        raise ProviderError(f"{where} does not know model {provider.model!r}; set COURSE_MODEL in .env.") from None
+        raise ProviderError(t("providers.model_unknown", where=where, model=provider.model)) from None
     except openai.APITimeoutError:
-        raise ProviderError(
-            f"{where} did not answer within {_timeout_seconds(client):g} s (tried {retries + 1} time(s)). "
-            "The server may be busy or overloaded: try again in a minute, ask for fewer tokens (max_tokens), "
-            "or pass a larger timeout to get_client(timeout=...)."
-        ) from None
+        text = t("providers.timeout", where=where, seconds=_timeout_seconds(client), tries=retries + 1)
+        raise ProviderError(" ".join(x for x in (text, _proxy_note(provider)) if x)) from None
     except openai.APIConnectionError:
-        hint = " Check it with: python -m course_lib.local_server status" if provider.is_local else ""
-        raise ProviderError(
-            f"Cannot reach {where}. Is the server running and the URL right? "
-            f"Change COURSE_PROVIDER or COURSE_BASE_URL in .env.{hint}"
-        ) from None
+        hint = t("providers.unreachable_local") if provider.is_local else _proxy_note(provider)
+        raise ProviderError(" ".join(x for x in (t("providers.unreachable", where=where), hint) if x)) from None
     except openai.APIStatusError as exc:
         detail = " ".join(str(getattr(exc, "message", "") or "").split())
-        detail = _redact(re.sub(r"^Error code: \d+\s*-?\s*", "", detail)[:200], provider).rstrip(".")
-        detail = f"{detail}. " if detail else ""
+        detail = _redact(re.sub(r"^Error code: \d+\s*-?\s*", "", detail)[:200], provider).rstrip(".。")
+        detail = f"{detail}。" if detail else ""
         if exc.status_code == 429:
-            todo = "You are sending too fast or your quota/balance is used up: wait a minute, or check your account."
+            todo = t("providers.status_429")
         elif exc.status_code >= 500:
-            todo = "The provider has a problem right now: try again later, or switch COURSE_PROVIDER in .env."
+            todo = " ".join(x for x in (t("providers.status_5xx"), _proxy_note(provider)) if x)
         elif exc.status_code == 403 and provider.preset.key_env:
-            todo = f"Check that the key in {provider.preset.key_env} may use model {provider.model!r} (COURSE_MODEL)."
+            todo = t("providers.status_403", key_env=provider.preset.key_env, model=provider.model)
         else:
-            todo = "Check COURSE_MODEL / COURSE_BASE_URL in .env and the provider's documentation."
+            todo = t("providers.status_other")
         retried = exc.status_code in (408, 409, 429) or exc.status_code >= 500  # the statuses the SDK retries
-        after = f" (after {retries} retr{'y' if retries == 1 else 'ies'})" if retried else ""
-        raise ProviderError(f"{where} answered HTTP {exc.status_code}{after}: {detail}{todo}") from None
+        after = t("providers.after_retries", n=retries) if retried and retries else ""
+        raise ProviderError(t("providers.status", where=where, status=exc.status_code, after=after,
+                              detail=detail, todo=todo)) from None
     except local_server.LocalModelError as exc:
-        raise ProviderError(f"The local model server at {provider.base_url} stopped and could not be restarted: {exc}") from None
+        raise ProviderError(t("providers.local_restart_failed", url=provider.base_url, error=exc)) from None
     return read_reply(resp).text
 
 
@@ -347,9 +679,9 @@ def main() -> int:
         provider = get_provider()
         for key, value in provider.describe().items():
             print(f"{key:>9}: {value}")
-        print(f"     ping: {ping(provider=provider)!r}")
+        print(t("providers.ping_line", reply=ping(provider=provider)))
     except (ProviderError, local_server.LocalModelError) as exc:
-        print(f"error: {exc}")
+        print(t("providers.error_line", error=exc))
         return 1
     return 0
 

@@ -46,6 +46,8 @@ Real models do not follow a format to the letter.  This parser copes with:
 * Action and Answer in one reply - the first one in the text decides.
 * LangChain's classic two-line form ``Action: tool`` + ``Action Input: text``
   (both protocols; the input is the ``Action Input:`` text);
+* the classic form written on one line, ``Action: tool Action Input: text``
+  (both protocols);
 * a decision line holding two labels (``Action: get_weather Final Answer:``)
   is neither an action nor an answer: it is invalid (``TWO_LABELS``).
 
@@ -136,6 +138,9 @@ OBSERVATION_RE = re.compile(
 
 # A second label inside a decision line: "Action: get_weather Final Answer:".
 INLINE_LABEL_RE = re.compile(r"(?<!\w)(?:final[ \t_]*answer|answer|action|thought)[ \t]*[*_`]*[:：]", re.IGNORECASE)
+
+# LangChain's "Action Input:" written on the Action line itself: "Action: get_weather Action Input: 北京".
+INLINE_INPUT_RE = re.compile(r"[ \t]*[*_`]*(?<!\w)action[ \t_]*input[ \t]*[*_`]*[:：](?:[*_`]+(?=[ \t]))?[ \t]*", re.IGNORECASE)
 
 # A line that is only "PAUSE" (protocol A's end-of-action marker).
 PAUSE_LINE_RE = re.compile(r"^[ \t*_`]*PAUSE[ \t*_`.!。]*$", re.IGNORECASE | re.MULTILINE)
@@ -312,11 +317,31 @@ def _classic_input(raw: str, labels: list[Label], label: Label) -> str | None:
     if not following or following[0].kind != "input":
         return None
     end = following[1].start if len(following) > 1 else len(raw)
-    value = PAUSE_LINE_RE.sub("", raw[following[0].end : end]).strip()
+    return _input_text(raw[following[0].end : end])
+
+
+def _input_text(text: str) -> str:
+    """An ``Action Input:`` text: a ``PAUSE`` line or trailing ``PAUSE`` and quotes around it all removed."""
+    value = PAUSE_LINE_RE.sub("", text).strip()
     value = TRAILING_PAUSE_RE.sub("", value).strip()
     if len(value) > 1 and value[0] == value[-1] and value[0] in "\"`'":
         value = value[1:-1].strip()
     return value
+
+
+def _inline_input(raw: str, labels: list[Label], label: Label) -> tuple[str, str] | None:
+    """The classic form on ONE line, ``Action: tool Action Input: text``: ``(tool text, input)``, or None.
+
+    The input runs from the inline ``Action Input:`` to the next label (or the end).
+    """
+    line_end = raw.find("\n", label.end)
+    line = raw[label.end : line_end if line_end != -1 else len(raw)]
+    found = INLINE_INPUT_RE.search(line)
+    if found is None or not line[: found.start()].strip():
+        return None
+    following = [lab for lab in labels if lab.start > label.start]
+    end = following[0].start if following else len(raw)
+    return line[: found.start()].strip(), _input_text(raw[label.end + found.end() : end])
 
 
 def _invalid(raw: str, error: str, invented: bool, thought: str | None = None) -> ParsedReply:
@@ -419,7 +444,8 @@ def parse_line_protocol(
         return _answer(raw, labels, decisive, thought, "Answer:")
 
     # The first label is an Action: read "tool_name: input".
-    content = _unwrap(_action_content(raw, decisive))
+    inline = _inline_input(raw, labels, decisive)  # "Action: tool Action Input: text" on one line
+    content = _unwrap(inline[0] if inline else _action_content(raw, decisive))
     if not content:
         return _invalid(raw, "Action: 后面没有写工具名。", invented, thought)
     content = content.lstrip("*`")
@@ -430,7 +456,9 @@ def parse_line_protocol(
         rest = content[len(name) :].lstrip("*`")  # "`calculate`: 2+3"
         if rest[:1] in ("", " ", "\t", *_SEPARATORS, *_OPEN_PARENS):
             value = _line_input(rest)
-            if not value:  # the classic two-line form: "Action: tool" + "Action Input: text"
+            if not value and inline:
+                value = inline[1]
+            elif not value:  # the classic two-line form: "Action: tool" + "Action Input: text"
                 value = _classic_input(raw, labels, decisive) or ""
             return ParsedReply("action", thought=thought, action=name, action_input=value, raw=raw)
     m = CANDIDATE_NAME_RE.match(content)
@@ -500,8 +528,12 @@ def parse_json_protocol(
         two = _two_labels(raw, action_label)
         if two:
             return _invalid(raw, two, invented, thought)
-        name = _unwrap(_action_content(raw, action_label)).strip("`*'\" ")
-        classic = None if name.startswith(("{", "```", "~~~")) else _classic_input(raw, labels, action_label)
+        inline = _inline_input(raw, labels, action_label)  # "Action: tool Action Input: text" on one line
+        name = _unwrap(inline[0] if inline else _action_content(raw, action_label)).strip("`*'\" ")
+        if inline and not name.startswith(("{", "```", "~~~")):
+            classic = inline[1]
+        else:
+            classic = None if name.startswith(("{", "```", "~~~")) else _classic_input(raw, labels, action_label)
         if name and classic is not None:  # the classic two-line form: "Action: tool" + "Action Input: text"
             try:  # "Action Input: {"city": "北京"}" - an object stays an object
                 loaded = json.loads(classic)

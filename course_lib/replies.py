@@ -21,6 +21,7 @@ Users: ``agent.Agent``, ``react.ChatBot`` (and so both ReAct loops),
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -152,6 +153,12 @@ def _text(message: dict) -> str:
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 # Fields in which servers with a reasoning parser send the thinking (DeepSeek, vLLM, OpenRouter ...).
 REASONING_KEYS = ("reasoning_content", "reasoning")
+# Models whose chat template opens <think> in the prompt, so the reply starts with the thinking
+# and only "</think>" shows (QwQ, DeepSeek-R1 and its distills, Qwen3 "-Thinking-2507" models):
+# while such a model streams, nothing is shown before its "</think>".
+THINKS_FIRST_RE = re.compile(r"qwq|deepseek-r1|r1-distill|thinking", re.IGNORECASE)
+# Models seen sending a "</think>" with no "<think>" before it (learned while streaming): the same.
+THINKS_WITHOUT_OPEN_TAG: set[str] = set()
 
 
 def split_thinking(text: str) -> tuple[str, str]:
@@ -182,15 +189,19 @@ def split_thinking(text: str) -> tuple[str, str]:
     return "", text
 
 
-def visible_so_far(text: str) -> str:
+def visible_so_far(text: str, thinks_first: bool = False) -> str:
     """The part of a reply being streamed that may be shown now (the thinking held back).
 
     Args:
         text: all the ``content`` streamed so far.
+        thinks_first: True for a model that starts with its thinking and
+            writes only the closing ``</think>`` (see ``THINKS_FIRST_RE``).
     Returns:
         ``""`` while ``text`` is (or may become) a leading ``<think>...``
-        that is not closed yet; the text after ``</think>`` once it is;
-        ``text`` itself otherwise.
+        that is not closed yet, or (``thinks_first``) while no ``</think>``
+        has come; the text after ``</think>`` once it has (also when no
+        ``<think>`` opened it); otherwise ``text`` itself, less a trailing
+        piece that may be the start of ``</think>``.
     """
     head = text.lstrip()
     if not head or THINK_OPEN.startswith(head):
@@ -198,6 +209,13 @@ def visible_so_far(text: str) -> str:
     if head.startswith(THINK_OPEN):
         _, closed, rest = head.partition(THINK_CLOSE)
         return rest.lstrip() if closed else ""
+    if THINK_CLOSE in text and THINK_OPEN not in text.split(THINK_CLOSE, 1)[0]:
+        return text.partition(THINK_CLOSE)[2].lstrip()
+    if thinks_first:
+        return ""
+    for n in range(min(len(THINK_CLOSE) - 1, len(text)), 0, -1):  # "...</thi": wait for the rest
+        if THINK_CLOSE.startswith(text[-n:]):
+            return text[:-n]
     return text
 
 
@@ -333,7 +351,8 @@ def read_reply(response: Any) -> Reply:
     return Reply(message, _text(message), choice.get("finish_reason"), read_usage(data), reasoning=reasoning)
 
 
-def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None) -> Reply:
+def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None,
+                   on_reset: Callable[[], Any] | None = None) -> Reply:
     """Read a streamed chat completion (``create(..., stream=True)``) into one ``Reply``.
 
     The chunks follow the OpenAI streaming format: ``chunk.choices[0].delta``
@@ -348,7 +367,14 @@ def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None) ->
             (SDK chunk objects or equivalent dicts).
         on_token: called with each non-empty text piece of ``content``, as it
             arrives; a leading ``<think>...</think>`` is held back (never
-            passed), see ``visible_so_far``.
+            passed), see ``visible_so_far``; so is everything before
+            ``</think>`` for a model that writes only the closing tag
+            (``THINKS_FIRST_RE``, or learned: ``THINKS_WITHOUT_OPEN_TAG``).
+            The pieces passed add up to the reply's ``text``.
+        on_reset: called (no arguments) when text already passed to
+            ``on_token`` turns out to be thinking (a ``</think>`` arrived with no
+            ``<think>`` before it, from a model not known to do that): forget
+            what was shown; the pieces that follow are the reply.
     Returns:
         A ``Reply``: ``message`` is ``{"role": "assistant", "content": str | None,
         "tool_calls": [...]?}`` (``tool_calls`` only when the model called a tool;
@@ -357,7 +383,8 @@ def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None) ->
         Whatever the SDK raises while reading (``openai.APIError`` ...).
     """
     pieces: list[str] = []
-    shown = 0  # characters of visible_so_far already passed to on_token
+    shown = ""  # the visible text already passed to on_token
+    model = ""
     thinking: list[str] = []
     calls: list[dict] = []
     by_index: dict[int, dict] = {}
@@ -367,6 +394,7 @@ def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None) ->
     for chunk in stream:
         chunks += 1
         data = to_dict(chunk)
+        model = model or str(data.get("model") or "")
         if data.get("usage"):
             usage = read_usage(data)
         for choice in data.get("choices") or []:
@@ -381,10 +409,7 @@ def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None) ->
             if piece:
                 pieces.append(piece)
                 if on_token is not None:
-                    visible = visible_so_far("".join(pieces))
-                    if len(visible) > shown:
-                        on_token(visible[shown:])
-                        shown = len(visible)
+                    shown = _pass_on(visible_so_far("".join(pieces), _thinks_first(model)), shown, on_token, on_reset)
             for part in delta.get("tool_calls") or []:
                 _add_call_piece(part, calls, by_index)
             if choice.get("finish_reason"):
@@ -395,9 +420,31 @@ def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None) ->
             calls = [by_index[i] for i in sorted(by_index)]
         message["tool_calls"] = calls
     streamed_thinking = "".join(thinking).strip()
+    joined = "".join(pieces)
+    if model and THINK_CLOSE in joined and THINK_OPEN not in joined.split(THINK_CLOSE, 1)[0]:
+        THINKS_WITHOUT_OPEN_TAG.add(model)  # next time nothing is shown before its </think>
     reasoning = _take_reasoning(message)
     reasoning = "\n".join(t for t in (streamed_thinking, reasoning) if t)
-    return Reply(message, _text(message), finish_reason, usage, chunks, reasoning=reasoning)
+    text = _text(message)
+    if on_token is not None:  # what was held back (a "</thi" that was not a tag, a thinker that did not think)
+        _pass_on(text, shown, on_token, on_reset)
+    return Reply(message, text, finish_reason, usage, chunks, reasoning=reasoning)
+
+
+def _thinks_first(model: str) -> bool:
+    return bool(model) and (model in THINKS_WITHOUT_OPEN_TAG or bool(THINKS_FIRST_RE.search(model)))
+
+
+def _pass_on(visible: str, shown: str, on_token: Callable[[str], Any], on_reset: Callable[[], Any] | None) -> str:
+    """Pass the new part of ``visible`` to ``on_token``; returns what has been shown now."""
+    if shown and not visible.startswith(shown):  # what was shown was thinking after all
+        if on_reset is not None:
+            on_reset()
+        shown = ""
+    if len(visible) > len(shown):
+        on_token(visible[len(shown):])
+        shown = visible
+    return shown
 
 
 def describe_error(exc: BaseException) -> str:

@@ -33,6 +33,7 @@ import html
 from typing import Any, Callable
 
 from .messages import has_text, request_kwargs
+from .providers import stream_usage_unavailable
 from .replies import Reply, collect_stream, describe_error, read_reply
 from .tables import show_messages
 from .texts import t
@@ -133,7 +134,8 @@ class ChatSession:
         start = len(messages) - len(self.turn)
         return messages, list(range(start, len(messages)))
 
-    def _call(self, request: list[dict], on_token: Callable[[str], Any] | None) -> Reply:
+    def _call(self, request: list[dict], on_token: Callable[[str], Any] | None,
+              on_reset: Callable[[], Any] | None = None) -> Reply:
         """One model call, streamed when ``on_token`` is given; returns the ``replies.Reply``."""
         kwargs = request_kwargs(self.model, request, tools=self.tools or None,
                                 max_tokens=self.max_tokens, temperature=self.temperature)
@@ -141,11 +143,11 @@ class ChatSession:
             reply = read_reply(self.client.chat.completions.create(**kwargs))
         else:
             stream = self.client.chat.completions.create(**kwargs, stream=True, stream_options={"include_usage": True})
-            reply = collect_stream(stream, on_token)
+            reply = collect_stream(stream, on_token, on_reset)
         return reply
 
     def send(self, text: str, on_token: Callable[[str], Any] | None = None,
-             on_update: Callable[[], Any] | None = None) -> str | None:
+             on_update: Callable[[], Any] | None = None, on_reset: Callable[[], Any] | None = None) -> str | None:
         """Send one user message; return the reply text, or None after an error (kept in ``error``).
 
         Args:
@@ -156,6 +158,8 @@ class ChatSession:
             on_update: called (no arguments) whenever ``turn`` grows: after the
                 user message, after each assistant message and after each
                 batch of tool messages - the widget redraws its table then.
+            on_reset: called when text already passed to ``on_token`` was the
+                model's thinking after all (``replies.collect_stream``).
         Returns:
             The final reply text: ``""`` if the model only called tools until
             ``max_steps`` ran out, or sent an empty reply (``notice`` says
@@ -177,7 +181,7 @@ class ChatSession:
         try:
             for step in range(1, self.max_steps + 1):
                 request = [*base, *self.turn]
-                answered = self._call(request, on_token)
+                answered = self._call(request, on_token, on_reset)
                 self.last_request = request
                 self.last_usage = answered.usage
                 self.total_tokens += int((answered.usage or {}).get("total_tokens") or 0)
@@ -287,6 +291,10 @@ class ChatBox:
         self._streamed.append(piece)
         self._show_reply("".join(self._streamed), live=True)
 
+    def _on_reset(self) -> None:  # what streamed so far was the model's thinking: not the answer
+        self._streamed = []
+        self._show_reply("", live=True)
+
     def _on_update(self) -> None:
         turn = self.session.turn
         self.redraw()
@@ -308,7 +316,8 @@ class ChatBox:
         self._show_reply("")
         try:
             reply = self.session.send(
-                self.text.value, on_token=self._on_token if self.stream else None, on_update=self._on_update
+                self.text.value, on_token=self._on_token if self.stream else None, on_update=self._on_update,
+                on_reset=self._on_reset,
             )
         except Exception as exc:  # noqa: BLE001 - send() should not raise; a redraw might
             self.session.error, reply = describe_error(exc), None
@@ -324,6 +333,8 @@ class ChatBox:
         usage = self.session.last_usage or {}
         tokens = t("widgets.tokens", prompt_tokens=usage.get("prompt_tokens"), completion_tokens=usage.get("completion_tokens"),
                    total_tokens=self.session.total_tokens) if usage else ""
+        if not usage and self.stream and stream_usage_unavailable(self.session.client):
+            tokens = t("providers.no_stream_usage")  # a relay that refused stream_options
         notice = _error_html(self.session.notice) if self.session.notice else ""
         self.status.value = " ".join(x for x in [f"<span style='color:#555'>{tokens}</span>" if tokens else "", notice] if x)
         self.redraw()

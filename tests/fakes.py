@@ -81,3 +81,58 @@ def lone_surrogate_completion(text: str = "好的\ud83d") -> httpx.Response:
     body = {"id": "chatcmpl-half", "object": "chat.completion", "created": 0, "model": "fake-model",
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]}
     return httpx.Response(200, headers={"content-type": "application/json"}, content=json.dumps(body).encode())
+
+
+def bad_request(message: str, param: str | None = None) -> httpx.Response:
+    """HTTP 400 in the OpenAI error shape, as a provider sends it for a body it refuses."""
+    return httpx.Response(400, json={"error": {"message": message, "type": "invalid_request_error",
+                                               "param": param, "code": None}})
+
+
+class StrictLLM(FakeLLM):
+    """A ``FakeLLM`` that answers 400 to a body its endpoint would refuse, as the real one does.
+
+    Args:
+        check: called with each request body (a dict); returns the endpoint's
+            error message, or None when the body is acceptable.
+    Attributes:
+        rejected: the bodies answered with 400 (also in ``requests``).
+    """
+
+    def __init__(self, check: Any, replies: list[Any] | None = None, **kwargs: Any):
+        super().__init__(replies, **kwargs)
+        self.check = check
+        self.rejected: list[dict] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content or b"{}")
+        problem = self.check(body)
+        if problem:
+            self.requests.append(body)
+            self.rejected.append(body)
+            return bad_request(problem)
+        return super().__call__(request)
+
+
+def openai_reasoning_check(body: dict) -> str | None:
+    """What OpenAI answers for gpt-5*/o1/o3/o4-mini (messages as the API writes them)."""
+    if "max_tokens" in body:
+        return "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."
+    if "temperature" in body and body["temperature"] != 1:
+        return (f"Unsupported value: 'temperature' does not support {body['temperature']} with this model. "
+                "Only the default (1) value is supported.")
+    return None
+
+
+def dashscope_qwen3_check(body: dict) -> str | None:
+    """DashScope's answer to a non-streaming Qwen3 request that does not turn thinking off."""
+    if not body.get("stream") and body.get("enable_thinking") is not False:
+        return "<400> InternalError.Algo.InvalidParameter: parameter.enable_thinking must be set to false for non-streaming calls"
+    return None
+
+
+def relay_stream_options_check(body: dict) -> str | None:
+    """A one-api/new-api style relay that does not know ``stream_options``."""
+    if "stream_options" in body:
+        return "Unknown parameter: 'stream_options'"
+    return None

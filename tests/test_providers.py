@@ -42,8 +42,8 @@ def clean_env(monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
-def fake_provider(name="deepseek", key=FAKE_KEY, base_url="http://fake.local/v1"):
-    return Provider(PRESETS[name], base_url, "fake-model", key)
+def fake_provider(name="deepseek", key=FAKE_KEY, base_url="http://fake.local/v1", source="环境变量", model="fake-model"):
+    return Provider(PRESETS[name], base_url, model, key, key_source=source if key else None)
 
 
 def error_json(status, message):
@@ -86,7 +86,7 @@ def test_provider_chosen_by_environment_with_a_key(monkeypatch):
 
 
 def test_unknown_provider_and_incomplete_custom(monkeypatch):
-    with pytest.raises(ProviderError, match="unknown; choose one of: local, deepseek"):
+    with pytest.raises(ProviderError, match="不是课程认识的 provider；可选：local, deepseek"):
         get_provider("gemini")
     with pytest.raises(ProviderError, match="COURSE_BASE_URL"):
         get_provider("custom")
@@ -102,9 +102,9 @@ def test_provider_repr_and_describe_never_show_the_key():
     provider = fake_provider()
     for text in (repr(provider), str(provider), str(provider.describe()), repr(provider.preset)):
         assert_no_key(text)
-    assert provider.describe()["api_key"] == "set (DEEPSEEK_API_KEY)"
-    assert fake_provider(key="").describe()["api_key"] == "MISSING (DEEPSEEK_API_KEY)"
-    assert fake_provider("ollama", key="").describe()["api_key"] == "not needed"
+    assert provider.describe()["api_key"] == "已设置（DEEPSEEK_API_KEY，来自环境变量）"
+    assert fake_provider(key="").describe()["api_key"] == "缺少（DEEPSEEK_API_KEY）"
+    assert fake_provider("ollama", key="").describe()["api_key"] == "不需要"
 
 
 def test_main_prints_provider_and_error_without_the_key(monkeypatch, capsys):
@@ -114,7 +114,7 @@ def test_main_prints_provider_and_error_without_the_key(monkeypatch, capsys):
     monkeypatch.setattr(providers, "get_client", lambda provider=None, **kw: fake.client())
     assert providers.main() == 1
     out = capsys.readouterr().out
-    assert "deepseek" in out and "set (DEEPSEEK_API_KEY)" in out and "rejected the API key" in out
+    assert "deepseek" in out and "已设置（DEEPSEEK_API_KEY，来自环境变量）" in out and "拒绝了 API key" in out
     assert_no_key(out)
 
 
@@ -138,6 +138,7 @@ def test_local_client_restarts_the_server_instead_of_retrying(monkeypatch):
     assert started == [1]  # the server is started (or found) before the first request
     assert client.max_retries == LOCAL_MAX_RETRIES == 0
     assert isinstance(client._client._transport, providers._RestartingTransport)
+    assert isinstance(client._client, providers.CourseHttpClient)
 
 
 # --------------------------------------------------------------------------- transport failures
@@ -150,7 +151,7 @@ def test_unreachable_base_url_names_provider_and_url():
         ping(get_client(provider, max_retries=0), provider)
     text = str(err.value)
     assert f"http://127.0.0.1:{port}/v1" in text and PRESETS["custom"].label in text
-    assert "Cannot reach" in text and "COURSE_BASE_URL" in text
+    assert "连不上" in text and "COURSE_BASE_URL" in text
 
 
 def test_timeout_from_the_transport_gives_a_clear_message():
@@ -159,7 +160,7 @@ def test_timeout_from_the_transport_gives_a_clear_message():
     with pytest.raises(ProviderError) as err:
         ping(fake.client(timeout=7), provider)
     text = str(err.value)
-    assert "did not answer within 7 s" in text and "DeepSeek at http://fake.local/v1" in text
+    assert "在 7 秒内没有回答" in text and "DeepSeek（http://fake.local/v1）" in text
     assert "max_tokens" in text
     assert_no_key(text)
 
@@ -170,7 +171,7 @@ def test_a_real_timeout_on_a_silent_socket():
         server.bind(("127.0.0.1", 0))
         server.listen(1)  # the kernel completes the handshake; nobody ever reads or writes
         provider = fake_provider("custom", key="", base_url=f"http://127.0.0.1:{server.getsockname()[1]}/v1")
-        with pytest.raises(ProviderError, match=r"did not answer within 0\.3 s"):
+        with pytest.raises(ProviderError, match=r"在 0\.3 秒内没有回答"):
             ping(get_client(provider, timeout=0.3, max_retries=0), provider)
 
 
@@ -186,8 +187,8 @@ def test_5xx_until_the_retries_run_out():
         ping(fake.client(max_retries=2), fake_provider())
     assert len(fake.requests) == 3  # 1 try + 2 retries, then it stops
     text = str(err.value)
-    assert "HTTP 500" in text and "after 2 retries" in text and "DeepSeek at http://fake.local/v1" in text
-    assert "try again later" in text
+    assert "HTTP 500" in text and "已重试 2 次" in text and "DeepSeek（http://fake.local/v1）" in text
+    assert "稍后再试" in text
 
 
 def test_429_until_the_retries_run_out_mentions_the_quota():
@@ -195,11 +196,11 @@ def test_429_until_the_retries_run_out_mentions_the_quota():
     with pytest.raises(ProviderError) as err:
         ping(fake.client(max_retries=1), fake_provider())
     assert len(fake.requests) == 2
-    assert "HTTP 429" in str(err.value) and "quota" in str(err.value)
+    assert "HTTP 429" in str(err.value) and "额度" in str(err.value)
 
 
-@pytest.mark.parametrize("status, words", [(401, ["rejected the API key", "DEEPSEEK_API_KEY"]),
-                                           (404, ["does not know model", "COURSE_MODEL"]),
+@pytest.mark.parametrize("status, words", [(401, ["拒绝了 API key", "DEEPSEEK_API_KEY"]),
+                                           (404, ["不认识模型", "COURSE_MODEL"]),
                                            (403, ["HTTP 403"]), (400, ["HTTP 400"])])
 def test_status_errors_never_echo_the_key(status, words):
     """Providers echo (parts of) the key in error bodies; the message must not."""
@@ -208,10 +209,10 @@ def test_status_errors_never_echo_the_key(status, words):
         ping(fake.client(), fake_provider())
     text = str(err.value)
     assert all(w in text for w in words)
-    assert "DeepSeek at http://fake.local/v1" in text
+    assert "DeepSeek（http://fake.local/v1）" in text
     assert_no_key(text)
     assert FAKE_KEY[3:15] not in text
-    assert "retr" not in text  # the SDK does not retry these, so the message does not claim it
+    assert "重试" not in text  # the SDK does not retry these, so the message does not claim it
 
 
 # --------------------------------------------------------------------------- the local server died mid-lesson
@@ -260,7 +261,7 @@ def test_local_server_that_cannot_be_restarted(monkeypatch):
     with pytest.raises(ProviderError) as err:
         ping(get_client(provider), provider)
     text = str(err.value)
-    assert provider.base_url in text and "could not be restarted" in text and "llama-server.log" in text
+    assert provider.base_url in text and "没能重新启动" in text and "llama-server.log" in text
     assert_no_key(text)
 
 
@@ -273,7 +274,7 @@ def test_local_server_still_refusing_after_restart(monkeypatch):
     provider = get_provider("local")
     with pytest.raises(ProviderError) as err:
         ping(get_client(provider), provider)
-    assert "Cannot reach" in str(err.value) and "local_server status" in str(err.value)
+    assert "连不上" in str(err.value) and "local_server status" in str(err.value)
     assert provider.base_url in str(err.value)
 
 

