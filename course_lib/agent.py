@@ -92,7 +92,7 @@ class Agent(StepLoop):
         agent = Agent(client, MODEL, registry, max_steps=5)
         agent.start("帮我查北京和上海的天气")
         while not agent.done:
-            agent.step()          # prints "[步骤 1/5] 调用工具 get_weather 参数 {...} 结果 ..."
+            agent.step()          # prints "[步 1/5] 调用工具 get_weather 参数 {...} 结果 ..."
         result = agent.result()   # or simply: run_agent(client, MODEL, question, registry)
 
     Args:
@@ -254,7 +254,7 @@ class Agent(StepLoop):
     # -- trace ---------------------------------------------------------------
 
     def describe(self, s: Step) -> list[str]:
-        """The trace lines of one step, e.g. ``[步骤 1/5] 调用工具 get_weather 参数 {"city": "北京"} 结果 ...``."""
+        """The trace lines of one step, e.g. ``[步 1/5] 调用工具 get_weather 参数 {"city": "北京"} 结果 ...``."""
         head = t("loops.trace_head", step=s.step, max_steps=self.max_steps)
         if s.kind == "tool_calls":
             lines = []

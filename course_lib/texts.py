@@ -139,7 +139,7 @@ _ZH_LOOPS: dict[str, str] = {
     "loops.stop_max_steps": "达到了步数上限 max_steps，最后一次请求要求模型直接回答（不再运行工具）",
     "loops.stop_other": "循环结束",
     "loops.stop_repeated_calls": "模型反复发出相同的工具调用，已强制它给出答案",
-    "loops.trace_head": "[步骤 {step}/{max_steps}]",
+    "loops.trace_head": "[步 {step}/{max_steps}]",
     "react.table_title": "协议 {protocol}：{question}",
     "react.trace_final": "[达到 max_steps={max_steps}] 最后一次请求的回答：{answer}{cut}",
     "react.trace_invalid": "{head} 无法解析（{error}）→ 发回格式提醒",

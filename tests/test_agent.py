@@ -338,9 +338,9 @@ def test_trace_lines_and_chain_table():
     lines = []
     fake, loop = agent(calls(weather("北京"), weather("上海")), "北京晴。", trace=lines.append)
     result = loop.run("q")
-    assert lines[0].startswith('[步骤 1/5] 调用工具 get_weather 参数 {"city": "北京"} 结果 北京：晴')
-    assert lines[1].startswith("[步骤 1/5] 调用工具 get_weather 参数 {\"city\": \"上海\"}")
-    assert lines[2] == "[步骤 2/5] 回答：北京晴。"
+    assert lines[0].startswith('[步 1/5] 调用工具 get_weather 参数 {"city": "北京"} 结果 北京：晴')
+    assert lines[1].startswith("[步 1/5] 调用工具 get_weather 参数 {\"city\": \"上海\"}")
+    assert lines[2] == "[步 2/5] 回答：北京晴。"
     frame = agent_steps_frame(result.steps)
     assert list(frame["tool"]) == ["get_weather", "get_weather", ""]
     assert frame["observation"][0].startswith("北京：晴") and list(frame["answer"]) == ["", "", "北京晴。"]

@@ -37,7 +37,7 @@ def test_one_step_is_one_model_call_with_its_tool():
     assert dbg.highlight == info.new_indices == [1, 2]
     assert dict(info.details) == {"Thought": "我需要计算", "Action": "calculate", "Action Input": "20 * 15", "Observation": "300"}
     assert info.prompt_tokens > 0 and info.completion_tokens == 7 and dbg.total_tokens == info.prompt_tokens + 7
-    assert info.log.startswith("[步骤 1/")  # the loop's trace line is captured, not printed into the void
+    assert info.log.startswith("[步 1/")  # the loop's trace line is captured, not printed into the void
     assert not dbg.done and dbg.stop_text() == ""
 
 
@@ -118,7 +118,7 @@ def test_native_loop_shows_tool_calls_and_results():
     assert [label for label, _ in info.details] == ["tool_call", "→ 结果", "tool_call", "→ 结果"]
     assert info.details[0][1].startswith('get_weather({"city": "北京"})') and "北京" in info.details[1][1]
     assert info.prompt_tokens > 0 and info.completion_tokens == 7
-    assert info.log.startswith("[步骤 1/5] 调用工具 get_weather")
+    assert info.log.startswith("[步 1/5] 调用工具 get_weather")
     info = dbg.step()
     assert dbg.done and dbg.stopped_reason == "answer" and dbg.answer == "北京晴，上海多云。"
     assert info.details == [("content", "北京晴，上海多云。")] and dbg.highlight == [5]
@@ -176,7 +176,7 @@ def test_view_buttons_drive_the_debugger():
     assert "#fde68a" in view.chain.value  # the new rows are highlighted
     assert "Thought" in view.details.value and "calculate" in view.details.value and "Observation" in view.details.value
     assert "第 <b>1</b> 步" in view.status.value and "tokens" in view.status.value
-    assert "[步骤 1/" in view.log.value
+    assert "[步 1/" in view.log.value
 
     view.run_button.click()
     assert dbg.done and "已结束" in view.status.value and "最终答案" in view.status.value
@@ -233,7 +233,7 @@ def test_view_on_the_native_loop():
     assert view.max_steps.description == "max_steps" and view.max_steps.value == 3
     view.next_button.click()
     assert "tool_call" in view.details.value and "get_weather" in view.details.value and "→ 结果" in view.details.value
-    assert "get_weather" in view.chain.value and "[步骤 1/3] 调用工具 get_weather" in view.log.value
+    assert "get_weather" in view.chain.value and "[步 1/3] 调用工具 get_weather" in view.log.value
     view.next_button.click()
     assert "已结束" in view.status.value and "stopped_reason=&#x27;answer&#x27;" in view.status.value
 

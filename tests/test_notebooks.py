@@ -112,3 +112,31 @@ def test_every_chart_renders_as_an_image(path: Path):
     draws = any(c.cell_type == "code" and PLOT_CALL_RE.search(c.source) for c in nbformat.read(path, as_version=4).cells)
     if draws:
         assert images, f"{path.name} draws a chart but its executed copy has no image/png output"
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_cell_survives_a_second_run(path: Path, local_model_up):
+    """A student re-runs a cell: each code cell is executed twice in a row, top to bottom, and
+    neither run may raise (a cell rebuilds its own state or says which cell to run first).
+
+    Runs after the plain execution above; its outputs are not kept (the second run of a cell
+    may answer differently from the first, the prose describes the first).
+    """
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb, timeout=CELL_TIMEOUT_S, kernel_name="python3", allow_errors=True,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    failures = []
+    with client.setup_kernel():
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            for attempt in (1, 2):
+                client.execute_cell(cell, index)
+                errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+                if errors:
+                    failures.append(f"cell {index}, run {attempt}: {errors[0].get('ename')}: {errors[0].get('evalue')}")
+                    break
+    assert not failures, f"{path.name}: " + "; ".join(failures)

@@ -258,8 +258,8 @@ def test_trace_callback_and_frame():
     lines = []
     fake, loop = line(A_ACTION, A_ANSWER, trace=lines.append)
     result = loop.run("q")
-    assert lines[0].startswith("[步骤 1/5] Action calculate: 20 * 15") and "300" in lines[0]
-    assert lines[1].startswith("[步骤 2/5] Answer:")
+    assert lines[0].startswith("[步 1/5] Action calculate: 20 * 15") and "300" in lines[0]
+    assert lines[1].startswith("[步 2/5] Answer:")
     frame = react_steps_frame(result.steps)
     assert list(frame.index) == [1, 2] and frame.loc[1, "observation"] == "300" and frame.loc[1, "action"] == "calculate"
     assert "prompt_tokens" in frame.columns and frame.loc[1, "action_input"] == "20 * 15"
