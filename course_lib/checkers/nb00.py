@@ -28,7 +28,8 @@ def check_env_line(env_text: object) -> CheckResult:
     if not isinstance(env_text, str) or not env_text.strip():
         return report(False, t("check.00.env_line.1"))
     values = dotenv_values(stream=io.StringIO(env_text))
-    if values.get("COURSE_PROVIDER") != "deepseek":
+    # get_provider() lower-cases and strips the name, so "DeepSeek" works too
+    if (values.get("COURSE_PROVIDER") or "").strip().lower() != "deepseek":
         return report(False, t("check.00.env_line.2", course_provider=repr(values.get('COURSE_PROVIDER'))))
     if "DEEPSEEK_API_KEY" not in values:
         return report(False, t("check.00.env_line.3"))
