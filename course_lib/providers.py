@@ -64,7 +64,7 @@ import openai
 
 from . import local_server
 from .replies import read_reply, read_usage
-from .settings import PROJECT_ROOT, SOURCE_DOTENV, load_env, source_of
+from .settings import PROJECT_ROOT, SOURCE_DOTENV, load_env, source_label, source_of
 from .texts import t
 
 REQUEST_TIMEOUT_S = 120.0  # one request; a 1.5B model on 2 cores can take a while
@@ -132,7 +132,7 @@ class Provider:
 
     Attributes:
         preset, base_url, model, api_key: as resolved by ``get_provider``.
-        key_source: where the key came from: ``".env"``, ``"环境变量"`` (the
+        key_source: where the key came from: ``".env"``, ``"environment"`` (the
             environment) or None (no key).  Shown instead of the key.
         extra_body: extra request-body fields sent with every chat request
             (``COURSE_EXTRA_BODY`` and/or ``get_provider(extra_body=...)``).
@@ -166,7 +166,7 @@ class Provider:
             key = t("providers.describe_key_not_needed")
         elif self.api_key:
             key = t("providers.describe_key_set", key_env=self.preset.key_env,
-                    source=self.key_source or source_of(self.preset.key_env) or SOURCE_DOTENV)
+                    source=source_label(self.key_source or source_of(self.preset.key_env) or SOURCE_DOTENV))
         else:
             key = t("providers.describe_key_missing", key_env=self.preset.key_env)
         return {"provider": self.name, "model": self.model, "base_url": self.base_url, "api_key": key}
@@ -182,7 +182,7 @@ def extra_body_from_env() -> dict:
     raw = os.environ.get("COURSE_EXTRA_BODY", "").strip()
     if not raw:
         return {}
-    source = source_of("COURSE_EXTRA_BODY") or SOURCE_DOTENV
+    source = source_label(source_of("COURSE_EXTRA_BODY") or SOURCE_DOTENV)
     try:
         value = json.loads(raw)
     except ValueError as exc:
@@ -643,7 +643,8 @@ def ping(client: openai.OpenAI | None = None, provider: Provider | None = None) 
         source = provider.key_source or source_of(key_env) or SOURCE_DOTENV
         fix_key = "providers.auth_fix_dotenv" if source == SOURCE_DOTENV else "providers.auth_fix_environment"
         fix = t(fix_key, key_env=key_env, root=PROJECT_ROOT)
-        raise ProviderError(t("providers.auth_rejected", where=where, key_env=key_env, source=source, fix=fix)) from None
+        raise ProviderError(t("providers.auth_rejected", where=where, key_env=key_env, source=source_label(source),
+                              fix=fix)) from None
     except openai.NotFoundError:
         raise ProviderError(t("providers.model_unknown", where=where, model=provider.model)) from None
     except openai.APITimeoutError:

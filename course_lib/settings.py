@@ -17,7 +17,8 @@ is only in the environment is still read.  ``load_env()`` can be called again
 after ``.env`` was edited (every ``get_provider()`` does): changed values take
 effect, and a line removed from ``.env`` gives the variable back its
 environment value (or removes it) - no kernel restart.  ``source_of(name)``
-says where a value came from, so messages can say ".env" or "环境变量"
+says where a value came from (the ids ".env" or "environment"), and
+``source_label`` turns that into the words a message shows (.env / 环境变量),
 without ever showing the value.
 """
 
@@ -37,8 +38,9 @@ _FROM_DOTENV: dict[str, str | None] = {}
 # name -> the value .env set, to notice a value changed behind our back (e.g. a test or a cell).
 _DOTENV_VALUES: dict[str, str] = {}
 
+# Neutral ids; what a student reads is source_label(source), from texts.py.
 SOURCE_DOTENV = ".env"
-SOURCE_ENVIRONMENT = "环境变量"
+SOURCE_ENVIRONMENT = "environment"
 
 
 def load_env(path: str | os.PathLike | None = None) -> bool:
@@ -85,12 +87,20 @@ def source_of(name: str) -> str | None:
 
     Returns:
         ``".env"`` (``SOURCE_DOTENV``) if ``load_env`` set it from the file and
-        it still has that value; ``"环境变量"`` (``SOURCE_ENVIRONMENT``) if it is
-        set otherwise (the shell, ``~/.bashrc``, a notebook cell); None if unset.
-        Never the value itself.
+        it still has that value; ``"environment"`` (``SOURCE_ENVIRONMENT``) if it
+        is set otherwise (the shell, ``~/.bashrc``, a notebook cell); None if
+        unset.  Never the value itself.  Show it with ``source_label``.
     """
     if not name or name not in os.environ:
         return None
     if name in _DOTENV_VALUES and os.environ[name] == _DOTENV_VALUES[name]:
         return SOURCE_DOTENV
     return SOURCE_ENVIRONMENT
+
+
+def source_label(source: str | None) -> str | None:
+    """The words a student reads for a ``source_of`` id: ``".env"`` stays, ``"environment"``
+    becomes ``t("settings.source_environment")`` (环境变量); None stays None."""
+    from .texts import t  # texts imports nothing from course_lib; imported here to keep settings light
+
+    return t("settings.source_environment") if source == SOURCE_ENVIRONMENT else source

@@ -45,6 +45,7 @@ _ZH_PROVIDERS: dict[str, str] = {
     "local.wrong_sha256": "{path} 的 sha256 是 {digest}，应该是 {expected}。删掉它，再运行一次 prepare。",
     "local.wrong_size": "{path} 有 {size:,} 字节，应该是 {expected:,} 字节。删掉它，再运行一次 prepare。",
     "providers.after_retries": "（已重试 {n} 次）",
+    "settings.source_environment": "环境变量",
     "providers.auth_fix_dotenv": "请检查 .env 里的 {key_env}（{root}/.env）。",
     "providers.auth_fix_environment": "这个 key 是在 shell 里设置的（例如 ~/.bashrc 里的 export），不在 .env 里："
                                       "改正或删掉那里的 {key_env}，或者在 .env 里写上正确的 {key_env}（.env 里的值优先）。",

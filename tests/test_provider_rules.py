@@ -39,7 +39,7 @@ def clean(monkeypatch):
 
 
 def provider(name: str, model: str, base_url: str | None = None, extra_body: dict | None = None) -> Provider:
-    return Provider(PRESETS[name], base_url or PRESETS[name].base_url, model, KEY, key_source="环境变量",
+    return Provider(PRESETS[name], base_url or PRESETS[name].base_url, model, KEY, key_source="environment",
                     extra_body=extra_body or {})
 
 

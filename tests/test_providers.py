@@ -42,7 +42,7 @@ def clean_env(monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
-def fake_provider(name="deepseek", key=FAKE_KEY, base_url="http://fake.local/v1", source="环境变量", model="fake-model"):
+def fake_provider(name="deepseek", key=FAKE_KEY, base_url="http://fake.local/v1", source="environment", model="fake-model"):
     return Provider(PRESETS[name], base_url, model, key, key_source=source if key else None)
 
 

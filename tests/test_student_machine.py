@@ -82,7 +82,7 @@ def server():
 
 
 def provider(name: str, base_url: str, key: str = "", model: str = "m") -> Provider:
-    return Provider(PRESETS[name], base_url, model, key, key_source="环境变量" if key else None)
+    return Provider(PRESETS[name], base_url, model, key, key_source="environment" if key else None)
 
 
 # --------------------------------------------------------------------------- loopback never through a proxy
@@ -210,8 +210,16 @@ def test_editing_dotenv_takes_effect_without_a_restart(monkeypatch, dotenv):
     # The key line was removed from .env: the environment's own value is back, and known as such.
     import os
 
-    assert os.environ["DEEPSEEK_API_KEY"] == FAKE_KEY and settings.source_of("DEEPSEEK_API_KEY") == "环境变量"
+    assert os.environ["DEEPSEEK_API_KEY"] == FAKE_KEY and settings.source_of("DEEPSEEK_API_KEY") == "environment"
     assert "COURSE_MODEL" not in os.environ
+
+
+def test_source_ids_are_neutral_and_shown_in_the_course_language():
+    """source_of gives ids; the words a student reads come from texts.py (an English edition switches there)."""
+    assert settings.source_label(settings.SOURCE_ENVIRONMENT) == "环境变量"
+    assert settings.source_label(settings.SOURCE_DOTENV) == ".env"
+    assert settings.source_label(None) is None
+    assert all("\u4e00" > ch or ch > "\u9fff" for ch in settings.SOURCE_ENVIRONMENT + settings.SOURCE_DOTENV)
 
 
 def test_a_401_says_where_the_key_came_from(monkeypatch, dotenv):
@@ -235,7 +243,7 @@ def test_a_value_set_in_a_cell_after_loading_is_the_environments(monkeypatch, do
     settings.load_env()
     assert settings.source_of("COURSE_MODEL") == ".env"
     monkeypatch.setenv("COURSE_MODEL", "from-a-cell")
-    assert settings.source_of("COURSE_MODEL") == "环境变量"
+    assert settings.source_of("COURSE_MODEL") == "environment"
     dotenv.write_text("")
     settings.load_env()  # the line is gone from .env, but the value now is not .env's: it stays
     import os
@@ -252,7 +260,7 @@ def httpx_error(status: int):
 def test_describe_and_errors_never_show_the_key_from_either_place(monkeypatch, dotenv):
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
     prov = get_provider("openai")
-    assert prov.key_source == "环境变量" and FAKE_KEY not in str(prov.describe())
+    assert prov.key_source == "environment" and FAKE_KEY not in str(prov.describe())
     with pytest.raises(ProviderError) as err:
         ping(FakeLLM([httpx_error(401)]).client(), prov)
     assert FAKE_KEY not in str(err.value) and "OPENAI_API_KEY" in str(err.value)
