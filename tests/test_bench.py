@@ -142,3 +142,42 @@ def test_bench_smoke_run_writes_well_formed_results(tmp_path):
     md = (out / "results.md").read_text(encoding="utf-8")
     assert "## Agent task suite" in md and "| native |" in md and "## Notebook series" in md
     assert (out / "results.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_lever_guard_finds_numbers_that_come_from_nowhere():
+    """bench/levers.py's guard variant: a number counts as grounded only if a user message or a
+    tool result (not an error) contains it; small whole numbers are always allowed."""
+    from bench.levers import ungrounded_numbers
+
+    messages = [{"role": "system", "content": "价格 40 元"},
+                {"role": "user", "content": "买 3 个足球一共多少钱？"},
+                {"role": "tool", "tool_call_id": "c1", "content": '[{"product_name": "足球", "price": 120.0}]'},
+                {"role": "tool", "tool_call_id": "c2", "content": "错误：算式里的 55 …"}]
+    assert ungrounded_numbers("3 * 120", messages) == []          # 3 asked, 120 looked up (120.0 == 120)
+    assert ungrounded_numbers("3 * 40", messages) == ["40"]       # 40 only in the system prompt
+    assert ungrounded_numbers("55 + 55 + 2", messages) == ["55"]  # an error text is no source; 2 is small
+    assert ungrounded_numbers("12.5 * 11", messages) == ["12.5", "11"]
+
+
+def test_lever_variants_change_what_they_name(monkeypatch, tmp_path):
+    """Applying a variant needs no model: calc_last puts calculate last, template_numbers writes a
+    template with the rule in it, guard swaps the Agent class, sys_numbers edits the system prompt."""
+    from bench import levers, meter
+    from course_lib.agent import DEFAULT_SYSTEM, Agent
+
+    monkeypatch.setattr(levers, "OUT", tmp_path)
+    monkeypatch.setattr(meter, "default_registry", meter.default_registry)  # restored after the test
+    levers.calc_last(levers.Lever())
+    assert meter.default_registry().names[-1] == "calculate"
+
+    lever = levers.Lever()
+    levers.template_numbers(lever)
+    assert lever.template.parent == tmp_path and levers.TEMPLATE_NOTE in lever.template.read_text(encoding="utf-8")
+
+    lever = levers.Lever()
+    levers.guard(lever)
+    assert issubclass(lever.agent_class, Agent) and lever.agent_class is not Agent
+
+    lever = levers.Lever()
+    levers.sys_numbers(lever)
+    assert lever.system != DEFAULT_SYSTEM and "不能自己编" in lever.system

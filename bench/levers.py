@@ -1,0 +1,269 @@
+"""Issue 12's levers: one change to the prompt, the tools or the loop, measured on the suite.
+
+    python -m bench.levers base --split tune
+    python -m bench.levers guard --split tune --tasks S1,S3
+
+Each variant changes exactly one thing against ``base`` (the course as it
+ships) and runs the native loop (``course_lib.agent.Agent``) through the
+chosen tasks, exactly as ``python -m bench --parts suite --loops native``
+does: same server, same four tools, at most 4 requests, ``max_tokens`` 300,
+temperature 0, the prompt cache cleared first.  A variant patches module-level
+tool schemas or the template path, so run ONE variant per process (this
+command does).  Results go to ``bench/results/levers/<variant>-<split>.json``;
+``--report`` writes ``bench/results/levers.md`` from every file there.
+
+The protocol of issue 12: a lever is tried on the tuning half; only a lever
+that beats ``base`` there is run on the held-apart half.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from course_lib import local_server
+from course_lib.agent import DEFAULT_SYSTEM, Agent
+from course_lib.loop import ToolCallRecord
+from course_lib.providers import get_provider
+from course_lib.tools.calculator import CALCULATOR_TOOL
+from course_lib.tools.knowledge import KNOWLEDGE_TOOL
+from course_lib.tools.products import PRODUCT_TOOL
+from course_lib.tools.weather import WEATHER_TOOL
+
+from . import loops, meter, suite, tasks
+
+OUT = Path(__file__).parent / "results" / "levers"
+TEMPLATE_NOTE = (
+    "Numbers you use (prices, temperatures, lengths, dates) must come from the user's message or from a "
+    "function result. If a number is still missing, first call the function that looks it up; call calculate "
+    "only after that result is back, never with made-up numbers.\n"
+)
+
+
+class Lever:
+    """What a variant changes: the system prompt, the ``Agent`` class, the template file."""
+
+    def __init__(self) -> None:
+        self.system = DEFAULT_SYSTEM
+        self.agent_class: type[Agent] = Agent
+        self.template: Path | None = None
+
+
+VARIANTS: dict[str, tuple[str, Callable[[Lever], None]]] = {}
+
+
+def variant(what: str) -> Callable:
+    def register(apply: Callable[[Lever], None]) -> Callable[[Lever], None]:
+        VARIANTS[apply.__name__] = (what, apply)
+        return apply
+    return register
+
+
+def _fn(tool: dict) -> dict:
+    return tool["function"]
+
+
+@variant("the course as it ships")
+def base(lever: Lever) -> None:
+    pass
+
+
+@variant("calculate's description: every number must come from the question or a tool result; no example numbers")
+def calc_grounded(lever: Lever) -> None:
+    _fn(CALCULATOR_TOOL)["description"] = (
+        "计算一个算术表达式（数字、+ - * / // % ** 和括号）。表达式里的每个数字都必须来自用户的问题或之前的"
+        "工具结果：价格、气温、长度要先用别的工具查到，再来计算。")
+    _fn(CALCULATOR_TOOL)["parameters"]["properties"]["expression"]["description"] = "只含数字和运算符的算式"
+
+
+@variant("calc_grounded, and no examples in any parameter description")
+def calc_grounded_noex(lever: Lever) -> None:
+    calc_grounded(lever)
+    _fn(PRODUCT_TOOL)["parameters"]["properties"]["product_name"]["description"] = "商品名里的短关键词"
+    _fn(WEATHER_TOOL)["parameters"]["properties"]["city"]["description"] = "城市名"
+    _fn(KNOWLEDGE_TOOL)["parameters"]["properties"]["query"]["description"] = "要查的内容"
+
+
+@variant("system prompt: the numbers in a calculation must already be looked up or given")
+def sys_numbers(lever: Lever) -> None:
+    lever.system = DEFAULT_SYSTEM.replace(
+        "任何计算都用 calculate。", "任何计算都用 calculate，但算式里的数字必须是已经查到的或用户给出的，不能自己编。")
+
+
+@variant("calc_grounded_noex and sys_numbers together")
+def both_prompts(lever: Lever) -> None:
+    calc_grounded_noex(lever)
+    sys_numbers(lever)
+
+
+@variant("tool order: calculate last instead of second")
+def calc_last(lever: Lever) -> None:
+    original = meter.default_registry
+
+    def reordered():
+        registry = original()
+        order = ["get_weather", "query_by_product_name", "search_knowledge", "calculate"]
+        return type(registry)([registry.get(name) for name in order])
+    meter.default_registry = reordered
+
+
+@variant("chat template: a rule that numbers come from the user or a function result (English, in the tools section)")
+def template_numbers(lever: Lever) -> None:
+    text = local_server.TEMPLATE_PATH.read_text(encoding="utf-8")
+    anchor = "Only the functions listed above exist."
+    assert anchor in text, "the course template changed; update TEMPLATE_NOTE's anchor"
+    path = OUT / "template_numbers.jinja"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text.replace(anchor, TEMPLATE_NOTE + anchor, 1), encoding="utf-8")
+    lever.template = path
+
+
+NUMBER = re.compile(r"\d+(?:\.\d+)?")
+SMALL_CONSTANT = 10  # whole numbers up to this count as given ("两个", halving, ...)
+GUARD_TEXT = {
+    "guard": ("错误：算式里的 {missing} 既不在用户的问题里，也不在之前的工具结果里，calculate 没有运行。"
+              "不要自己编数字：先用工具查到它（商品价格用 query_by_product_name，天气用 get_weather，"
+              "资料用 search_knowledge），再用查到的数字计算。"),
+    "guard_imperative": ("错误：calculate 没有运行，因为 {missing} 不是查到的数字，也不在用户的问题里。"
+                         "现在就调用工具把缺的数字查出来（商品价格用 query_by_product_name，天气用 get_weather，"
+                         "资料用 search_knowledge），查到以后再调用 calculate。不要回复文字。"),
+}
+
+
+def _canonical(number: str) -> str:
+    value = float(number)
+    return str(int(value)) if value == int(value) else str(value)
+
+
+def ungrounded_numbers(expression: str, messages: list[dict]) -> list[str]:
+    """The numbers of ``expression`` found in no user message and no tool result.
+
+    Args:
+        expression: a calculate argument, e.g. ``"3 * 40"``.
+        messages: the conversation so far (OpenAI message dicts); tool results
+            that are themselves errors (``"错误…"``) do not count as sources.
+    Returns:
+        The missing numbers as written, first occurrence order, without
+        repeats; whole numbers up to ``SMALL_CONSTANT`` are never missing.
+    """
+    sources = " ".join(
+        str(m.get("content") or "") for m in messages
+        if m.get("role") in ("user", "tool") and not str(m.get("content") or "").startswith("错误"))
+    known = {_canonical(n) for n in NUMBER.findall(sources)}
+    missing = []
+    for number in NUMBER.findall(expression):
+        value = float(number)
+        if _canonical(number) in known or (value == int(value) and value <= SMALL_CONSTANT):
+            continue
+        if number not in missing:
+            missing.append(number)
+    return missing
+
+
+def _guard_agent(text: str) -> type[Agent]:
+    class GuardAgent(Agent):
+        """``Agent`` that refuses a calculate call whose numbers come from nowhere (the tool is not run)."""
+
+        def _run_calls(self, calls, step):  # type: ignore[override]
+            records = []
+            for call in calls:
+                if call.name == "calculate" and call.error is None and isinstance(call.arguments, dict):
+                    missing = ungrounded_numbers(str(call.arguments.get("expression", "")), self.messages)
+                    if missing:
+                        records.append(ToolCallRecord.of(call, text.format(missing="、".join(missing))))
+                        continue
+                records.extend(super()._run_calls([call], step))
+            return records
+    return GuardAgent
+
+
+@variant("loop guard: a calculate call with numbers from nowhere is not run; the tool result says to look them up")
+def guard(lever: Lever) -> None:
+    lever.agent_class = _guard_agent(GUARD_TEXT["guard"])
+
+
+@variant("guard, with an imperative result text (call a tool now, no text reply)")
+def guard_imperative(lever: Lever) -> None:
+    lever.agent_class = _guard_agent(GUARD_TEXT["guard_imperative"])
+
+
+def run(name: str, split: str, task_ids: list[str] | None) -> dict:
+    """Apply variant ``name``, run the native loop over the tasks, return ``{variant, what, split, rows, ...}``."""
+    what, apply = VARIANTS[name]
+    lever = Lever()
+    apply(lever)
+
+    def native(setup: loops.Setup, question: str, registry: Any) -> tuple[str | None, str]:
+        agent = lever.agent_class(setup.openai_client(), setup.model, registry, system=lever.system,
+                                  max_steps=setup.max_steps, max_tokens=setup.max_tokens, temperature=0, trace=None)
+        result = agent.run(question)
+        return result.answer, result.stopped_reason
+
+    loops.LOOPS["native"] = native
+    if lever.template is not None:
+        local_server.stop_server()
+        local_server.TEMPLATE_PATH = lever.template
+    try:
+        base_url = local_server.ensure_server()
+        chosen = tasks.select(split, task_ids)
+        started = time.perf_counter()
+        rows, _ = suite.run_suite(["native"], chosen, base_url, get_provider("local").model,
+                                  before_loop=local_server.clear_prompt_cache, progress=lambda line: None)
+    finally:
+        if lever.template is not None:
+            local_server.stop_server()  # the next user gets the course template back
+    return {"variant": name, "what": what, "split": split, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "load_before": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+            "seconds": round(time.perf_counter() - started, 1), "rows": rows}
+
+
+def report(folder: Path = OUT) -> Path:
+    """Write ``levers.md`` (one line per variant and split, then the failed tasks) from the JSON files."""
+    results = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
+    order = list(VARIANTS)
+    results.sort(key=lambda r: (order.index(r["variant"]) if r["variant"] in order else 99, r["split"]))
+    lines = ["# Issue 12's levers on the task suite (native loop)", "",
+             "One change at a time against `base`; `python -m bench.levers NAME --split tune`.", "",
+             "Wall times are in the JSON files only: other work shared the machine during these runs.", "",
+             "| variant | what changes | split | solved | prompt tokens | not solved |",
+             "|---|---|---|---|---|---|"]
+    for r in results:
+        rows = r["rows"]
+        failed = " ".join(row["task"] for row in rows if not row["solved"])
+        lines.append(f"| {r['variant']} | {r['what']} | {r['split']} | {sum(x['solved'] for x in rows)}/{len(rows)} | "
+                     f"{sum(x['prompt_tokens'] for x in rows)} | {failed} |")
+    path = folder.parent / "levers.md"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.levers", description=__doc__.split("\n")[0])
+    parser.add_argument("variant", nargs="?", choices=list(VARIANTS))
+    parser.add_argument("--split", default="tune", choices=["all", "tune", "held"])
+    parser.add_argument("--tasks", default="", help="comma-separated task ids (instead of --split)")
+    parser.add_argument("--report", action="store_true", help="only write levers.md from the saved results")
+    opts = parser.parse_args(argv)
+    if not opts.report:
+        if opts.variant is None:
+            parser.error("name a variant, or --report")
+        result = run(opts.variant, opts.split, [t for t in opts.tasks.split(",") if t] or None)
+        OUT.mkdir(parents=True, exist_ok=True)
+        suffix = opts.split if not opts.tasks else "tasks-" + opts.tasks.replace(",", "-")
+        (OUT / f"{opts.variant}-{suffix}.json").write_text(json.dumps(result, ensure_ascii=False, indent=1),
+                                                           encoding="utf-8")
+        rows = result["rows"]
+        print(f"{opts.variant} {suffix}: {sum(r['solved'] for r in rows)}/{len(rows)} in {result['seconds']} s")
+        for row in rows:
+            print("✅" if row["solved"] else "❌", row["task"], row["tool_calls"], (row["answer"] or "")[:70])
+    print("wrote", report())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
