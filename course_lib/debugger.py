@@ -41,7 +41,7 @@ from .loop import Step, stop_reason_text
 from .messages import to_dict
 from .recording import recording
 from .replies import describe_error, read_usage
-from .tables import show_messages
+from .tables import NO_MATH_CLASS, show_messages
 from .texts import t
 
 @dataclass
@@ -353,7 +353,7 @@ def details_html(details: list[tuple[str, str]]) -> str:
         f"{html.escape(label)}</th><td style='white-space:pre-wrap;text-align:left;padding:2px 8px'>{html.escape(text)}</td></tr>"
         for label, text in details
     )
-    return f"<table class='course-debugger-details' style='border-collapse:collapse'>{rows}</table>"
+    return f"<table class='course-debugger-details {NO_MATH_CLASS}' style='border-collapse:collapse'>{rows}</table>"
 
 
 class DebuggerView:

@@ -30,16 +30,22 @@ ROLE_COLOURS = {
 HIGHLIGHT_COLOUR = "#fde68a"
 
 
-# Class that keeps MathJax (Jupyter's math typesetting) away from a table's cells.
-NO_MATH_CLASS = "tex2jax_ignore"
+# Classes that keep MathJax (Jupyter's math typesetting) away from a table's cells:
+# "mathjax_ignore" is MathJax 3's default ignoreHtmlClass (JupyterLab 4 keeps the default;
+# checked in a real browser by tests/test_browser.py), "tex2jax_ignore" is MathJax 2's
+# (classic Notebook, older JupyterLab).  Writing "$" as "&#36;" alone does not help: MathJax
+# reads the page's text, where the entity is a "$" again.
+NO_MATH_CLASS = "tex2jax_ignore mathjax_ignore"
 
 
 def html_text(value: Any) -> str:
     """``str(value)`` escaped for an HTML table cell, with ``$`` written as ``&#36;``.
 
     Two ``$`` in a cell (``我有 $25 和 $30 两张券``) would otherwise be typeset
-    as math by JupyterLab's MathJax.  Only the HTML is changed; the plain
-    text (``str(table)``, the DataFrame) keeps the ``$``.
+    as math by JupyterLab's MathJax; what stops that is the table's
+    ``NO_MATH_CLASS``, the entity only keeps the raw HTML free of ``$``.
+    Only the HTML is changed; the plain text (``str(table)``, the DataFrame)
+    keeps the ``$``.
     """
     return html.escape(str(value)).replace("$", "&#36;")
 

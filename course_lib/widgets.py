@@ -35,7 +35,7 @@ from typing import Any, Callable
 from .messages import has_text, request_kwargs
 from .providers import stream_usage_unavailable
 from .replies import Reply, collect_stream, describe_error, read_reply
-from .tables import show_messages
+from .tables import NO_MATH_CLASS, show_messages
 from .texts import t
 from .tool_calls import execute, read_assistant
 
@@ -283,7 +283,7 @@ class ChatBox:
     def _show_reply(self, text: str, live: bool = False) -> None:
         cursor = "▌" if live else ""
         self.reply.value = (
-            "<div style='white-space:pre-wrap;border-left:3px solid #16a34a;padding:4px 8px;margin:4px 0'>"
+            f"<div class='{NO_MATH_CLASS}' style='white-space:pre-wrap;border-left:3px solid #16a34a;padding:4px 8px;margin:4px 0'>"
             f"<b>{html.escape(t('widgets.assistant'))}</b>{html.escape(text)}{cursor}</div>" if text or live else ""
         )
 

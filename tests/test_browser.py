@@ -261,7 +261,16 @@ from course_lib.debugger import AgentDebugger, debugger_view
 debugger = AgentDebugger(Agent(client, MODEL, max_steps=5, max_tokens=200),
                          "查一下北京的气温，然后用计算器算出这个温度乘以 3 是多少。")
 debugger_view(debugger)""",
+    # A message with two "$" (issue 11): the course table must show it as written ...
+    """from course_lib.tables import show_messages
+
+show_messages([{"role": "user", "content": "我有 $25 和 $30 两张券，x_1 怎么算"}], title="美元符号")""",
+    # ... while the same text in plain HTML is typeset by MathJax: proof that the check can fail.
+    """from IPython.display import HTML
+
+HTML('<p class="course-math-control">我有 $25 和 $30 两张券，x_1 怎么算</p>')""",
 ]
+MATH_TIMEOUT_S = 60  # MathJax is loaded on first use
 
 # Notebook 06 must contain a cell like this one (AgentDebugger + debugger_view on the native loop).
 DEBUGGER_CELL_HINT = WIDGETS_CELLS[2]
@@ -352,6 +361,20 @@ def step_twice(page, debugger, timings: dict) -> list[int]:
     return rows
 
 
+def check_dollar_signs(page) -> None:
+    """The message table shows "$25 和 $30" as text; the unprotected control paragraph is typeset."""
+    control = page.locator(".course-math-control")
+    control.scroll_into_view_if_needed()
+    deadline = time.monotonic() + MATH_TIMEOUT_S
+    while control.locator("mjx-container").count() == 0 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert control.locator("mjx-container").count() > 0, (
+        "MathJax did not typeset the unprotected control paragraph, so this check cannot tell protected from not")
+    table = page.locator("table", has_text="两张券").first
+    assert table.locator("mjx-container").count() == 0, "MathJax typeset text inside the message table"
+    assert "我有 $25 和 $30 两张券，x_1 怎么算" in table.inner_text()
+
+
 def save_screenshots(page, widget, png: Path) -> None:
     png.parent.mkdir(parents=True, exist_ok=True)
     widget.scroll_into_view_if_needed()
@@ -390,6 +413,8 @@ def test_widgets_render_and_work_in_jupyterlab(lab, browser):
         assert "用三句话介绍一下你自己" in chat.locator("table").inner_text()
         png.parent.mkdir(parents=True, exist_ok=True)
         chat.screenshot(path=str(png.with_name("browser_widgets_chat.png")))
+
+        check_dollar_signs(page)
 
         debugger = page.locator(".course-debugger").first
         rows = step_twice(page, debugger, timings)

@@ -128,6 +128,6 @@ def test_agent_steps_frame_one_row_per_tool_call_tokens_once():
 def test_dollar_signs_are_not_math_in_the_html_only():
     table = show_messages([{"role": "user", "content": "我有 $25 和 $30 两张券"}], title="$ 标题 $")
     page = table._repr_html_()
-    assert "$" not in page and "我有 &#36;25 和 &#36;30 两张券" in page and "tex2jax_ignore" in page
+    assert "$" not in page and "我有 &#36;25 和 &#36;30 两张券" in page and "mathjax_ignore" in page and "tex2jax_ignore" in page
     assert "我有 $25 和 $30 两张券" in str(table) and "$ 标题 $" in str(table)
     assert table.frame["content"].iloc[0] == "我有 $25 和 $30 两张券"
