@@ -101,6 +101,34 @@ def both_prompts(lever: Lever) -> None:
     sys_numbers(lever)
 
 
+FEW_SHOT = """
+示例（只演示顺序，数字以工具结果为准）：
+用户：买 2 个瑜伽垫一共多少钱？
+第 1 步：调用 query_by_product_name，参数 {"product_name": "瑜伽垫"}，得到价格 price。
+第 2 步：调用 calculate，参数 {"expression": "2 * price 的数值"}。
+第 3 步：用中文回答总价。"""
+
+
+@variant("system prompt: one worked example (look the price up, then calculate, then answer)")
+def few_shot(lever: Lever) -> None:
+    lever.system = DEFAULT_SYSTEM + "\n" + FEW_SHOT
+
+
+FEW_SHOT_CONCRETE = """
+示例：
+用户：买 2 个瑜伽垫一共多少钱？
+助手调用 query_by_product_name，参数 {"product_name": "瑜伽垫"}
+工具结果：[{"product_name": "瑜伽垫", "price": 89.0}]
+助手调用 calculate，参数 {"expression": "2 * 89"}
+工具结果：178
+助手：2 个瑜伽垫一共 178 元。"""
+
+
+@variant("system prompt: one worked example with concrete numbers (look up, calculate, answer)")
+def few_shot_concrete(lever: Lever) -> None:
+    lever.system = DEFAULT_SYSTEM + "\n" + FEW_SHOT_CONCRETE
+
+
 @variant("tool order: calculate last instead of second")
 def calc_last(lever: Lever) -> None:
     original = meter.default_registry
