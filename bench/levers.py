@@ -19,12 +19,13 @@ that beats ``base`` there is run on the held-apart half.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from course_lib import local_server
 from course_lib.agent import DEFAULT_SYSTEM, Agent
@@ -91,8 +92,9 @@ def calc_grounded_noex(lever: Lever) -> None:
 
 @variant("system prompt: the numbers in a calculation must already be looked up or given")
 def sys_numbers(lever: Lever) -> None:
-    lever.system = DEFAULT_SYSTEM.replace(
-        "任何计算都用 calculate。", "任何计算都用 calculate，但算式里的数字必须是已经查到的或用户给出的，不能自己编。")
+    anchor = "任何计算都用 calculate。"
+    assert anchor in DEFAULT_SYSTEM, "DEFAULT_SYSTEM changed; update sys_numbers' anchor"
+    lever.system = DEFAULT_SYSTEM.replace(anchor, "任何计算都用 calculate，但算式里的数字必须是已经查到的或用户给出的，不能自己编。")
 
 
 @variant("calc_grounded_noex and sys_numbers together")
@@ -179,9 +181,8 @@ def ungrounded_numbers(expression: str, messages: list[dict]) -> list[str]:
         The missing numbers as written, first occurrence order, without
         repeats; whole numbers up to ``SMALL_CONSTANT`` are never missing.
     """
-    sources = " ".join(
-        str(m.get("content") or "") for m in messages
-        if m.get("role") in ("user", "tool") and not str(m.get("content") or "").startswith("错误"))
+    texts = (str(m.get("content") or "") for m in messages if m.get("role") in ("user", "tool"))
+    sources = " ".join(text for text in texts if not text.startswith("错误"))
     known = {_canonical(n) for n in NUMBER.findall(sources)}
     missing = []
     for number in NUMBER.findall(expression):
@@ -226,13 +227,7 @@ def run(name: str, split: str, task_ids: list[str] | None) -> dict:
     lever = Lever()
     apply(lever)
 
-    def native(setup: loops.Setup, question: str, registry: Any) -> tuple[str | None, str]:
-        agent = lever.agent_class(setup.openai_client(), setup.model, registry, system=lever.system,
-                                  max_steps=setup.max_steps, max_tokens=setup.max_tokens, temperature=0, trace=None)
-        result = agent.run(question)
-        return result.answer, result.stopped_reason
-
-    loops.LOOPS["native"] = native
+    loops.LOOPS["native"] = functools.partial(loops.run_native, agent_class=lever.agent_class, system=lever.system)
     if lever.template is not None:
         local_server.stop_server()
         local_server.TEMPLATE_PATH = lever.template

@@ -48,9 +48,11 @@ class Setup:
         return openai.OpenAI(base_url=self.base_url, api_key="not-needed", http_client=self.http_client, max_retries=0)
 
 
-def run_native(setup: Setup, question: str, tools: ToolRegistry) -> tuple[str | None, str]:
-    agent = Agent(setup.openai_client(), setup.model, tools, max_steps=setup.max_steps,
-                  max_tokens=setup.max_tokens, temperature=0, trace=None)
+def run_native(setup: Setup, question: str, tools: ToolRegistry, *, agent_class: type[Agent] = Agent,
+               system: str = DEFAULT_SYSTEM) -> tuple[str | None, str]:
+    """The course's ``Agent``; ``agent_class`` and ``system`` let bench/levers.py vary one thing."""
+    agent = agent_class(setup.openai_client(), setup.model, tools, system=system, max_steps=setup.max_steps,
+                        max_tokens=setup.max_tokens, temperature=0, trace=None)
     result = agent.run(question)
     return result.answer, result.stopped_reason
 

@@ -29,6 +29,8 @@ from pathlib import Path
 
 from dotenv import dotenv_values
 
+from .texts import t  # texts imports nothing from course_lib, so no import cycle
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 # Where the variables set from .env came from: name -> the environment's own value
@@ -101,6 +103,4 @@ def source_of(name: str) -> str | None:
 def source_label(source: str | None) -> str | None:
     """The words a student reads for a ``source_of`` id: ``".env"`` stays, ``"environment"``
     becomes ``t("settings.source_environment")`` (环境变量); None stays None."""
-    from .texts import t  # texts imports nothing from course_lib; imported here to keep settings light
-
     return t("settings.source_environment") if source == SOURCE_ENVIRONMENT else source
