@@ -29,7 +29,9 @@ from typing import Callable
 
 from course_lib import local_server
 from course_lib.agent import DEFAULT_SYSTEM, Agent
-from course_lib.loop import ToolCallRecord
+from course_lib.loop import Step, ToolCallRecord
+from course_lib.replies import read_reply
+from course_lib.tool_calls import read_assistant
 from course_lib.providers import get_provider
 from course_lib.tools.calculator import CALCULATOR_TOOL
 from course_lib.tools.knowledge import KNOWLEDGE_TOOL
@@ -170,7 +172,7 @@ def _canonical(number: str) -> str:
     return str(int(value)) if value == int(value) else str(value)
 
 
-def ungrounded_numbers(expression: str, messages: list[dict]) -> list[str]:
+def ungrounded_numbers(expression: str, messages: list[dict], small_constant: int = SMALL_CONSTANT) -> list[str]:
     """The numbers of ``expression`` found in no user message and no tool result.
 
     Args:
@@ -187,7 +189,7 @@ def ungrounded_numbers(expression: str, messages: list[dict]) -> list[str]:
     missing = []
     for number in NUMBER.findall(expression):
         value = float(number)
-        if _canonical(number) in known or (value == int(value) and value <= SMALL_CONSTANT):
+        if _canonical(number) in known or (value == int(value) and value <= small_constant):
             continue
         if number not in missing:
             missing.append(number)
@@ -211,6 +213,70 @@ def _guard_agent(text: str) -> type[Agent]:
     return GuardAgent
 
 
+def _masking_agent(text: str, tool_choice: str | None) -> type[Agent]:
+    class MaskingAgent(_guard_agent(text)):
+        """The guard, and the request after a refused calculate call offers every tool EXCEPT calculate.
+
+        llama-server builds its tool-call grammar from ``tools``, so the model cannot
+        call calculate again there; it can only look something up (or answer).
+        """
+
+        def _run_calls(self, calls, step):  # type: ignore[override]
+            records = super()._run_calls(calls, step)
+            self.mask_calculate = any(r.name == "calculate" and r.observation.startswith("错误：算式") for r in records)
+            return records
+
+        def next_request(self) -> dict:
+            kwargs = super().next_request()
+            if getattr(self, "mask_calculate", False) and "tools" in kwargs:
+                kwargs["tools"] = [s for s in kwargs["tools"] if s["function"]["name"] != "calculate"]
+                if tool_choice:
+                    kwargs["tool_choice"] = tool_choice
+            return kwargs
+    return MaskingAgent
+
+
+def _reask_agent(small_constant: int, single: bool = False) -> type[Agent]:
+    class ReaskAgent(Agent):
+        """A reply that calls calculate with numbers from nowhere is dropped, not answered:
+        the same request is sent once more with every tool except calculate.
+
+        Nothing of the dropped reply enters ``messages``; llama-server builds its
+        tool-call grammar from ``tools``, so the second reply cannot call calculate.
+        """
+
+        def _request(self) -> Step:
+            if self.forcing:
+                return super()._request()
+            kwargs = self.next_request()
+            reply = read_reply(self.client.chat.completions.create(**kwargs))
+            turn = read_assistant(reply.message, self.tool_names)
+            if any(call.name == "calculate" and isinstance(call.arguments, dict)
+                   and ungrounded_numbers(str(call.arguments.get("expression", "")), self.messages, small_constant)
+                   for call in turn.calls):
+                kwargs["tools"] = [s for s in kwargs["tools"] if s["function"]["name"] != "calculate"]
+                if single:
+                    kwargs["parallel_tool_calls"] = False
+                reply = read_reply(self.client.chat.completions.create(**kwargs))
+            return self._act(reply, self._new_step(reply, "answer", with_tools=True))
+    return ReaskAgent
+
+
+@variant("a reply whose calculate call has numbers from nowhere is dropped; the request is re-sent without calculate")
+def reask(lever: Lever) -> None:
+    lever.agent_class = _reask_agent(SMALL_CONSTANT)
+
+
+@variant("reask, and only 0 and 1 count as numbers nobody has to give")
+def reask_strict(lever: Lever) -> None:
+    lever.agent_class = _reask_agent(1)
+
+
+@variant("reask_strict, and the re-sent request allows one tool call (parallel_tool_calls false)")
+def reask_single(lever: Lever) -> None:
+    lever.agent_class = _reask_agent(1, single=True)
+
+
 @variant("loop guard: a calculate call with numbers from nowhere is not run; the tool result says to look them up")
 def guard(lever: Lever) -> None:
     lever.agent_class = _guard_agent(GUARD_TEXT["guard"])
@@ -219,6 +285,16 @@ def guard(lever: Lever) -> None:
 @variant("guard, with an imperative result text (call a tool now, no text reply)")
 def guard_imperative(lever: Lever) -> None:
     lever.agent_class = _guard_agent(GUARD_TEXT["guard_imperative"])
+
+
+@variant("guard, and the next request offers the tools without calculate")
+def guard_mask(lever: Lever) -> None:
+    lever.agent_class = _masking_agent(GUARD_TEXT["guard"], None)
+
+
+@variant("guard_mask, and that request has tool_choice 'required'")
+def guard_mask_required(lever: Lever) -> None:
+    lever.agent_class = _masking_agent(GUARD_TEXT["guard"], "required")
 
 
 def run(name: str, split: str, task_ids: list[str] | None) -> dict:
