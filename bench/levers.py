@@ -316,7 +316,8 @@ def run(name: str, split: str, task_ids: list[str] | None) -> dict:
     finally:
         if lever.template is not None:
             local_server.stop_server()  # the next user gets the course template back
-    return {"variant": name, "what": what, "split": split, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    label = split if not task_ids else "tasks " + ",".join(task_ids)  # a partial run is not a half
+    return {"variant": name, "what": what, "split": label, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "load_before": " ".join(f"{x:.2f}" for x in os.getloadavg()),
             "seconds": round(time.perf_counter() - started, 1), "rows": rows}
 

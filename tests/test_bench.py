@@ -181,3 +181,33 @@ def test_lever_variants_change_what_they_name(monkeypatch, tmp_path):
     lever = levers.Lever()
     levers.sys_numbers(lever)
     assert lever.system != DEFAULT_SYSTEM and "不能自己编" in lever.system
+
+
+def test_lever_reask_drops_a_calculation_with_invented_numbers():
+    """bench/levers.py's reask variant: a reply whose calculate call has numbers from nowhere is
+    dropped (nothing of it enters ``messages``) and the same request is sent again without
+    calculate among the tools; a calculation from the question's own numbers runs at once."""
+    from fakes import FakeLLM
+
+    from bench import levers
+    from course_lib.messages import validate
+    from course_lib.tools.registry import default_registry
+
+    lever = levers.Lever()
+    levers.reask_strict(lever)
+    fake = FakeLLM([{"tool_calls": [("calculate", {"expression": "3 * 40"})]},          # 40: invented
+                    {"tool_calls": [("query_by_product_name", {"product_name": "足球"})]},
+                    {"tool_calls": [("calculate", {"expression": "3 * 120"})]},         # 120: looked up
+                    "一共 360 元。"])
+    agent = lever.agent_class(fake.client(), "fake-model", default_registry(), max_steps=4, trace=None)
+    result = agent.run("买 3 个足球一共多少钱？")
+
+    offered = [[tool["function"]["name"] for tool in body["tools"]] for body in fake.requests]
+    assert "calculate" in offered[0] and "calculate" not in offered[1] and "calculate" in offered[2]
+    assert fake.requests[1]["messages"] == fake.requests[0]["messages"]   # the dropped reply left no trace
+    assert result.answer == "一共 360 元。" and len(result.steps) == 3   # the re-sent request is the same step
+    assert "3 * 40" not in str(result.messages) and validate(result.messages) is None
+
+    fake = FakeLLM([{"tool_calls": [("calculate", {"expression": "20 * 15"})]}, "300"])
+    lever.agent_class(fake.client(), "fake-model", default_registry(), trace=None).run("20 * 15 等于多少？")
+    assert len(fake.requests) == 2 and all("calculate" in str(body["tools"]) for body in fake.requests)
