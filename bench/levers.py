@@ -236,7 +236,7 @@ def _masking_agent(text: str, tool_choice: str | None) -> type[Agent]:
     return MaskingAgent
 
 
-def _reask_agent(small_constant: int, single: bool = False) -> type[Agent]:
+def _reask_agent(small_constant: int, single: bool = False, max_tokens: int | None = None) -> type[Agent]:
     class ReaskAgent(Agent):
         """A reply that calls calculate with numbers from nowhere is dropped, not answered:
         the same request is sent once more with every tool except calculate.
@@ -257,6 +257,8 @@ def _reask_agent(small_constant: int, single: bool = False) -> type[Agent]:
                 kwargs["tools"] = [s for s in kwargs["tools"] if s["function"]["name"] != "calculate"]
                 if single:
                     kwargs["parallel_tool_calls"] = False
+                if max_tokens:
+                    kwargs["max_tokens"] = max_tokens
                 reply = read_reply(self.client.chat.completions.create(**kwargs))
             return self._act(reply, self._new_step(reply, "answer", with_tools=True))
     return ReaskAgent
@@ -275,6 +277,11 @@ def reask_strict(lever: Lever) -> None:
 @variant("reask_strict, and the re-sent request allows one tool call (parallel_tool_calls false)")
 def reask_single(lever: Lever) -> None:
     lever.agent_class = _reask_agent(1, single=True)
+
+
+@variant("reask_strict, and the re-sent request has max_tokens 100 (cuts long runs of look-ups)")
+def reask_short(lever: Lever) -> None:
+    lever.agent_class = _reask_agent(1, max_tokens=100)
 
 
 @variant("loop guard: a calculate call with numbers from nowhere is not run; the tool result says to look them up")
