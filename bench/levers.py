@@ -30,9 +30,9 @@ from typing import Callable
 from course_lib import local_server
 from course_lib.agent import DEFAULT_SYSTEM, Agent
 from course_lib.loop import Step, ToolCallRecord
-from course_lib.replies import read_reply
-from course_lib.tool_calls import read_assistant
 from course_lib.providers import get_provider
+from course_lib.replies import read_reply
+from course_lib.tool_calls import ToolCall, read_assistant
 from course_lib.tools.calculator import CALCULATOR_TOOL
 from course_lib.tools.knowledge import KNOWLEDGE_TOOL
 from course_lib.tools.products import PRODUCT_TOOL
@@ -196,24 +196,37 @@ def ungrounded_numbers(expression: str, messages: list[dict], small_constant: in
     return missing
 
 
+def invented_numbers(call: ToolCall, messages: list[dict], small_constant: int = SMALL_CONSTANT) -> list[str]:
+    """For a readable calculate call: ``ungrounded_numbers`` of its expression; for any other call: []."""
+    if call.name != "calculate" or call.error is not None or not isinstance(call.arguments, dict):
+        return []
+    return ungrounded_numbers(str(call.arguments.get("expression", "")), messages, small_constant)
+
+
 def _guard_agent(text: str) -> type[Agent]:
     class GuardAgent(Agent):
-        """``Agent`` that refuses a calculate call whose numbers come from nowhere (the tool is not run)."""
+        """``Agent`` that refuses a calculate call whose numbers come from nowhere (the tool is not run).
+
+        ``refused`` says whether the last step refused a call.
+        """
+
+        refused = False
 
         def _run_calls(self, calls, step):  # type: ignore[override]
             records = []
+            self.refused = False
             for call in calls:
-                if call.name == "calculate" and call.error is None and isinstance(call.arguments, dict):
-                    missing = ungrounded_numbers(str(call.arguments.get("expression", "")), self.messages)
-                    if missing:
-                        records.append(ToolCallRecord.of(call, text.format(missing="、".join(missing))))
-                        continue
-                records.extend(super()._run_calls([call], step))
+                missing = invented_numbers(call, self.messages)
+                if missing:
+                    self.refused = True
+                    records.append(ToolCallRecord.of(call, text.format(missing="、".join(missing))))
+                else:
+                    records.extend(super()._run_calls([call], step))
             return records
     return GuardAgent
 
 
-def _masking_agent(text: str, tool_choice: str | None) -> type[Agent]:
+def _masking_agent(text: str) -> type[Agent]:
     class MaskingAgent(_guard_agent(text)):
         """The guard, and the request after a refused calculate call offers every tool EXCEPT calculate.
 
@@ -221,17 +234,10 @@ def _masking_agent(text: str, tool_choice: str | None) -> type[Agent]:
         call calculate again there; it can only look something up (or answer).
         """
 
-        def _run_calls(self, calls, step):  # type: ignore[override]
-            records = super()._run_calls(calls, step)
-            self.mask_calculate = any(r.name == "calculate" and r.observation.startswith("错误：算式") for r in records)
-            return records
-
         def next_request(self) -> dict:
             kwargs = super().next_request()
-            if getattr(self, "mask_calculate", False) and "tools" in kwargs:
+            if self.refused and "tools" in kwargs:
                 kwargs["tools"] = [s for s in kwargs["tools"] if s["function"]["name"] != "calculate"]
-                if tool_choice:
-                    kwargs["tool_choice"] = tool_choice
             return kwargs
     return MaskingAgent
 
@@ -251,9 +257,7 @@ def _reask_agent(small_constant: int, single: bool = False, max_tokens: int | No
             kwargs = self.next_request()
             reply = read_reply(self.client.chat.completions.create(**kwargs))
             turn = read_assistant(reply.message, self.tool_names)
-            if any(call.name == "calculate" and isinstance(call.arguments, dict)
-                   and ungrounded_numbers(str(call.arguments.get("expression", "")), self.messages, small_constant)
-                   for call in turn.calls):
+            if any(invented_numbers(call, self.messages, small_constant) for call in turn.calls):
                 kwargs["tools"] = [s for s in kwargs["tools"] if s["function"]["name"] != "calculate"]
                 if single:
                     kwargs["parallel_tool_calls"] = False
@@ -296,12 +300,7 @@ def guard_imperative(lever: Lever) -> None:
 
 @variant("guard, and the next request offers the tools without calculate")
 def guard_mask(lever: Lever) -> None:
-    lever.agent_class = _masking_agent(GUARD_TEXT["guard"], None)
-
-
-@variant("guard_mask, and that request has tool_choice 'required'")
-def guard_mask_required(lever: Lever) -> None:
-    lever.agent_class = _masking_agent(GUARD_TEXT["guard"], "required")
+    lever.agent_class = _masking_agent(GUARD_TEXT["guard"])
 
 
 def run(name: str, split: str, task_ids: list[str] | None) -> dict:

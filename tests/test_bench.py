@@ -211,3 +211,25 @@ def test_lever_reask_drops_a_calculation_with_invented_numbers():
     fake = FakeLLM([{"tool_calls": [("calculate", {"expression": "20 * 15"})]}, "300"])
     lever.agent_class(fake.client(), "fake-model", default_registry(), trace=None).run("20 * 15 等于多少？")
     assert len(fake.requests) == 2 and all("calculate" in str(body["tools"]) for body in fake.requests)
+
+
+def test_lever_guard_mask_hides_calculate_after_a_refusal_only():
+    """bench/levers.py's guard_mask variant: the refused call gets the guard's text as its tool
+    result, and only the request right after a refusal leaves calculate out of ``tools``."""
+    from fakes import FakeLLM
+
+    from bench import levers
+    from course_lib.tools.registry import default_registry
+
+    lever = levers.Lever()
+    levers.guard_mask(lever)
+    fake = FakeLLM([{"tool_calls": [("calculate", {"expression": "3 * 40"})]},
+                    {"tool_calls": [("query_by_product_name", {"product_name": "足球"})]},
+                    {"tool_calls": [("calculate", {"expression": "3 * 120"})]},
+                    "一共 360 元。"])
+    result = lever.agent_class(fake.client(), "fake-model", default_registry(), max_steps=4, trace=None).run(
+        "买 3 个足球一共多少钱？")
+    offered = [[tool["function"]["name"] for tool in body["tools"]] for body in fake.requests]
+    assert ["calculate" in names for names in offered] == [True, False, True, True]
+    refused = result.steps[0].tool_calls[0]
+    assert refused.observation.startswith("错误：算式里的 40") and result.answer == "一共 360 元。"
