@@ -22,17 +22,15 @@ import argparse
 import functools
 import json
 import os
-import re
 import time
 from pathlib import Path
 from typing import Callable
 
 from course_lib import local_server
 from course_lib.agent import DEFAULT_SYSTEM, Agent
-from course_lib.loop import Step, ToolCallRecord
+from course_lib.loop import ToolCallRecord
+from course_lib.number_check import invented_numbers, without_tool
 from course_lib.providers import get_provider
-from course_lib.replies import read_reply
-from course_lib.tool_calls import ToolCall, read_assistant
 from course_lib.tools.calculator import CALCULATOR_TOOL
 from course_lib.tools.knowledge import KNOWLEDGE_TOOL
 from course_lib.tools.products import PRODUCT_TOOL
@@ -49,12 +47,17 @@ TEMPLATE_NOTE = (
 
 
 class Lever:
-    """What a variant changes: the system prompt, the ``Agent`` class, the template file."""
+    """What a variant changes: the system prompt, the ``Agent`` class, the template file, the number check.
+
+    Every lever is measured against the course as it was before the number check
+    (``check_numbers`` False), the configuration the levers were tried on.
+    """
 
     def __init__(self) -> None:
         self.system = DEFAULT_SYSTEM
         self.agent_class: type[Agent] = Agent
         self.template: Path | None = None
+        self.check_numbers = False
 
 
 VARIANTS: dict[str, tuple[str, Callable[[Lever], None]]] = {}
@@ -71,7 +74,7 @@ def _fn(tool: dict) -> dict:
     return tool["function"]
 
 
-@variant("the course as it ships")
+@variant("the course before the number check (Agent(check_numbers=False)); it shipped this way until 2026-12-01")
 def base(lever: Lever) -> None:
     pass
 
@@ -155,8 +158,7 @@ def template_numbers(lever: Lever) -> None:
     lever.template = path
 
 
-NUMBER = re.compile(r"\d+(?:\.\d+)?")
-SMALL_CONSTANT = 10  # whole numbers up to this count as given ("两个", halving, ...)
+GUARD_FREE = {str(n) for n in range(11)}  # the guard variants were measured with 0..10 as numbers nobody has to give
 GUARD_TEXT = {
     "guard": ("错误：算式里的 {missing} 既不在用户的问题里，也不在之前的工具结果里，calculate 没有运行。"
               "不要自己编数字：先用工具查到它（商品价格用 query_by_product_name，天气用 get_weather，"
@@ -165,42 +167,6 @@ GUARD_TEXT = {
                          "现在就调用工具把缺的数字查出来（商品价格用 query_by_product_name，天气用 get_weather，"
                          "资料用 search_knowledge），查到以后再调用 calculate。不要回复文字。"),
 }
-
-
-def _canonical(number: str) -> str:
-    value = float(number)
-    return str(int(value)) if value == int(value) else str(value)
-
-
-def ungrounded_numbers(expression: str, messages: list[dict], small_constant: int = SMALL_CONSTANT) -> list[str]:
-    """The numbers of ``expression`` found in no user message and no tool result.
-
-    Args:
-        expression: a calculate argument, e.g. ``"3 * 40"``.
-        messages: the conversation so far (OpenAI message dicts); tool results
-            that are themselves errors (``"错误…"``) do not count as sources.
-    Returns:
-        The missing numbers as written, first occurrence order, without
-        repeats; whole numbers up to ``SMALL_CONSTANT`` are never missing.
-    """
-    texts = (str(m.get("content") or "") for m in messages if m.get("role") in ("user", "tool"))
-    sources = " ".join(text for text in texts if not text.startswith("错误"))
-    known = {_canonical(n) for n in NUMBER.findall(sources)}
-    missing = []
-    for number in NUMBER.findall(expression):
-        value = float(number)
-        if _canonical(number) in known or (value == int(value) and value <= small_constant):
-            continue
-        if number not in missing:
-            missing.append(number)
-    return missing
-
-
-def invented_numbers(call: ToolCall, messages: list[dict], small_constant: int = SMALL_CONSTANT) -> list[str]:
-    """For a readable calculate call: ``ungrounded_numbers`` of its expression; for any other call: []."""
-    if call.name != "calculate" or call.error is not None or not isinstance(call.arguments, dict):
-        return []
-    return ungrounded_numbers(str(call.arguments.get("expression", "")), messages, small_constant)
 
 
 def _guard_agent(text: str) -> type[Agent]:
@@ -216,7 +182,7 @@ def _guard_agent(text: str) -> type[Agent]:
             records = []
             self.refused = False
             for call in calls:
-                missing = invented_numbers(call, self.messages)
+                missing = invented_numbers(call, self.messages, GUARD_FREE)
                 if missing:
                     self.refused = True
                     records.append(ToolCallRecord.of(call, text.format(missing="、".join(missing))))
@@ -237,55 +203,28 @@ def _masking_agent(text: str) -> type[Agent]:
         def next_request(self) -> dict:
             kwargs = super().next_request()
             if self.refused and "tools" in kwargs:
-                kwargs["tools"] = [s for s in kwargs["tools"] if s["function"]["name"] != "calculate"]
+                kwargs["tools"] = without_tool(kwargs["tools"])
             return kwargs
     return MaskingAgent
 
 
-def _reask_agent(small_constant: int, single: bool = False, max_tokens: int | None = None) -> type[Agent]:
-    class ReaskAgent(Agent):
-        """A reply that calls calculate with numbers from nowhere is dropped, not answered:
-        the same request is sent once more with every tool except calculate.
+class _LongRecheck(Agent):
+    """The course's number check with the re-sent request's ``max_tokens`` as high as the first's."""
 
-        Nothing of the dropped reply enters ``messages``; llama-server builds its
-        tool-call grammar from ``tools``, so the second reply cannot call calculate.
-        """
-
-        def _request(self) -> Step:
-            if self.forcing:
-                return super()._request()
-            kwargs = self.next_request()
-            reply = read_reply(self.client.chat.completions.create(**kwargs))
-            turn = read_assistant(reply.message, self.tool_names)
-            if any(invented_numbers(call, self.messages, small_constant) for call in turn.calls):
-                kwargs["tools"] = [s for s in kwargs["tools"] if s["function"]["name"] != "calculate"]
-                if single:
-                    kwargs["parallel_tool_calls"] = False
-                if max_tokens:
-                    kwargs["max_tokens"] = max_tokens
-                reply = read_reply(self.client.chat.completions.create(**kwargs))
-            return self._act(reply, self._new_step(reply, "answer", with_tools=True))
-    return ReaskAgent
+    recheck_max_tokens = 10_000  # min(max_tokens, this) = max_tokens
 
 
-@variant("a reply whose calculate call has numbers from nowhere is dropped; the request is re-sent without calculate")
-def reask(lever: Lever) -> None:
-    lever.agent_class = _reask_agent(SMALL_CONSTANT)
-
-
-@variant("reask, and only 0 and 1 count as numbers nobody has to give")
+@variant("number check: a reply whose calculate call has numbers from nowhere is dropped; the request is "
+         "re-sent without calculate, same max_tokens")
 def reask_strict(lever: Lever) -> None:
-    lever.agent_class = _reask_agent(1)
+    lever.check_numbers = True
+    lever.agent_class = _LongRecheck
 
 
-@variant("reask_strict, and the re-sent request allows one tool call (parallel_tool_calls false)")
-def reask_single(lever: Lever) -> None:
-    lever.agent_class = _reask_agent(1, single=True)
-
-
-@variant("reask_strict, and the re-sent request has max_tokens 100 (cuts long runs of look-ups)")
+@variant("the course's number check as it ships since 2026-12-01 (course_lib/number_check.py): reask_strict "
+         "with max_tokens 100 on the re-sent request")
 def reask_short(lever: Lever) -> None:
-    lever.agent_class = _reask_agent(1, max_tokens=100)
+    lever.check_numbers = True
 
 
 @variant("loop guard: a calculate call with numbers from nowhere is not run; the tool result says to look them up")
@@ -309,7 +248,8 @@ def run(name: str, split: str, task_ids: list[str] | None) -> dict:
     lever = Lever()
     apply(lever)
 
-    loops.LOOPS["native"] = functools.partial(loops.run_native, agent_class=lever.agent_class, system=lever.system)
+    agent_class = functools.partial(lever.agent_class, check_numbers=lever.check_numbers)
+    loops.LOOPS["native"] = functools.partial(loops.run_native, agent_class=agent_class, system=lever.system)
     if lever.template is not None:
         local_server.stop_server()
         local_server.TEMPLATE_PATH = lever.template
@@ -335,14 +275,17 @@ def report(folder: Path = OUT) -> Path:
     results.sort(key=lambda r: (order.index(r["variant"]) if r["variant"] in order else 99, r["split"]))
     lines = ["# Issue 12's levers on the task suite (native loop)", "",
              "One change at a time against `base`; `python -m bench.levers NAME --split tune`.", "",
-             "Wall times are in the JSON files only: other work shared the machine during these runs.", "",
-             "| variant | what changes | split | solved | prompt tokens | not solved |",
-             "|---|---|---|---|---|---|"]
+             "`base` is the course before the number check; `reask_short` is the course as it ships since "
+             "2026-12-01. Seconds are wall time for the whole split; some runs before 2026-12-01 shared the "
+             "machine with other work (each JSON file has its `load_before`).", "",
+             "| variant | what changes | split | solved | prompt tokens | seconds | not solved |",
+             "|---|---|---|---|---|---|---|"]
     for r in results:
         rows = r["rows"]
         failed = " ".join(row["task"] for row in rows if not row["solved"])
-        lines.append(f"| {r['variant']} | {r['what']} | {r['split']} | {sum(x['solved'] for x in rows)}/{len(rows)} | "
-                     f"{sum(x['prompt_tokens'] for x in rows)} | {failed} |")
+        what = VARIANTS[r["variant"]][0] if r["variant"] in VARIANTS else r["what"]  # today's wording of the change
+        lines.append(f"| {r['variant']} | {what} | {r['split']} | {sum(x['solved'] for x in rows)}/{len(rows)} | "
+                     f"{sum(x['prompt_tokens'] for x in rows)} | {r.get('seconds', '')} | {failed} |")
     path = folder.parent / "levers.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path

@@ -23,6 +23,7 @@ react_parser  the ReAct text-protocol parser (ParsedReply)                [05]
 loop          one run shape: StepLoop, Step, ToolCallRecord, RunResult,
               and the StepKind / StopReason vocabulary                    [05, 06]
 react         the prompt-based ReAct loops (LineReAct, JsonReAct)         [05]
+number_check  where a calculation's numbers come from (the loop's check)  [06]
 agent         the native function-calling loop (Agent, run_agent)         [06]
 debugger      the step-through debugger for any loop                      [05, 06]
 checkers/     exercise checkers, one module per notebook                  [00-07]

@@ -25,6 +25,12 @@ Three guards keep the loop finite and the message list valid:
   unreadable arguments) is a "repeating" step; ``max_repeats`` of them in a
   row end the run with the same forced final answer
   (``stopped_reason == "repeated_calls"``).
+* the number check (``number_check``, on unless ``check_numbers=False``):
+  a reply that calls calculate with a number found in no user message and no
+  tool result is dropped - nothing of it enters ``messages`` and nothing runs -
+  and the same request is sent once more without calculate among the
+  ``tools`` (and with at most ``RECHECK_MAX_TOKENS``).  The step records the
+  dropped calls (``Step.dropped``) and counts both requests.
 * a reply whose content looked like a tool call but could not be read
   (``tool_calls.AssistantTurn.error``) gets a corrective user message and
   counts as a step - it is never taken as the final answer.
@@ -47,6 +53,7 @@ from typing import Any, Callable
 
 from .loop import RunResult, Step, StepLoop, ToolCallRecord, cut_note
 from .messages import has_text, request_kwargs, to_dict
+from .number_check import CHECKED_TOOL, invented_numbers, without_tool
 from .replies import Reply, read_reply
 from .tables import Table, agent_steps_frame, shorten
 from .tool_calls import ToolCall, execute, read_assistant
@@ -55,6 +62,9 @@ from .tools.registry import ToolRegistry
 
 DEFAULT_MAX_REPEATS = 2
 DEFAULT_MAX_TOKENS = 300  # per request
+# max_tokens of a request re-sent after the number check dropped a reply: without calculate the
+# model sometimes writes a long run of look-ups; 100 tokens hold two or three calls (bench/levers.py: reask_short).
+RECHECK_MAX_TOKENS = 100
 
 DEFAULT_SYSTEM = """你是一个会使用工具的中文助手。
 - 天气、本店商品（卖不卖、价格、库存）、百科知识都要先用工具查，不要凭印象回答；任何计算都用 calculate。
@@ -106,6 +116,8 @@ class Agent(StepLoop):
             before the forced final answer (>= 1).
         parallel_tool_calls: sent with the tools (llama-server's default is False).
         tool_choice: sent with the tools if not None (e.g. "auto").
+        check_numbers: drop a reply whose calculate call uses a number from
+            nowhere and ask again without calculate (``number_check``); default on.
         max_tokens, temperature: for every request (max_tokens in tokens).
         provider: optional ``providers.Provider`` (for ``request_kwargs``).
         trace: called with one line of text per step (default ``print``; None = silent).
@@ -123,17 +135,20 @@ class Agent(StepLoop):
     """
 
     protocol = "native"
+    recheck_max_tokens = RECHECK_MAX_TOKENS
 
     def __init__(self, client: Any, model: str, registry: ToolRegistry | None = None, *,
                  tools: list[dict] | None = None, system: str | None = DEFAULT_SYSTEM,
                  max_repeats: int = DEFAULT_MAX_REPEATS, parallel_tool_calls: bool | None = True,
-                 tool_choice: Any = None, max_tokens: int = DEFAULT_MAX_TOKENS, **options: Any):
+                 tool_choice: Any = None, max_tokens: int = DEFAULT_MAX_TOKENS, check_numbers: bool = True,
+                 **options: Any):
         super().__init__(client, model, registry, system=system, max_tokens=max_tokens, **options)
         if max_repeats < 1:
             raise ValueError(t("loops.max_repeats_low", max_repeats=max_repeats))
         self.tools = tools if tools is not None else self.registry.schemas()
         self.max_repeats = max_repeats
         self.parallel_tool_calls, self.tool_choice = parallel_tool_calls, tool_choice
+        self.check_numbers = check_numbers
         self.messages: list[dict] = []
         self.forcing: str | None = None
         self._seen: dict[tuple[str, str], tuple[int, str]] = {}  # call key -> (step, first result)
@@ -175,10 +190,18 @@ class Agent(StepLoop):
             RuntimeError: not started, or already done.
         """
         self._require_running()
-        common = dict(provider=self.provider, max_tokens=self.max_tokens, temperature=self.temperature)
-        if self.forcing:
+        return self._kwargs(None if self.forcing else self.tools, self.max_tokens)
+
+    def _kwargs(self, tools: list[dict] | None, max_tokens: int) -> dict:
+        """The request for ``messages`` with ``tools`` (None or [] = no tools-related key at all)."""
+        common = dict(provider=self.provider, max_tokens=max_tokens, temperature=self.temperature)
+        if not tools:
             return request_kwargs(self.model, self.messages, **common)
-        return request_kwargs(self.model, self.messages, tools=self.tools, tool_choice=self.tool_choice,
+        names = {(tool.get("function") or {}).get("name") for tool in tools}
+        choice = self.tool_choice
+        if isinstance(choice, dict) and (choice.get("function") or {}).get("name") not in names:
+            choice = None  # it named a tool that is not offered in this request
+        return request_kwargs(self.model, self.messages, tools=tools, tool_choice=choice,
                               parallel_tool_calls=self.parallel_tool_calls, **common)
 
     # -- one step ------------------------------------------------------------
@@ -188,7 +211,30 @@ class Agent(StepLoop):
         reply = read_reply(self.client.chat.completions.create(**kwargs))
         if self.forcing:
             return self._final(reply)
-        return self._act(reply, self._new_step(reply, "answer", with_tools="tools" in kwargs))
+        dropped = self._check(reply) if self.check_numbers else []
+        if not dropped:
+            return self._act(reply, self._new_step(reply, "answer", with_tools="tools" in kwargs))
+        # The number check: drop the reply, ask the same again without calculate among the tools.
+        kwargs = self._kwargs(without_tool(self.tools, CHECKED_TOOL), min(self.max_tokens, self.recheck_max_tokens))
+        second = read_reply(self.client.chat.completions.create(**kwargs))
+        record = self._new_step(second, "answer", with_tools="tools" in kwargs, dropped=dropped, requests=2)
+        record.prompt_tokens = _add(reply.prompt_tokens, second.prompt_tokens)
+        record.completion_tokens = _add(reply.completion_tokens, second.completion_tokens)
+        return self._act(second, record)
+
+    def _check(self, reply: Reply) -> list[ToolCallRecord]:
+        """The calls of ``reply`` if one of them is a calculate call with invented numbers, else [].
+
+        Each returned record's ``observation`` says which numbers came from nowhere
+        (``number_check.invented_numbers``); none of the calls ran.
+        """
+        calls = read_assistant(reply.message, self.tool_names).calls
+        missing = [invented_numbers(call, self.messages) for call in calls]
+        if not any(missing):
+            return []
+        return [ToolCallRecord.of(call, t("agent.dropped_why", missing=t("agent.list_separator").join(numbers)) if numbers
+                                  else t("agent.dropped_with"))
+                for call, numbers in zip(calls, missing)]
 
     def _act(self, reply: Reply, record: Step) -> Step:
         turn = read_assistant(reply.message, self.tool_names)
@@ -256,6 +302,14 @@ class Agent(StepLoop):
     def describe(self, s: Step) -> list[str]:
         """The trace lines of one step, e.g. ``[步 1/5] 调用工具 get_weather 参数 {"city": "北京"} 结果 ...``."""
         head = t("loops.trace_head", step=s.step, max_steps=self.max_steps)
+        # A dropped reply: one line per calculation that failed the number check, one for the re-sent request.
+        lines = [t("agent.trace_dropped", head=head, name=c.name, arguments_text=c.arguments_text, why=c.observation)
+                 for c in s.dropped if c.name == CHECKED_TOOL and c.observation != t("agent.dropped_with")]
+        if s.dropped:
+            lines.append(t("agent.trace_resent", head=head, n=len(s.dropped), tool=CHECKED_TOOL))
+        return lines + self._describe_reply(s, head)
+
+    def _describe_reply(self, s: Step, head: str) -> list[str]:
         if s.kind == "tool_calls":
             lines = []
             for c in s.tool_calls:
@@ -272,6 +326,11 @@ class Agent(StepLoop):
         why = {"max_steps": t("agent.why_max_steps", max_steps=self.max_steps), "repeated_calls": t("agent.why_repeated")}.get(
             self.stopped_reason or "", "")
         return [t("agent.trace_final", why=why, answer=shorten(s.answer or t("loops.no_answer"), 200), cut=cut_note(s))]
+
+
+def _add(a: int | None, b: int | None) -> int | None:
+    """Two ``usage`` counts added; None only if both are None (the server sent no usage)."""
+    return None if a is None and b is None else (a or 0) + (b or 0)
 
 
 def run_agent(client: Any, model: str, question: str | list[dict], registry: ToolRegistry | None = None,

@@ -39,6 +39,7 @@ from typing import Any, Callable
 
 from .loop import Step, stop_reason_text
 from .messages import to_dict
+from .number_check import CHECKED_TOOL
 from .recording import recording
 from .replies import describe_error, read_usage
 from .tables import NO_MATH_CLASS, show_messages
@@ -55,7 +56,8 @@ class DebugStep:
         details: ``(label, text)`` rows: ``Thought``/``Action``/``Action Input``/
             ``Observation``/``Answer``/``Error`` for ReAct; ``tool_call``/``→ 结果``/
             ``content`` for native tool calls.
-        model_calls: how many ``chat.completions.create`` calls the step made (1 expected).
+        model_calls: how many ``chat.completions.create`` calls the step made (1; 2 when
+            the number check dropped a reply and asked again).
         prompt_tokens, completion_tokens: this step's ``usage`` (0 if the server sent none).
         log: what the loop printed during the step (its trace line).
     """
@@ -284,6 +286,10 @@ class AgentDebugger:
     def _native_details(step: Step, messages: list[dict], new: list[int]) -> list[tuple[str, str]]:
         """Rows for a native step: each tool call and its observation, the text, the corrective message."""
         out: list[tuple[str, str]] = []
+        for call in step.dropped:  # the number check dropped the first reply and asked again
+            out.append((t("debugger.label_dropped"), f"{call.name}({call.arguments_text})  {call.observation}"))
+        if step.dropped:
+            out.append((t("debugger.label_note"), t("debugger.resent_note", tool=CHECKED_TOOL)))
         for call in step.tool_calls:
             out.append(("tool_call", f"{call.name}({call.arguments_text})  [id={call.id}]"))
             note = t("debugger.repeated_note", first_step=call.first_step) if call.repeated else ""

@@ -121,6 +121,10 @@ class Step:
         action: ReAct: the tool name (kind ``"action"``), else None.
         action_input: ReAct: the tool input as the model wrote it (str or dict), else None.
         tool_calls: native: the ``ToolCallRecord`` list (kind ``"tool_calls"``).
+        dropped: native: the calls of a reply the number check dropped before
+            this step's reply (``number_check``; nothing of it entered
+            ``messages``, nothing ran; each ``observation`` says why); else [].
+        requests: model requests this step made: 1, or 2 when a reply was dropped and re-sent.
         observation: the text sent back after this step: the tool result
             (ReAct ``"action"``) or the corrective message (``"invalid"``,
             ``"empty"``); None otherwise.  Native tool results are in
@@ -130,7 +134,8 @@ class Step:
         with_tools: whether the request offered ``tools`` (native loop only).
         finish_reason: from the response (``"length"`` / ``"content_filter"``:
             the reply was cut, see ``cut``).
-        prompt_tokens, completion_tokens: from ``response.usage`` (None if the server sent none).
+        prompt_tokens, completion_tokens: from ``response.usage`` (None if the server sent none);
+            summed over both requests when a reply was dropped and re-sent.
         seconds: wall time of the request plus the tool runs.
     """
 
@@ -142,6 +147,8 @@ class Step:
     action: str | None = None
     action_input: Any = None
     tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    dropped: list[ToolCallRecord] = field(default_factory=list)
+    requests: int = 1
     observation: str | None = None
     answer: str | None = None
     error: str | None = None
@@ -190,8 +197,8 @@ class RunResult:
 
     @property
     def requests(self) -> int:
-        """How many model requests the run made (the final forced one included)."""
-        return len(self.steps)
+        """How many model requests the run made (the final forced one and re-sent ones included)."""
+        return sum(s.requests for s in self.steps)
 
     @property
     def tool_calls(self) -> int:

@@ -249,12 +249,18 @@ def agent_steps_frame(steps: Iterable[Any], max_chars: int | None = 120) -> pd.D
     Returns:
         Columns ``AGENT_STEP_COLUMNS``: ``observation`` is the tool result (or
         the corrective message of an unusable reply), ``answer`` the answer
-        text; a request's tokens are shown on its first row only.
+        text; a step's tokens are shown on its first row only.  A call the
+        number check dropped (``Step.dropped``) comes first, with kind
+        ``"dropped"`` and why in ``observation``.
     """
     rows = []
     for s in steps:
         tokens = {"reasoning": _cell(s.reasoning, max_chars), "finish_reason": s.finish_reason,
                   "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens}
+        for c in getattr(s, "dropped", []):
+            rows.append({"step": s.step, "kind": "dropped", "tool": c.name, "arguments": c.arguments_text,
+                         "observation": _cell(c.observation, max_chars), "repeated": False, "answer": "", **tokens})
+            tokens = {**tokens, "reasoning": "", "prompt_tokens": None, "completion_tokens": None}
         for c in s.tool_calls:
             rows.append({"step": s.step, "kind": s.kind, "tool": c.name, "arguments": c.arguments_text,
                          "observation": _cell(c.observation, max_chars), "repeated": c.repeated, "answer": "", **tokens})

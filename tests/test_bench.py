@@ -144,21 +144,6 @@ def test_bench_smoke_run_writes_well_formed_results(tmp_path):
     assert (out / "results.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_lever_guard_finds_numbers_that_come_from_nowhere():
-    """bench/levers.py's guard variant: a number counts as grounded only if a user message or a
-    tool result (not an error) contains it; small whole numbers are always allowed."""
-    from bench.levers import ungrounded_numbers
-
-    messages = [{"role": "system", "content": "价格 40 元"},
-                {"role": "user", "content": "买 3 个足球一共多少钱？"},
-                {"role": "tool", "tool_call_id": "c1", "content": '[{"product_name": "足球", "price": 120.0}]'},
-                {"role": "tool", "tool_call_id": "c2", "content": "错误：算式里的 55 …"}]
-    assert ungrounded_numbers("3 * 120", messages) == []          # 3 asked, 120 looked up (120.0 == 120)
-    assert ungrounded_numbers("3 * 40", messages) == ["40"]       # 40 only in the system prompt
-    assert ungrounded_numbers("55 + 55 + 2", messages) == ["55"]  # an error text is no source; 2 is small
-    assert ungrounded_numbers("12.5 * 11", messages) == ["12.5", "11"]
-
-
 def test_lever_variants_change_what_they_name(monkeypatch, tmp_path):
     """Applying a variant needs no model: calc_last puts calculate last, template_numbers writes a
     template with the rule in it, guard swaps the Agent class, sys_numbers edits the system prompt."""
@@ -183,34 +168,27 @@ def test_lever_variants_change_what_they_name(monkeypatch, tmp_path):
     assert lever.system != DEFAULT_SYSTEM and "不能自己编" in lever.system
 
 
-def test_lever_reask_drops_a_calculation_with_invented_numbers():
-    """bench/levers.py's reask variant: a reply whose calculate call has numbers from nowhere is
-    dropped (nothing of it enters ``messages``) and the same request is sent again without
-    calculate among the tools; a calculation from the question's own numbers runs at once."""
+def test_lever_reask_variants_are_the_course_number_check():
+    """bench/levers.py: base runs without the number check, reask_short with it as the course ships
+    it (re-sent with max_tokens 100), reask_strict with it and the first request's max_tokens.
+    (The check itself is tested in tests/test_number_check.py.)"""
     from fakes import FakeLLM
 
     from bench import levers
-    from course_lib.messages import validate
+    from course_lib.agent import RECHECK_MAX_TOKENS
     from course_lib.tools.registry import default_registry
 
-    lever = levers.Lever()
-    levers.reask_strict(lever)
-    fake = FakeLLM([{"tool_calls": [("calculate", {"expression": "3 * 40"})]},          # 40: invented
-                    {"tool_calls": [("query_by_product_name", {"product_name": "足球"})]},
-                    {"tool_calls": [("calculate", {"expression": "3 * 120"})]},         # 120: looked up
-                    "一共 360 元。"])
-    agent = lever.agent_class(fake.client(), "fake-model", default_registry(), max_steps=4, trace=None)
-    result = agent.run("买 3 个足球一共多少钱？")
+    def sent(variant):
+        lever = levers.Lever()
+        variant(lever)
+        fake = FakeLLM([{"tool_calls": [("calculate", {"expression": "3 * 40"})]}], default="一共 360 元。")
+        lever.agent_class(fake.client(), "fake-model", default_registry(), max_steps=4, trace=None,
+                          max_tokens=300, check_numbers=lever.check_numbers).run("买 3 个足球一共多少钱？")
+        return [(("calculate" in str(body["tools"])), body["max_tokens"]) for body in fake.requests]
 
-    offered = [[tool["function"]["name"] for tool in body["tools"]] for body in fake.requests]
-    assert "calculate" in offered[0] and "calculate" not in offered[1] and "calculate" in offered[2]
-    assert fake.requests[1]["messages"] == fake.requests[0]["messages"]   # the dropped reply left no trace
-    assert result.answer == "一共 360 元。" and len(result.steps) == 3   # the re-sent request is the same step
-    assert "3 * 40" not in str(result.messages) and validate(result.messages) is None
-
-    fake = FakeLLM([{"tool_calls": [("calculate", {"expression": "20 * 15"})]}, "300"])
-    lever.agent_class(fake.client(), "fake-model", default_registry(), trace=None).run("20 * 15 等于多少？")
-    assert len(fake.requests) == 2 and all("calculate" in str(body["tools"]) for body in fake.requests)
+    assert sent(levers.base)[:2] == [(True, 300), (True, 300)]          # the calculation ran; asked again
+    assert sent(levers.reask_short)[:2] == [(True, 300), (False, RECHECK_MAX_TOKENS)]
+    assert sent(levers.reask_strict)[:2] == [(True, 300), (False, 300)]
 
 
 def test_lever_guard_mask_hides_calculate_after_a_refusal_only():
@@ -227,9 +205,30 @@ def test_lever_guard_mask_hides_calculate_after_a_refusal_only():
                     {"tool_calls": [("query_by_product_name", {"product_name": "足球"})]},
                     {"tool_calls": [("calculate", {"expression": "3 * 120"})]},
                     "一共 360 元。"])
-    result = lever.agent_class(fake.client(), "fake-model", default_registry(), max_steps=4, trace=None).run(
-        "买 3 个足球一共多少钱？")
+    result = lever.agent_class(fake.client(), "fake-model", default_registry(), max_steps=4, trace=None,
+                               check_numbers=lever.check_numbers).run("买 3 个足球一共多少钱？")
     offered = [[tool["function"]["name"] for tool in body["tools"]] for body in fake.requests]
     assert ["calculate" in names for names in offered] == [True, False, True, True]
     refused = result.steps[0].tool_calls[0]
     assert refused.observation.startswith("错误：算式里的 40") and result.answer == "一共 360 元。"
+
+
+def test_a_suite_rerun_of_one_loop_keeps_the_other_loops_rows():
+    """``python -m bench --parts suite --loops native --keep``: the re-run loop's rows are replaced,
+    the others kept with the date of their own run; different tasks or limits keep nothing."""
+    from bench.__main__ import keep_other_loops
+    from bench.report import _suite_runs
+
+    def rows(loop, solved):
+        return [{"task": task, "loop": loop, "solved": solved} for task in ("C1", "N1")]
+
+    earlier = {"tasks": 2, "max_steps": 4, "max_tokens": 300, "date": "old", "load_before": "1.0",
+               "rows": rows("native", False) + rows("langchain", True), "skipped": {"smolagents": "not installed"}}
+    new = {"tasks": 2, "max_steps": 4, "max_tokens": 300, "date": "new", "load_before": "0.1",
+           "rows": rows("native", True), "skipped": {}, "runs": {"native": {"date": "new", "load_before": "0.1"}}}
+    merged = keep_other_loops(earlier, new, ["native"])
+    assert sorted((r["loop"], r["solved"]) for r in merged["rows"]) == [("langchain", True)] * 2 + [("native", True)] * 2
+    assert merged["runs"]["langchain"]["date"] == "old" and merged["runs"]["native"]["date"] == "new"
+    assert merged["skipped"] == {"smolagents": "not installed"}
+    assert any("langchain: old" in line for line in _suite_runs(merged))
+    assert keep_other_loops(earlier | {"max_steps": 5}, new, ["native"]) is new

@@ -29,7 +29,7 @@ KEY_RE = re.compile(r"^(?:%s)\.[a-z0-9_.]+$" % "|".join(map(re.escape, AREAS)))
 # Modules whose student-facing sentences were moved to texts.py (issue 13).
 CONVERTED = [
     "messages.py", "tool_calls.py", "recording.py", "memory.py", "loop.py", "agent.py", "react.py",
-    "json_scan.py", "widgets.py", "debugger.py", "tables.py", "plots.py",
+    "json_scan.py", "widgets.py", "debugger.py", "tables.py", "plots.py", "number_check.py",
     "tools/registry.py", "tools/calculator.py", "tools/knowledge.py", "tools/products.py", "tools/weather.py",
     "checkers/__init__.py", "checkers/scripted.py", *[f"checkers/nb0{n}.py" for n in range(8)], "quiz.py",
 ]
@@ -42,6 +42,7 @@ MODEL_FACING = {
     "widgets.py": {"DEFAULT_SYSTEM", "ChatSession"},  # ChatSession.send: the tool reply after max_steps
     "tool_calls.py": {"_kind", "_read", "_available", "_error_broken", "_error_unknown", "_unreadable", "_run", "execute"},
     "json_scan.py": {"UNCLOSED", "load_object", "find_json_object"},
+    "number_check.py": {"CHINESE_DIGITS", "DISCOUNT", "ungrounded_numbers"},  # read the user's and the tools' text
     "tools/registry.py": {"Tool", "ToolRegistry"},  # describe_parameters / check_arguments / run: tool results
     "tools/calculator.py": {"CALCULATOR_TOOL", "_ALLOWED", "calculate", "_evaluate", "_check_power", "_check_size"},
     "tools/knowledge.py": {"KNOWLEDGE_TOOL", "_PUNCTUATION", "search_knowledge"},

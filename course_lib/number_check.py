@@ -1,0 +1,97 @@
+"""Where do the numbers of a calculation come from?  The native loop's number check.
+
+Taught in notebook 06 (section 5); measured in ``bench/levers.py`` (issue 12).
+
+A small model often calls the calculator with a number it never looked up:
+asked 「买 3 个足球一共多少钱？」, it writes ``calculate("3 * 40")`` before (or
+instead of) asking the product tool for the price.  The calculator then
+computes a wrong result correctly, and the answer looks well-founded.
+
+The check is plain text matching: every number of a ``calculate`` expression
+must appear in a user message or in a tool result of the conversation.  The
+few numbers nobody has to give (``FREE_NUMBERS``: 0 and 1) always pass, and a
+user's Chinese numerals count as numbers (「两个」 gives 2, 「打八折」 gives 8 and
+0.8).  It is deliberately rough: it does not know that 3 °C became 37.4 °F by
+a formula, and a number that happens to appear somewhere passes.
+
+``agent.Agent`` uses it: a reply whose calculate call fails the check is
+dropped (nothing of it enters ``messages``) and the same request is sent once
+more without calculate among the ``tools``.  llama-server builds the grammar
+of tool calls from ``tools``, so that second reply cannot call calculate: it
+looks the number up or answers.  On the bench suite this solved 32 of 40 tasks
+against 29 without it (``bench/results/levers.md``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+CHECKED_TOOL = "calculate"  # the tool whose arguments are checked (course_lib.tools.calculator)
+FREE_NUMBERS = {"0", "1"}  # numbers nobody has to give (as _canonical writes them)
+NUMBER = re.compile(r"\d+(?:\.\d+)?")
+CHINESE_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+DISCOUNT = re.compile(r"([一二三四五六七八九])([一二三四五六七八九]?)折")  # 八折 = 0.8, 八五折 = 0.85
+
+
+def _canonical(number: str) -> str:
+    """``"40"``, ``"40.0"`` and ``"040"`` are the same number: ``"40"``; ``"0.80"`` is ``"0.8"``."""
+    value = float(number)
+    return str(int(value)) if value == int(value) else str(value)
+
+
+def numbers_in(text: str) -> set[str]:
+    """The numbers a text gives, canonical (``_canonical``): its digits, and its single Chinese numerals.
+
+    Example: ``numbers_in("打八折以后 360 元")`` → ``{"8", "0.8", "360"}``.
+    """
+    found = {_canonical(n) for n in NUMBER.findall(text)}
+    found |= {str(CHINESE_DIGITS[ch]) for ch in text if ch in CHINESE_DIGITS}
+    for first, second in DISCOUNT.findall(text):
+        found.add(_canonical(f"0.{CHINESE_DIGITS[first]}{CHINESE_DIGITS[second] if second else ''}"))
+    return found
+
+
+def ungrounded_numbers(expression: str, messages: list[dict], free: set[str] = FREE_NUMBERS) -> list[str]:
+    """The numbers of ``expression`` that appear in no user message and no tool result.
+
+    Args:
+        expression: a calculate argument, e.g. ``"3 * 40"``.
+        messages: the conversation so far (OpenAI message dicts).  Only
+            ``role`` ``"user"`` and ``"tool"`` count as sources; a tool result
+            that is itself an error (starts with ``"错误"``) does not.
+        free: numbers never missing, canonical (default ``FREE_NUMBERS``: 0 and 1).
+    Returns:
+        The missing numbers as written in ``expression``, in order, without
+        repeats (``[]`` = every number is grounded).
+    Example:
+        ``ungrounded_numbers("3 * 40", [{"role": "user", "content": "买 3 个足球多少钱？"}])`` → ``["40"]``.
+    """
+    texts = (str(m.get("content") or "") for m in messages if m.get("role") in ("user", "tool"))
+    known = set(free).union(*(numbers_in(text) for text in texts if not text.startswith("错误")))
+    missing: list[str] = []
+    for number in NUMBER.findall(expression):
+        if _canonical(number) not in known and number not in missing:
+            missing.append(number)
+    return missing
+
+
+def invented_numbers(call: Any, messages: list[dict], free: set[str] = FREE_NUMBERS) -> list[str]:
+    """``ungrounded_numbers`` of a readable calculate call; ``[]`` for any other call.
+
+    Args:
+        call: a ``tool_calls.ToolCall`` (``name``, ``arguments`` dict or None, ``error``).
+        messages: the conversation the call answers (the reply itself is not in it).
+        free: as for ``ungrounded_numbers``.
+    Returns:
+        The numbers of ``call.arguments["expression"]`` found nowhere in
+        ``messages`` (see ``ungrounded_numbers``).
+    """
+    if call.name != CHECKED_TOOL or call.error is not None or not isinstance(call.arguments, dict):
+        return []
+    return ungrounded_numbers(str(call.arguments.get("expression", "")), messages, free)
+
+
+def without_tool(tools: list[dict], name: str = CHECKED_TOOL) -> list[dict]:
+    """``tools`` (OpenAI tool schemas) without the one called ``name``; the others unchanged, in order."""
+    return [tool for tool in tools if (tool.get("function") or {}).get("name") != name]
