@@ -106,6 +106,25 @@ def time_debugger() -> dict:
     return found
 
 
+def keep_other_loops(earlier: dict | None, new: dict, loop_names: list[str]) -> dict:
+    """``new`` suite results plus the rows of ``earlier``'s loops that were not re-run.
+
+    Only when both ran the same tasks with the same limits; otherwise ``new`` alone.
+    ``runs`` says, per loop, the date and load of the run its rows come from.
+    """
+    if not earlier or any(earlier.get(k) != new[k] for k in ("tasks", "max_steps", "max_tokens")):
+        return new
+    old_tasks = {row["task"] for row in earlier["rows"]}
+    if old_tasks != {row["task"] for row in new["rows"]}:
+        return new
+    kept = [row for row in earlier["rows"] if row["loop"] not in loop_names]
+    runs = {row["loop"]: earlier.get("runs", {}).get(row["loop"], {"date": earlier.get("date"),
+                                                                    "load_before": earlier.get("load_before")})
+            for row in kept}
+    skipped = {k: v for k, v in earlier.get("skipped", {}).items() if k not in loop_names} | new["skipped"]
+    return new | {"rows": kept + new["rows"], "skipped": skipped, "runs": runs | new["runs"]}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
     parser.add_argument("--parts", default="series,debugger,suite", help="comma-separated: series, debugger, suite")
@@ -118,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-tokens", type=int, default=300)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--keep", action="store_true",
-                        help="keep the parts of an earlier results.json in --out that this run does not redo")
+                        help="keep the parts of an earlier results.json in --out that this run does not redo "
+                             "(and, for the suite, the rows of the loops not in --loops)")
     opts = parser.parse_args(argv)
 
     parts = {p.strip() for p in opts.parts.split(",") if p.strip()}
@@ -161,9 +181,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"== task suite: {len(chosen)} tasks x {len(loop_names)} loops")
         rows, skipped = suite.run_suite(loop_names, chosen, base_url, provider.model, opts.max_steps,
                                         opts.max_tokens, before_loop=local_server.clear_prompt_cache)
+        now = {"date": results["meta"]["date"], "load_before": results["meta"]["load_before"]}
         results["suite"] = {"tasks": len(chosen), "max_steps": opts.max_steps, "max_tokens": opts.max_tokens,
-                            "rows": rows, "skipped": skipped, "date": results["meta"]["date"],
-                            "load_before": results["meta"]["load_before"]}
+                            "rows": rows, "skipped": skipped, **now, "runs": {name: now for name in loop_names}}
+        if opts.keep and earlier.exists():
+            results["suite"] = keep_other_loops(json.loads(earlier.read_text(encoding="utf-8")).get("suite"),
+                                                results["suite"], loop_names)
 
     paths = report.write(results, opts.out)
     print("\n".join(f"wrote {p}" for p in paths.values()))

@@ -37,6 +37,15 @@ def latency(requests: list[dict]) -> dict:
     }
 
 
+def _suite_runs(suite: dict) -> list[str]:
+    """When and under what load the suite's rows were measured: one line, or one per loop if they differ."""
+    runs = suite.get("runs") or {}
+    if len({(r.get("date"), r.get("load_before")) for r in runs.values()}) <= 1:
+        return [f"Run {suite.get('date', '')}; load average before: {suite.get('load_before', '?')}."]
+    return ["Rows measured in separate runs (the loops not re-run keep their earlier rows):", "",
+            *(f"- {loop}: {r.get('date')}; load average before: {r.get('load_before', '?')}" for loop, r in runs.items())]
+
+
 def suite_table(rows: list[dict]) -> pd.DataFrame:
     """Per loop: solved on each half and in all, requests, tokens, seconds."""
     frame = pd.DataFrame(rows)
@@ -103,7 +112,7 @@ def markdown(results: dict) -> str:
         table = suite_table(suite["rows"])
         lines += [f"## Agent task suite ({suite['tasks']} tasks, at most {suite['max_steps']} steps, "
                   f"max_tokens {suite['max_tokens']}, temperature 0)", "",
-                  f"Run {suite.get('date', '')}; load average before: {suite.get('load_before', '?')}.", "",
+                  *_suite_runs(suite), "",
                   md_table(table), ""]
         for loop, why in suite.get("skipped", {}).items():
             lines.append(f"- {loop}: not run ({why})")
