@@ -25,9 +25,9 @@ Three guards keep the loop finite and the message list valid:
   unreadable arguments) is a "repeating" step; ``max_repeats`` of them in a
   row end the run with the same forced final answer
   (``stopped_reason == "repeated_calls"``).
-* the number check (``number_check``, on unless ``check_numbers=False``):
-  a reply that calls calculate with a number found in no user message and no
-  tool result is dropped - nothing of it enters ``messages`` and nothing runs -
+* the number check (``number_check``, on unless ``check_numbers=False``, and
+  only when a tool other than calculate is offered): a reply that calls
+  calculate with a number found in no user message and no tool result is dropped - nothing of it enters ``messages`` and nothing runs -
   and the same request is sent once more without calculate among the
   ``tools`` (and with at most ``RECHECK_MAX_TOKENS``).  The step records the
   dropped calls (``Step.dropped``) and counts both requests.
@@ -211,16 +211,17 @@ class Agent(StepLoop):
         reply = read_reply(self.client.chat.completions.create(**kwargs))
         if self.forcing:
             return self._final(reply)
-        dropped = self._check(reply) if self.check_numbers else []
+        # Only when another tool is left to look the number up with (calculate alone: run it as asked).
+        dropped = self._check(reply) if self.check_numbers and without_tool(self.tools, CHECKED_TOOL) else []
         if not dropped:
             return self._act(reply, self._new_step(reply, "answer", with_tools="tools" in kwargs))
         # The number check: drop the reply, ask the same again without calculate among the tools.
         kwargs = self._kwargs(without_tool(self.tools, CHECKED_TOOL), min(self.max_tokens, self.recheck_max_tokens))
         second = read_reply(self.client.chat.completions.create(**kwargs))
-        record = self._new_step(second, "answer", with_tools="tools" in kwargs, dropped=dropped, requests=2)
+        record = self._new_step(second, "answer", with_tools=True, dropped=dropped, requests=2)
         record.prompt_tokens = _add(reply.prompt_tokens, second.prompt_tokens)
         record.completion_tokens = _add(reply.completion_tokens, second.completion_tokens)
-        return self._act(second, record)
+        return self._act(second, record, names=[tool["function"]["name"] for tool in kwargs["tools"]])
 
     def _check(self, reply: Reply) -> list[ToolCallRecord]:
         """The calls of ``reply`` if one of them is a calculate call with invented numbers, else [].
@@ -236,8 +237,10 @@ class Agent(StepLoop):
                                   else t("agent.dropped_with"))
                 for call, numbers in zip(calls, missing)]
 
-    def _act(self, reply: Reply, record: Step) -> Step:
-        turn = read_assistant(reply.message, self.tool_names)
+    def _act(self, reply: Reply, record: Step, names: list[str] | None = None) -> Step:
+        """Act on ``reply``: run its calls, or record its answer; ``names``: the tools its request
+        offered (default all of ``tools``), the only ones a call written as text is read as."""
+        turn = read_assistant(reply.message, self.tool_names if names is None else names)
         if turn.calls:
             record.kind = "tool_calls"
             self.messages.append(turn.message)

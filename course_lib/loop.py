@@ -236,8 +236,9 @@ class StepLoop:
         model: model id.
         registry: the ``tools.registry.ToolRegistry`` that runs the tools
             (default ``tools.registry.default_registry()``).
-        max_steps: model requests before the loop stops asking for tools
-            (then one last request asks for the answer); at least 1.
+        max_steps: steps before the loop stops asking for tools (then one
+            last request asks for the answer); at least 1.  A step is one
+            request, or two when the native loop's number check re-sends it.
         system: the system prompt (None = the loop's default).
         max_tokens, temperature: for every request (max_tokens in tokens).
         provider: optional ``providers.Provider`` (for ``messages.request_kwargs``).
@@ -278,7 +279,7 @@ class StepLoop:
 
     @property
     def limit_reached(self) -> bool:
-        """True when ``max_steps`` requests were made without an end: the next request is the last one."""
+        """True when ``max_steps`` steps were taken without an end: the next request is the last one."""
         return not self.done and len(self.steps) >= self.max_steps
 
     # -- the step-able interface ---------------------------------------------

@@ -12,7 +12,9 @@ must appear in a user message or in a tool result of the conversation.  The
 few numbers nobody has to give (``FREE_NUMBERS``: 0 and 1) always pass, and a
 user's Chinese numerals count as numbers (「两个」 gives 2, 「打八折」 gives 8 and
 0.8).  It is deliberately rough: it does not know that 3 °C became 37.4 °F by
-a formula, and a number that happens to appear somewhere passes.
+a formula, and a number that happens to appear somewhere passes.  When
+calculate is the only tool offered, there is nothing to look a number up
+with, and the loop runs the call as asked.
 
 ``agent.Agent`` uses it: a reply whose calculate call fails the check is
 dropped (nothing of it enters ``messages``) and the same request is sent once
@@ -25,30 +27,37 @@ against 29 without it (``bench/results/levers.md``).
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Any
 
 CHECKED_TOOL = "calculate"  # the tool whose arguments are checked (course_lib.tools.calculator)
 FREE_NUMBERS = {"0", "1"}  # numbers nobody has to give (as _canonical writes them)
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
 CHINESE_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-DISCOUNT = re.compile(r"([一二三四五六七八九])([一二三四五六七八九]?)折")  # 八折 = 0.8, 八五折 = 0.85
+DISCOUNT = re.compile(r"([一二三四五六七八九\d])([一二三四五六七八九\d]?)\s*折")  # 八折/8折 = 0.8, 八五折 = 0.85
+PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*[%％]")  # 20% = 0.2
 
 
 def _canonical(number: str) -> str:
-    """``"40"``, ``"40.0"`` and ``"040"`` are the same number: ``"40"``; ``"0.80"`` is ``"0.8"``."""
-    value = float(number)
-    return str(int(value)) if value == int(value) else str(value)
+    """``"40"``, ``"40.0"`` and ``"040"`` are the same number: ``"40"``; ``"0.80"`` is ``"0.8"``.
+
+    Exact for any length (``decimal``): the calculator's results may have hundreds of digits.
+    """
+    return format(Decimal(number).normalize(), "f")
 
 
 def numbers_in(text: str) -> set[str]:
-    """The numbers a text gives, canonical (``_canonical``): its digits, and its single Chinese numerals.
+    """The numbers a text gives, canonical (``_canonical``): its digits, its single Chinese
+    numerals (「十二」 gives 10 and 2, not 12), discounts (「八折」 0.8) and percentages (「20%」 0.2).
 
     Example: ``numbers_in("打八折以后 360 元")`` → ``{"8", "0.8", "360"}``.
     """
     found = {_canonical(n) for n in NUMBER.findall(text)}
     found |= {str(CHINESE_DIGITS[ch]) for ch in text if ch in CHINESE_DIGITS}
+    digit = {**{k: str(v) for k, v in CHINESE_DIGITS.items()}, **{str(d): str(d) for d in range(10)}}
     for first, second in DISCOUNT.findall(text):
-        found.add(_canonical(f"0.{CHINESE_DIGITS[first]}{CHINESE_DIGITS[second] if second else ''}"))
+        found.add(_canonical(f"0.{digit[first]}{digit[second] if second else ''}"))
+    found |= {_canonical(str(Decimal(n) / 100)) for n in PERCENT.findall(text)}
     return found
 
 

@@ -87,12 +87,32 @@ def test_check_numbers_false_runs_the_invented_calculation():
     assert result.steps[0].tool_calls[0].observation == "120" and len(fake.requests) == 2
 
 
-def test_with_calculate_as_the_only_tool_the_request_is_sent_again_without_tools():
+def test_with_calculate_as_the_only_tool_the_call_runs_as_asked():
+    """Nothing is left to look a number up with: the check does not apply."""
     fake = FakeLLM([INVENTED, "大约 120 元。"])
     registry = ToolRegistry([default_registry().get("calculate")])
     result = Agent(fake.client(), "fake-model", registry, trace=None).run(QUESTION)
-    assert "tools" not in fake.requests[1] and "tool_choice" not in fake.requests[1]
-    assert result.answer == "大约 120 元。" and validate(result.messages) is None
+    assert len(fake.requests) == 2 and all("tools" in body for body in fake.requests)
+    assert result.steps[0].tool_calls[0].observation == "120" and not result.steps[0].dropped
+
+
+def test_a_calculation_written_as_text_in_the_resent_reply_is_not_run():
+    """The re-sent request offered no calculate: a calculate call written as JSON text is not
+    recovered and run; it gets the corrective message of an unusable reply instead."""
+    text_call = '{"name": "calculate", "arguments": {"expression": "3 * 40"}}'
+    fake = FakeLLM([INVENTED, text_call, "我查一下。"], default="一共 360 元。")
+    result = Agent(fake.client(), "fake-model", default_registry(), trace=None, max_steps=3).run(QUESTION)
+    first = result.steps[0]
+    assert first.dropped and not first.tool_calls and first.kind == "invalid"
+    assert "3 * 40" not in str([m for m in result.messages if m["role"] == "tool"])
+    assert validate(result.messages) is None
+
+
+def test_numbers_of_any_length_and_digit_written_discounts_and_percentages():
+    big = "9" * 400
+    assert ungrounded_numbers(f"{big} + 1", [{"role": "tool", "tool_call_id": "c", "content": big}]) == []
+    assert ungrounded_numbers(f"{big}0 * 2", []) == [f"{big}0", "2"]
+    assert {"0.8", "0.2", "0.85"} <= numbers_in("打8折，再减 20%，或者八五折")
 
 
 def test_a_named_tool_choice_for_the_removed_tool_is_not_sent_again():
