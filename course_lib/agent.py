@@ -27,8 +27,9 @@ Three guards keep the loop finite and the message list valid:
   (``stopped_reason == "repeated_calls"``).
 * the number check (``number_check``, on unless ``check_numbers=False``, and
   only when a tool other than calculate is offered): a reply that calls
-  calculate with a number found in no user message and no tool result is dropped - nothing of it enters ``messages`` and nothing runs -
-  and the same request is sent once more without calculate among the
+  calculate with a number found in no user message and no tool result is
+  dropped - nothing of it enters ``messages`` and nothing runs - and the
+  same request is sent once more without calculate among the
   ``tools`` (and with at most ``RECHECK_MAX_TOKENS``).  The step records the
   dropped calls (``Step.dropped``) and counts both requests.
 * a reply whose content looked like a tool call but could not be read
@@ -56,7 +57,7 @@ from .messages import has_text, request_kwargs, to_dict
 from .number_check import CHECKED_TOOL, invented_numbers, without_tool
 from .replies import Reply, read_reply
 from .tables import Table, agent_steps_frame, shorten
-from .tool_calls import ToolCall, execute, read_assistant
+from .tool_calls import AssistantTurn, ToolCall, execute, read_assistant
 from .texts import t
 from .tools.registry import ToolRegistry
 
@@ -157,7 +158,7 @@ class Agent(StepLoop):
     @property
     def tool_names(self) -> list[str]:
         """The names of the tools offered."""
-        return [(tool.get("function") or {}).get("name", "") for tool in self.tools]
+        return names_of(self.tools)
 
     def _begin(self, question: str | list[dict]) -> None:
         """``question``: the user's task; or a whole message list to continue
@@ -197,9 +198,8 @@ class Agent(StepLoop):
         common = dict(provider=self.provider, max_tokens=max_tokens, temperature=self.temperature)
         if not tools:
             return request_kwargs(self.model, self.messages, **common)
-        names = {(tool.get("function") or {}).get("name") for tool in tools}
         choice = self.tool_choice
-        if isinstance(choice, dict) and (choice.get("function") or {}).get("name") not in names:
+        if isinstance(choice, dict) and (choice.get("function") or {}).get("name") not in names_of(tools):
             choice = None  # it named a tool that is not offered in this request
         return request_kwargs(self.model, self.messages, tools=tools, tool_choice=choice,
                               parallel_tool_calls=self.parallel_tool_calls, **common)
@@ -211,25 +211,27 @@ class Agent(StepLoop):
         reply = read_reply(self.client.chat.completions.create(**kwargs))
         if self.forcing:
             return self._final(reply)
+        turn = read_assistant(reply.message, self.tool_names)
+        others = without_tool(self.tools, CHECKED_TOOL)
         # Only when another tool is left to look the number up with (calculate alone: run it as asked).
-        dropped = self._check(reply) if self.check_numbers and without_tool(self.tools, CHECKED_TOOL) else []
+        dropped = self._check(turn.calls) if self.check_numbers and others else []
         if not dropped:
-            return self._act(reply, self._new_step(reply, "answer", with_tools="tools" in kwargs))
+            return self._act(turn, self._new_step(reply, "answer", with_tools="tools" in kwargs))
         # The number check: drop the reply, ask the same again without calculate among the tools.
-        kwargs = self._kwargs(without_tool(self.tools, CHECKED_TOOL), min(self.max_tokens, self.recheck_max_tokens))
-        second = read_reply(self.client.chat.completions.create(**kwargs))
+        second = read_reply(self.client.chat.completions.create(
+            **self._kwargs(others, min(self.max_tokens, self.recheck_max_tokens))))
         record = self._new_step(second, "answer", with_tools=True, dropped=dropped, requests=2)
         record.prompt_tokens = _add(reply.prompt_tokens, second.prompt_tokens)
         record.completion_tokens = _add(reply.completion_tokens, second.completion_tokens)
-        return self._act(second, record, names=[tool["function"]["name"] for tool in kwargs["tools"]])
+        # Read with the tools this request offered: a calculate call written as text is not run.
+        return self._act(read_assistant(second.message, names_of(others)), record)
 
-    def _check(self, reply: Reply) -> list[ToolCallRecord]:
-        """The calls of ``reply`` if one of them is a calculate call with invented numbers, else [].
+    def _check(self, calls: list[ToolCall]) -> list[ToolCallRecord]:
+        """``calls`` (one reply's) if one of them is a calculate call with invented numbers, else [].
 
         Each returned record's ``observation`` says which numbers came from nowhere
         (``number_check.invented_numbers``); none of the calls ran.
         """
-        calls = read_assistant(reply.message, self.tool_names).calls
         missing = [invented_numbers(call, self.messages) for call in calls]
         if not any(missing):
             return []
@@ -237,10 +239,8 @@ class Agent(StepLoop):
                                   else t("agent.dropped_with"))
                 for call, numbers in zip(calls, missing)]
 
-    def _act(self, reply: Reply, record: Step, names: list[str] | None = None) -> Step:
-        """Act on ``reply``: run its calls, or record its answer; ``names``: the tools its request
-        offered (default all of ``tools``), the only ones a call written as text is read as."""
-        turn = read_assistant(reply.message, self.tool_names if names is None else names)
+    def _act(self, turn: AssistantTurn, record: Step) -> Step:
+        """Act on one reply (read by ``tool_calls.read_assistant``): run its calls, or record its answer."""
         if turn.calls:
             record.kind = "tool_calls"
             self.messages.append(turn.message)
@@ -329,6 +329,11 @@ class Agent(StepLoop):
         why = {"max_steps": t("agent.why_max_steps", max_steps=self.max_steps), "repeated_calls": t("agent.why_repeated")}.get(
             self.stopped_reason or "", "")
         return [t("agent.trace_final", why=why, answer=shorten(s.answer or t("loops.no_answer"), 200), cut=cut_note(s))]
+
+
+def names_of(tools: list[dict]) -> list[str]:
+    """The function names of OpenAI tool schemas, in order (``""`` for a schema without one)."""
+    return [(tool.get("function") or {}).get("name", "") for tool in tools]
 
 
 def _add(a: int | None, b: int | None) -> int | None:

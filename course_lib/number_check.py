@@ -36,6 +36,7 @@ NUMBER = re.compile(r"\d+(?:\.\d+)?")
 CHINESE_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 DISCOUNT = re.compile(r"([一二三四五六七八九\d])([一二三四五六七八九\d]?)\s*折")  # 八折/8折 = 0.8, 八五折 = 0.85
 PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*[%％]")  # 20% = 0.2
+DIGIT_OF = {**{ch: str(n) for ch, n in CHINESE_DIGITS.items()}, **{str(d): str(d) for d in range(10)}}  # for DISCOUNT
 
 
 def _canonical(number: str) -> str:
@@ -54,9 +55,8 @@ def numbers_in(text: str) -> set[str]:
     """
     found = {_canonical(n) for n in NUMBER.findall(text)}
     found |= {str(CHINESE_DIGITS[ch]) for ch in text if ch in CHINESE_DIGITS}
-    digit = {**{k: str(v) for k, v in CHINESE_DIGITS.items()}, **{str(d): str(d) for d in range(10)}}
     for first, second in DISCOUNT.findall(text):
-        found.add(_canonical(f"0.{digit[first]}{digit[second] if second else ''}"))
+        found.add(_canonical(f"0.{DIGIT_OF[first]}{DIGIT_OF[second] if second else ''}"))
     found |= {_canonical(str(Decimal(n) / 100)) for n in PERCENT.findall(text)}
     return found
 
