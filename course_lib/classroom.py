@@ -1,0 +1,260 @@
+"""The teacher's server: one model for the whole class.
+
+Not taught in a notebook: the teacher runs it (``bash course.sh serve``; the
+teacher's guide, 「一台服务器给全班」), and the students' notebooks talk to it
+through the ``classroom`` provider (``providers.PRESETS``) with the three
+``.env`` lines it prints.
+
+What it starts is the embedded server of ``local_server`` with four changes,
+and nothing else: the same binary, model file, chat template, seed and
+context per slot, so the class sees the replies the lessons describe.
+
+* It listens on the LAN (``--host 0.0.0.0``) on its own port (8766, beside
+  the embedded server's 8765), so a teacher can run both.
+* Every request must carry the class key (``Authorization: Bearer <key>``):
+  llama-server answers 401 without it.  The key is made once with
+  ``secrets`` and kept in ``.class-key`` at the project root (git-ignored,
+  readable by its owner only); llama-server reads it from that file
+  (``--api-key-file``), so it never appears in a process list or a log.
+* Nothing lets one student see or erase another's work: no ``/slots``
+  endpoint (``--no-slots``: it would show every slot's prompt), no slot
+  save/restore/erase (no ``--slot-save-path``), no web UI, no ``POST /props``
+  (llama-server refuses it unless started with ``--props``), no built-in
+  tools (off unless ``--tools`` is given).
+* Several slots when the machine gains from them (``default_slots``):
+  requests in different slots are decoded together in one batch.
+
+Where the numbers come from: ``bench/classroom.py`` (``bash course.sh bench
+--parts classroom``) replays notebooks 01, 02 and 06 as N simulated students
+against this server; ``bench/results/classroom.md`` has the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from . import local_server
+from .settings import PROJECT_ROOT, load_env
+from .texts import t
+
+DEFAULT_PORT = 8766
+KEY_FILE = PROJECT_ROOT / ".class-key"
+# What a class key looks like: the prefix makes a leaked key easy to find (tests/test_no_secrets.py).
+KEY_PREFIX = "course-class-"
+START_TIMEOUT_S = 180.0
+
+
+def log_path() -> Path:
+    """The file the class server writes its log to (in the course cache directory)."""
+    return local_server.cache_dir() / "classroom-server.log"
+
+
+def class_key(path: Path = KEY_FILE, new: bool = False) -> str:
+    """Return the class key, making it the first time (or when ``new``).
+
+    A key is ``KEY_PREFIX`` + 32 hex digits from ``secrets.token_hex`` (128 bits).
+    The file holds the key on one line and is made readable by its owner only.
+
+    Args:
+        path: the key file (default ``.class-key`` at the project root, git-ignored).
+        new: make a new key even if the file has one (students then need the new line).
+    Returns:
+        The key.
+    """
+    if not new and path.is_file():
+        key = path.read_text(encoding="utf-8").strip()
+        if key.startswith(KEY_PREFIX):
+            return key
+    key = KEY_PREFIX + secrets.token_hex(16)
+    path.write_text(key + "\n", encoding="utf-8")
+    path.chmod(0o600)
+    return key
+
+
+def default_slots(cores: int | None = None) -> int:
+    """How many requests the class server decodes together, for a machine with ``cores`` CPU cores.
+
+    Measured (bench/results/classroom.md): on 2 cores one slot serves a class
+    faster than four; see there for the figures behind each branch.
+    """
+    cores = cores or os.cpu_count() or 2
+    return 1 if cores <= 4 else 4
+
+
+def serve_args(gguf: Path, host: str, port: int, slots: int, key_file: Path) -> list[str]:
+    """The class server's llama-server command line (see the module docstring for what differs)."""
+    return local_server.server_args(gguf, host=host, port_=port, parallel=slots, slot_actions=False,
+                                    api_key_file=key_file)
+
+
+def lan_addresses() -> list[str]:
+    """This machine's IPv4 addresses that other machines on the LAN can reach (no loopback).
+
+    Read from the host name's addresses, then from the interface the system
+    would route through (a UDP socket is "connected" to a documentation
+    address, RFC 5737: this sends nothing, it only asks the routing table).
+    Returns:
+        Zero or more dotted addresses, most likely first.
+    """
+    found: list[str] = []
+    try:
+        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            found.append(info[4][0])
+    except OSError:
+        pass
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))
+            found.insert(0, probe.getsockname()[0])
+    except OSError:
+        pass
+    usable = []
+    for address in found:
+        ip = ipaddress.ip_address(address)
+        if not (ip.is_loopback or ip.is_unspecified or ip.is_link_local) and address not in usable:
+            usable.append(address)
+    return usable
+
+
+def env_lines(base_url: str, key: str) -> str:
+    """The three ``.env`` lines a student pastes: provider, URL, key."""
+    return f"COURSE_PROVIDER=classroom\nCOURSE_BASE_URL={base_url}\nCOURSE_CLASS_KEY={key}"
+
+
+class ClassServer:
+    """One class server process: ``start()``, ``wait()`` until healthy, ``stop()``; a context manager.
+
+    Args:
+        host: where to listen ("0.0.0.0" = every interface; tests and the bench use "127.0.0.1").
+        port: TCP port.  slots: ``--parallel``.  key_file: the class key file.
+        log: llama-server's output goes here (appended).
+    """
+
+    def __init__(self, host: str = "0.0.0.0", port: int = DEFAULT_PORT, slots: int | None = None,
+                 key_file: Path = KEY_FILE, log: Path | None = None):
+        self.host, self.port, self.key_file = host, port, key_file
+        self.slots = slots or default_slots()
+        self.log = log or log_path()
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def root(self) -> str:
+        """The server's root URL as seen from this machine, e.g. ``http://127.0.0.1:8766``."""
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        return f"http://{host}:{self.port}"
+
+    def args(self) -> list[str]:
+        return serve_args(local_server.model_path(), self.host, self.port, self.slots, self.key_file)
+
+    def start(self) -> "ClassServer":
+        """Start llama-server (its output appended to ``log``).
+
+        Raises:
+            LocalModelError: something already answers on the port, or the
+                binary or model is missing.
+        """
+        if local_server.health(root=self.root) is not None:
+            raise local_server.LocalModelError(t("classroom.port_busy", port=self.port))
+        args = self.args()
+        with open(self.log, "ab") as log:
+            log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} starting: {' '.join(args)}\n".encode())
+            log.flush()
+            self.process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        return self
+
+    def wait(self, timeout: float = START_TIMEOUT_S) -> None:
+        """Wait until ``/health`` says ok.
+
+        Raises:
+            LocalModelError: the process exited, or it was not healthy in time (names the log).
+        """
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if local_server.health(root=self.root) == "ok":
+                return
+            if self.process is not None and self.process.poll() is not None:
+                raise local_server.LocalModelError(t("local.exited", log=self.log))
+            time.sleep(0.25)
+        raise local_server.LocalModelError(t("local.not_healthy", seconds=timeout, log=self.log))
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """End the server: SIGTERM (llama-server finishes cleanly), then SIGKILL after ``timeout`` s."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def __enter__(self) -> "ClassServer":
+        self.start().wait()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def serve(host: str = "0.0.0.0", port: int = DEFAULT_PORT, slots: int | None = None, new_key: bool = False) -> int:
+    """``bash course.sh serve``: start the class server, print the students' ``.env`` lines, run until Ctrl-C.
+
+    Returns:
+        The exit status: 0 after Ctrl-C, 1 when the server could not start.
+    """
+    key = class_key(new=new_key)
+    server = ClassServer(host, port, slots)
+    try:
+        server.start()
+        print(t("classroom.starting", slots=server.slots, model=local_server.MODEL_ALIAS, log=server.log), flush=True)
+        server.wait()
+    except local_server.LocalModelError as exc:
+        server.stop()
+        print(t("providers.error_line", error=exc), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        server.stop()
+        print(t("classroom.stopped"))
+        return 0
+    if host in ("0.0.0.0", ""):
+        addresses = lan_addresses()
+        shown = addresses[0] if addresses else t("classroom.address_unknown")
+        others = t("classroom.other_addresses", addresses=", ".join(addresses[1:])) if len(addresses) > 1 else ""
+    else:
+        shown, others = host, ""
+    print(t("classroom.ready", lines=env_lines(f"http://{shown}:{port}/v1", key), others=others,
+            port=port, key_file=KEY_FILE.name), flush=True)
+    try:
+        while server.process.poll() is None:
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        server.stop()
+        print(t("classroom.stopped"))
+        return 0
+    print(t("classroom.exited", code=server.process.returncode, log=server.log), file=sys.stderr)
+    return 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: ``python -m course_lib.classroom [--host H] [--port P] [--slots N] [--new-key]``."""
+    parser = argparse.ArgumentParser(prog="bash course.sh serve", description=__doc__.split("\n")[0])
+    parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT)
+    parser.add_argument("--slots", type=int, default=None,
+                        help=f"requests decoded together (default for this machine: {default_slots()})")
+    parser.add_argument("--new-key", action="store_true", help="make a new class key (students need the new line)")
+    opts = parser.parse_args(argv)
+    load_env()
+    return serve(opts.host, opts.port, opts.slots, opts.new_key)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
