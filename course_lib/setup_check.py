@@ -5,6 +5,8 @@ system's ``python3``, before the virtual environment exists - so this file
 uses the standard library only and is run as a script::
 
     python3 course_lib/setup_check.py [--install] [--build] [--local-model]
+    python3 course_lib/setup_check.py --print-mode     # full / client
+    python3 course_lib/setup_check.py --print-build    # portable / native
 
 ``--install``      the virtual environment is still to be made/filled: Python
                    needs ``venv`` (with ``ensurepip``), and disk space for .venv.
@@ -13,6 +15,16 @@ uses the standard library only and is run as a script::
                    C++ compiler and ``make`` are needed, and room for the build.
 ``--local-model``  the embedded model will run here: room for the assembled
                    model file and free memory for the server.
+
+``--print-mode``   which set-up this project needs: ``client`` when ``.env`` (or the
+                   environment) picks a provider other than ``local`` - the Python
+                   packages only, no compiler-built server and no model packages -
+                   else ``full``.
+``--print-build``  how llama-server is compiled here: ``portable`` (a fixed x86-64
+                   instruction set, AVX2 + FMA + F16C + BMI2, so every such laptop
+                   computes the same replies) when this CPU has those instructions,
+                   else ``native`` (whatever this CPU has: replies may differ from
+                   the lessons' reference run).
 
 Each missing thing is printed as one or two lines: what is missing and the
 command that installs it on Debian/Ubuntu, Fedora and macOS.  Exit status 1
@@ -131,6 +143,54 @@ def cache_dir() -> Path:
     return Path(os.environ.get("COURSE_CACHE_DIR") or Path.home() / ".cache" / "llm-agent-course")
 
 
+def env_provider(dotenv: Path = ROOT / ".env") -> str:
+    """The ``COURSE_PROVIDER`` the course will use: ``.env`` wins over the environment, default ``local``.
+
+    Read before any package is installed, so python-dotenv is not available
+    here: only ``NAME=value`` lines are read (``export``, quotes and a
+    trailing comment allowed), which is all a provider line needs.  The
+    notebooks read ``.env`` with python-dotenv (``settings.load_env``).
+    """
+    value = os.environ.get("COURSE_PROVIDER", "")
+    try:
+        lines = dotenv.read_text(encoding="utf-8-sig").splitlines()
+    except (OSError, UnicodeDecodeError):
+        lines = []
+    for line in lines:
+        name, sep, rest = line.strip().removeprefix("export ").partition("=")
+        if sep and name.strip() == "COURSE_PROVIDER":
+            rest = rest.strip()
+            if rest[:1] in "\"'" and rest:
+                rest = rest[1:].split(rest[0], 1)[0]
+            else:
+                rest = rest.split(" #", 1)[0]
+            value = rest.strip()
+    return value.strip().lower() or "local"
+
+
+def set_up_mode() -> str:
+    """``"full"`` (the embedded model: compiler-built server, model packages) or ``"client"``."""
+    return "full" if env_provider() == "local" else "client"
+
+
+# The instruction set of the portable build (course.sh build_flags): x86-64 CPUs since about
+# 2013 (Intel Haswell, AMD Excavator/Zen) have all four.
+PORTABLE_FLAGS = ("avx2", "fma", "f16c", "bmi2")
+
+
+def build_kind(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
+    """``"portable"`` if this is an x86-64 Linux CPU with every ``PORTABLE_FLAGS`` instruction, else ``"native"``."""
+    try:
+        text = cpuinfo.read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return "native"
+    for line in text.splitlines():
+        if line.startswith("flags"):
+            flags = set(line.split(":", 1)[1].split())
+            return "portable" if all(f in flags for f in PORTABLE_FLAGS) else "native"
+    return "native"
+
+
 def run(install: bool, build: bool, local_model: bool) -> list[str]:
     """All problems for this set-up (an empty list when everything is there)."""
     problems: list[str] = []
@@ -157,7 +217,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--install", action="store_true")
     parser.add_argument("--build", action="store_true")
     parser.add_argument("--local-model", action="store_true")
+    parser.add_argument("--print-mode", action="store_true", help="print full or client, and stop")
+    parser.add_argument("--print-build", action="store_true", help="print portable or native, and stop")
     opts = parser.parse_args(argv)
+    if opts.print_mode or opts.print_build:
+        print(set_up_mode() if opts.print_mode else build_kind())
+        return 0
     problems = run(opts.install, opts.build, opts.local_model)
     for problem in problems:
         print(problem, file=sys.stderr)

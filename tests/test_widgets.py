@@ -269,7 +269,7 @@ def test_chat_box_without_ipywidgets_is_a_table(monkeypatch, fake):
 
 
 def test_widget_packages_match_each_other_and_the_pins():
-    """ipywidgets 8.1.x needs the JupyterLab extension from jupyterlab_widgets 3.0.x (requirements.txt)."""
+    """ipywidgets 8.1.x needs the JupyterLab extension from jupyterlab_widgets 3.0.x (requirements-client.txt)."""
     import re
     import sys
     from importlib.metadata import version
@@ -277,7 +277,7 @@ def test_widget_packages_match_each_other_and_the_pins():
 
     from notebook_cells import ROOT
 
-    pins = dict(re.findall(r"^(ipywidgets|jupyterlab_widgets)==(\S+)", (ROOT / "requirements.txt").read_text(), re.M))
+    pins = dict(re.findall(r"^(ipywidgets|jupyterlab_widgets)==(\S+)", (ROOT / "requirements-client.txt").read_text(encoding="utf-8"), re.M))
     assert pins == {"ipywidgets": version("ipywidgets"), "jupyterlab_widgets": version("jupyterlab_widgets")}
     assert version("ipywidgets").startswith("8.1.") and version("jupyterlab_widgets").startswith("3.0.")
     manager = Path(sys.prefix) / "share/jupyter/labextensions/@jupyter-widgets/jupyterlab-manager/package.json"
