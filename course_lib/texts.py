@@ -260,7 +260,7 @@ _ZH_CHECKERS: dict[str, str] = {
     "check.00.env_line.4": "这两行放进 .env 就会切换到 DeepSeek（真实的 key 只写在 .env 里，永远不要提交）",
     "check.00.needs_key.1": "needs_key 应该是一个列表，例如 ['openai']",
     "check.00.needs_key.2": "需要 key 的 provider：{sorted_got}",
-    "check.00.needs_key.3": "还缺 {missing}，多了 {extra}。提示：看 PRESETS 表里 key_env 和 key_required 两列（custom 的 key 可有可无，不算）。",
+    "check.00.needs_key.3": "还缺 {missing}，多了 {extra}。提示：看 PRESETS 表里 key_env 和 key_required 两列（custom 和 classroom 的 key 可有可无，不算：classroom 的课堂密钥由老师的服务器决定要不要）。",
     "check.01.ask.1": "ask 应该是一个函数",
     "check.01.ask.2": "调用 ask 时出错：{error}",
     "check.01.ask.3": "ask 应该正好发出 1 次请求，实际发出了 {n_requests} 次",
