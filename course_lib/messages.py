@@ -171,15 +171,23 @@ def new_call_id() -> str:
     return "call_" + uuid.uuid4().hex[:24]
 
 
-def validate(messages: list[dict]) -> None:
+def validate(messages: list[dict], strict: bool = False) -> None:
     """Check a message list before it is sent (SDK objects in it are read via ``to_dict``).
 
+    Args:
+        messages: the list.
+        strict: also check what ``to_wire`` would repair, i.e. that the list can be
+            sent exactly as it is: every tool call has ``"type": "function"`` and its
+            ``arguments`` as a JSON string, every tool message's ``content`` is text.
+            The checkers use it on the requests a student's code sent: a strict
+            endpoint (OpenAI) answers 400 to those shapes.
     Raises:
         MessageError: naming the index of the first message that breaks a rule:
             unknown role; assistant message with neither content nor tool_calls;
             tool message whose ``tool_call_id`` is not among the calls of the
             nearest earlier assistant message (or answers one twice); assistant
-            tool_calls not all answered before the next user/assistant message.
+            tool_calls not all answered before the next user/assistant message;
+            with ``strict``, the shapes above.
     """
     pending: dict[str, int] = {}  # call id -> index of the assistant message asking
     answered: set[str] = set()
@@ -206,9 +214,13 @@ def validate(messages: list[dict]) -> None:
                     raise MessageError(i, t("messages.call_without_id"))
                 if call_id in pending:
                     raise MessageError(i, t("messages.duplicate_call_id", call_id=repr(call_id)))
+                if strict:
+                    _check_wire_call(i, call)
                 pending[call_id] = i
         elif role == "tool":
             call_id = msg.get("tool_call_id")
+            if strict and not isinstance(msg.get("content"), (str, list)):
+                raise MessageError(i, t("messages.tool_content_not_text", name=type(msg.get("content")).__name__))
             if call_id in answered:
                 raise MessageError(i, t("messages.answered_twice", call_id=repr(call_id)))
             if call_id not in pending:
@@ -221,6 +233,16 @@ def validate(messages: list[dict]) -> None:
     if pending:
         ids = ", ".join(sorted(pending))
         raise MessageError(pending[next(iter(pending))], t("messages.unanswered", ids=ids))
+
+
+def _check_wire_call(index: int, call: dict) -> None:
+    """``validate(strict=True)``: one tool call must already have the shape the API takes."""
+    if call.get("type") != "function":
+        raise MessageError(index, t("messages.call_without_type", call_id=repr(call.get("id")), type=repr(call.get("type"))))
+    arguments = (call.get("function") or {}).get("arguments")
+    if not isinstance(arguments, str):
+        raise MessageError(index, t("messages.arguments_not_string", call_id=repr(call.get("id")),
+                                    name=type(arguments).__name__))
 
 
 def _wire_call(call: dict) -> dict:

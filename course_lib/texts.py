@@ -125,11 +125,16 @@ _ZH_PROVIDERS: dict[str, str] = {
 _ZH_REPLIES: dict[str, str] = {
     # replies.py, messages.py, tool_calls.py, recording.py
     "messages.answered_twice": "tool_call_id {call_id} 被回复了两次",
+    "messages.arguments_not_string": "工具调用 {call_id} 的 function.arguments 是 {name}，API 要的是 JSON 字符串"
+                                     "（json.dumps(参数字典)，或者原样用模型给的 arguments）；这样发出去会得到 400 错误",
     "messages.at_index": "messages[{index}]：{problem}",
     "messages.call_without_id": "有一个工具调用没有 id",
+    "messages.call_without_type": "工具调用 {call_id} 的 type 是 {type}，应该是 \"function\"（API 要求每个调用都写 "
+                                  "\"type\": \"function\"）；这样发出去会得到 400 错误",
     "messages.duplicate_call_id": "工具调用 id {call_id} 出现了两次",
     "messages.empty_assistant": "assistant 消息既没有 content 也没有 tool_calls",
     "messages.not_a_message": "一条消息必须是 dict 或 openai SDK 的消息对象，不能是 {name}",
+    "messages.tool_content_not_text": "tool 消息的 content 是 {name}，必须是字符串（先 str() 或 json.dumps()）",
     "messages.unanswered": "工具调用 {ids} 没有 role='tool' 的回复",
     "messages.unanswered_before": "工具调用 {ids} 在 messages[{i}]（{role}）之前没有 role='tool' 的回复；每个 tool_call_id 都需要正好一条 tool 消息",
     "messages.unknown_role": "未知的 role {role}（只能是 system、developer、user、assistant、tool）",
@@ -396,6 +401,8 @@ _ZH_CHECKERS: dict[str, str] = {
     "check.06.agent_loop.15": "三次调用都要有 tool 回复，实际的 tool_call_id 是 {tool_ids}",
     "check.06.agent_loop.16": "应该返回最后那次（不带 tools 的）请求的回答，实际返回 {answer}",
     "check.06.agent_loop.17": "循环、每个 id 的回复、max_steps 和不带 tools 的收尾请求都对",
+    "check.06.agent_loop.18": "收尾前加的那条 user 消息要让模型根据已有的结果直接回答（例如「请根据上面的工具结果直接回答」），"
+                              "现在是 {content}",
     "check.06.agent_loop.2": "agent_loop 出错：{error}",
     "check.06.agent_loop.3": "模型先调用两个工具、再回答文字：应该正好 2 次请求，实际是 {n_requests} 次",
     "check.06.agent_loop.4": "请求里要带 tools=[WEATHER_TOOL]",
@@ -430,6 +437,7 @@ _ZH_CHECKERS: dict[str, str] = {
     "check.07.summarize.7": "每个循环的成功率、平均 prompt tokens 和总用时都对",
     "check.07.weather_brief.1": "weather_brief 应该是一个函数",
     "check.07.weather_brief.2": "代码查天气、一次不带 tools 的请求，换一组城市也对",
+    "check.scripted.invalid_request": "第 {number} 次请求不能原样发给真正的接口（它会回答 400）：{problem}",
     "check.failed": "❌ 未通过：{message}",
     "check.passed": "✅ 通过：{message}",
     "check.script_over": "{name} 收到了第 {request} 次请求，但剧本里已经没有回答了",

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from course_lib.checkers import nb03
-from course_lib.tools import get_weather
+from course_lib.tools import WEATHER_TOOL, get_weather
 
 
 def _currency_tool(**changes):
@@ -126,3 +126,42 @@ def test_single_step_checker():
     assert nb03.check_single_step(_single_step()).passed is True
     assert nb03.check_single_step(_single_step(append_assistant=False)).passed is False
     assert nb03.check_single_step(_single_step(answer_all=False)).passed is False
+
+
+def _single_step_by_hand(call_dict):
+    """single_step that writes the assistant message by hand, each call built by ``call_dict(call)``."""
+
+    def single_step(client, question):
+        messages = [{"role": "user", "content": question}]
+        message = client.chat.completions.create(model="m", messages=messages, tools=[WEATHER_TOOL]).choices[0].message
+        if not message.tool_calls:
+            return message.content
+        messages.append({"role": "assistant", "content": None,
+                         "tool_calls": [call_dict(c) for c in message.tool_calls]})
+        for call in message.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": call.id,
+                             "content": get_weather(**json.loads(call.function.arguments))})
+        return client.chat.completions.create(model="m", messages=messages, tools=[WEATHER_TOOL]).choices[0].message.content
+
+    return single_step
+
+
+def test_single_step_checker_accepts_a_hand_written_assistant_message():
+    good = _single_step_by_hand(lambda c: {"id": c.id, "type": "function",
+                                           "function": {"name": c.function.name, "arguments": c.function.arguments}})
+    assert nb03.check_single_step(good).passed is True
+
+
+@pytest.mark.parametrize("flaw", ["no type", "arguments as a dict"])
+def test_single_step_checker_fails_a_call_a_real_endpoint_refuses(flaw, capsys):
+    """A real endpoint answers 400 to a tool call without "type" or with "arguments" as an object."""
+    if flaw == "no type":
+        bad = _single_step_by_hand(lambda c: {"id": c.id, "function": {"name": c.function.name,
+                                                                       "arguments": c.function.arguments}})
+    else:
+        bad = _single_step_by_hand(lambda c: {"id": c.id, "type": "function",
+                                              "function": {"name": c.function.name,
+                                                           "arguments": json.loads(c.function.arguments)}})
+    assert nb03.check_single_step(bad).passed is False
+    out = capsys.readouterr().out
+    assert ("type" in out) if flaw == "no type" else ("arguments" in out and "字符串" in out)

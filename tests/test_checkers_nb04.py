@@ -126,3 +126,18 @@ def test_run_tool_call_checker():
         {"id": "x", "type": "function", "function": {"name": "query_by_product_name", "arguments": '{"product_name": "篮球"}'}},
         {"query_by_product_name": query_by_product_name},
     )
+
+
+def test_price_checker_accepts_filtering_in_python():
+    """Safe without SQL parameters: nothing from the caller goes into the SQL text."""
+
+    def in_python(low, high):
+        connection = connect_readonly(database_path())
+        connection.row_factory = sqlite3.Row
+        try:
+            rows = [dict(r) for r in connection.execute(SELECT).fetchall()]
+        finally:
+            connection.close()
+        return json.dumps([r for r in rows if low <= r["price"] <= high], ensure_ascii=False)
+
+    assert nb04.check_price_tool(in_python, _price_tool()).passed is True

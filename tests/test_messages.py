@@ -369,3 +369,21 @@ def test_to_wire_repairs_text_that_cannot_be_encoded():
     assert wire[0]["content"] == "你好\ufffd" and wire[1]["content"] == "好😀"
     json.dumps(wire, ensure_ascii=False).encode("utf-8")  # sendable
     assert sendable_text("普通文字") == "普通文字"
+
+
+def test_strict_validation_names_what_a_strict_endpoint_refuses():
+    """What to_wire would repair is an error for validate(strict=True): the list is checked as it is sent."""
+    call = {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "北京"}'}}
+    good = [{"role": "user", "content": "北京？"}, {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "晴"}]
+    validate(good, strict=True)
+    untyped = {k: v for k, v in call.items() if k != "type"}
+    as_dict = {**call, "function": {"name": "get_weather", "arguments": {"city": "北京"}}}
+    for bad_call, words in [(untyped, "type"), (as_dict, "arguments")]:
+        bad = [good[0], {**good[1], "tool_calls": [bad_call]}, good[2]]
+        validate(bad)  # the course itself repairs these when it sends (to_wire)
+        with pytest.raises(MessageError) as err:
+            validate(bad, strict=True)
+        assert err.value.index == 1 and words in str(err.value)
+    with pytest.raises(MessageError, match="字符串"):
+        validate([good[0], good[1], {**good[2], "content": 25}], strict=True)

@@ -144,7 +144,8 @@ def check_single_step(single_step: object) -> CheckResult:
     request with tools -> if tool_calls: append the assistant message, one tool reply per id,
     second request -> return the final text; without tool_calls return the text at once.
 
-    Runs against three scripted conversations (one call, two parallel calls, no call).
+    Runs against three scripted conversations (one call, two parallel calls, no call);
+    every request must be one a strict endpoint accepts as sent (``ScriptedModel.invalid_request``).
     """
     if not callable(single_step):
         return report(False, t("check.03.single_step.1"))
@@ -165,6 +166,9 @@ def check_single_step(single_step: object) -> CheckResult:
             False,
             t("check.03.single_step.5", n_requests=len(script.requests)),
         )
+    problem = script.invalid_request()  # what a strict endpoint would refuse (no "type", arguments not a string)
+    if problem:
+        return report(False, problem)
     sent = normalize(script.requests[1].get("messages") or [])
     roles = _role_list(sent)
     if roles[-3:] != ["user", "assistant", "tool"]:
@@ -190,6 +194,9 @@ def check_single_step(single_step: object) -> CheckResult:
         return report(False, t("check.03.single_step.11", error=error))
     if len(script.requests) != 2:
         return report(False, t("check.03.single_step.12", n_requests=len(script.requests)))
+    problem = script.invalid_request()
+    if problem:
+        return report(False, problem)
     sent = normalize(script.requests[1].get("messages") or [])
     tools = [m for m in sent if m.get("role") == "tool"]
     want_ids = [ScriptedModel.call_id(1, 0), ScriptedModel.call_id(1, 1)]

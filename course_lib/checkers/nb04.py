@@ -2,7 +2,8 @@
 
 04-1 runs the student's ``query_by_price_range`` on the real database while
 watching every ``sqlite3.connect`` it makes: the connection must be read-only
-and the numbers must travel as SQL parameters, not be pasted into the SQL text.
+and the numbers must never be pasted into the SQL text: SQL parameters, or
+no WHERE at all and the rows filtered in Python (safe too, only slower).
 """
 
 from __future__ import annotations
@@ -135,7 +136,8 @@ def check_price_tool(query_by_price_range: object, PRICE_TOOL: object) -> CheckR
     Checks the schema, then runs the function on data/SportsEquipment.db:
     the right rows for several ranges (inclusive, any order), a JSON list of objects
     with ``product_id``, ``product_name`` and ``price`` and readable Chinese, no
-    exception when min > max, a read-only connection, and SQL parameters.
+    exception when min > max, a read-only connection, and prices that never appear in
+    the SQL text (parameters, or filtering in Python).
     """
     problem = _check_price_schema(PRICE_TOOL)
     if problem:
@@ -173,12 +175,10 @@ def check_price_tool(query_by_price_range: object, PRICE_TOOL: object) -> CheckR
     statements = [(sql, params) for o in opened for sql, params in o.statements if "select" in str(sql).lower()]
     if not statements:
         return report(False, t("check.04.price_tool.9"))
+    # The prices must never be part of the SQL text; filtering the rows in Python (no WHERE) is safe too.
     for sql, params in statements:
-        if "123.25" in str(sql) or "456.75" in str(sql) or not params:
-            return report(
-                False,
-                t("check.04.price_tool.10"),
-            )
+        if "123.25" in str(sql) or "456.75" in str(sql):
+            return report(False, t("check.04.price_tool.10"))
 
     result, error = safely(query_by_price_range, 300, 100)
     if error:

@@ -7,28 +7,39 @@ handles tool calls and ``max_steps``, not what a real model decides.
 
 from __future__ import annotations
 
+import re
+
 from ..tools import get_weather
 from ..texts import t
 from . import CheckResult, report, safely
 from .scripted import ScriptedModel
 
 TOOLS_KEYS = ("tools", "tool_choice", "parallel_tool_calls")
+# The forced final message must ask for an answer from what was found (06's own: 「请根据上面的工具结果直接回答」).
+ASKS_FOR_AN_ANSWER = re.compile(r"回答|答案|作答|答复|回复|总结|结论|answer|respond|reply", re.IGNORECASE)
 
 
 def check_call_key(call_key: object) -> CheckResult:
     """Exercise 06-1: ``call_key(name, arguments_json)`` is hashable, equal for the same tool with
-    the same parsed arguments (spacing and key order ignored), different otherwise, None for bad JSON."""
+    the same parsed arguments (spacing and key order ignored, also inside nested objects; lists
+    keep their order), different otherwise, None for bad JSON."""
     if not callable(call_key):
         return report(False, t("check.06.call_key.1"))
     same = [
         (("get_weather", '{"city": "北京", "unit": "celsius"}'), ("get_weather", '{"unit":"celsius","city":"北京"}')),
         (("get_weather", '{"city": "北京"}'), ("get_weather", '{ "city" : "北京" }')),
         (("calculate", '{"expression": "20 * 15"}'), ("calculate", '{"expression":"20 * 15"}')),
+        # a list and a nested object as arguments: tuples or frozensets of the items break on them
+        (("get_weather_many", '{"cities": ["北京", "上海"], "unit": "celsius"}'),
+         ("get_weather_many", '{"unit": "celsius", "cities": ["北京", "上海"]}')),
+        (("search", '{"filter": {"max_price": 200, "kind": "球"}, "limit": 3}'),
+         ("search", '{"limit": 3, "filter": {"kind": "球", "max_price": 200}}')),
     ]
     different = [
         (("get_weather", '{"city": "北京"}'), ("get_weather", '{"city": "上海"}')),
         (("get_weather", '{"city": "北京"}'), ("get_weather", '{"city": "北京", "unit": "fahrenheit"}')),
         (("get_weather", '{"city": "北京"}'), ("query_by_product_name", '{"city": "北京"}')),
+        (("get_weather_many", '{"cities": ["北京", "上海"]}'), ("get_weather_many", '{"cities": ["上海", "北京"]}')),
     ]
     for a, b in same:
         ka, error_a = safely(call_key, *a)
@@ -60,7 +71,8 @@ def _roles(messages: list) -> list:
 def check_agent_loop(agent_loop: object) -> CheckResult:
     """Exercise 06-2: ``agent_loop(client, question, max_steps=3)`` loops while there are tool_calls
     (one tool reply per id), returns the text answer, and after ``max_steps`` requests with tools
-    appends a user message and sends one request without any tools key."""
+    appends a user message that asks for an answer from the results and sends one request
+    without any tools key.  Every request must be one a strict endpoint accepts as sent."""
     if not callable(agent_loop):
         return report(False, t("check.06.agent_loop.1"))
 
@@ -72,6 +84,9 @@ def check_agent_loop(agent_loop: object) -> CheckResult:
         return report(False, t("check.06.agent_loop.2", error=error))
     if len(script.requests) != 2:
         return report(False, t("check.06.agent_loop.3", n_requests=len(script.requests)))
+    problem = script.invalid_request()  # what a strict endpoint would refuse (no "type", arguments not a string)
+    if problem:
+        return report(False, problem)
     first, second = script.requests
     if "tools" not in first:
         return report(False, t("check.06.agent_loop.4"))
@@ -107,9 +122,15 @@ def check_agent_loop(agent_loop: object) -> CheckResult:
     present = [k for k in TOOLS_KEYS if k in final]
     if present:
         return report(False, t("check.06.agent_loop.13", present=present))
+    problem = script.invalid_request()
+    if problem:
+        return report(False, problem)
     last = (final.get("messages") or [{}])[-1]
     if last.get("role") != "user":
         return report(False, t("check.06.agent_loop.14"))
+    text = last.get("content") if isinstance(last.get("content"), str) else ""
+    if not ASKS_FOR_AN_ANSWER.search(text) or text.strip() == "找一个永远不会下雨的城市":
+        return report(False, t("check.06.agent_loop.18", content=repr(last.get("content"))))
     tool_ids = [m.get("tool_call_id") for m in final.get("messages", []) if m.get("role") == "tool"]
     if tool_ids != [ScriptedModel.call_id(n) for n in (1, 2, 3)]:
         return report(False, t("check.06.agent_loop.15", tool_ids=tool_ids))

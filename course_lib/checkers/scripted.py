@@ -23,6 +23,7 @@ from typing import Any, Sequence
 import httpx
 import openai
 
+from ..messages import MessageError, validate
 from ..texts import t
 
 # Said once the script has run out, so student code that asks too often gets an
@@ -59,6 +60,16 @@ class ScriptedModel:
         self.when_done = when_done
         self.model = model
         self.requests: list[dict] = []
+
+    def invalid_request(self) -> str | None:
+        """The first problem of the requests received, as ``messages.validate(strict=True)`` says it
+        (``"第 2 次请求：messages[1]：..."``), or None when every request could be sent to a strict API."""
+        for number, body in enumerate(self.requests, 1):
+            try:
+                validate(body.get("messages") or [], strict=True)
+            except MessageError as exc:
+                return t("check.scripted.invalid_request", number=number, problem=exc)
+        return None
 
     def add(self, *replies: Any) -> "ScriptedModel":
         """Append replies to the script; returns self."""
