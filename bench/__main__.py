@@ -1,11 +1,16 @@
 """``python -m bench`` (or ``bash course.sh bench``): measure the course on the local model.
 
-Parts (``--parts``, default all three):
+Parts (``--parts``, default series, debugger and suite):
   series    every notebook headless, twice (wall time, every request's latency
-            and tokens, and whether the second run repeats the first's replies);
+            and tokens, and whether the second run repeats the first's replies),
+            and the first run's replies compared with the reference record
+            (``reference.py``: how many differ, in which cells; ``--record``
+            makes this run the new record);
   debugger  notebook 06 up to its debugger, then one ``step()`` per click, timed;
   suite     the 40-task agent suite (bench/tasks.py) through the course loops
-            and the peer frameworks (LangChain, smolagents) when installed.
+            and the peer frameworks (LangChain, smolagents) when installed;
+  classroom N simulated students against one class server (``classroom.py``;
+            its own files classroom.json / .md / .png).
 
 Writes ``results.json``, ``results.md`` and ``results.png`` to ``--out``
 (default ``bench/results``).  Run it on an idle machine: anything else using
@@ -30,7 +35,7 @@ from nbclient import NotebookClient
 from course_lib import local_server
 from course_lib.providers import get_provider
 
-from . import loops, report, series, suite, tasks
+from . import classroom, loops, reference, report, series, suite, tasks
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "results"
 
@@ -127,7 +132,8 @@ def keep_other_loops(earlier: dict | None, new: dict, loop_names: list[str]) -> 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
-    parser.add_argument("--parts", default="series,debugger,suite", help="comma-separated: series, debugger, suite")
+    parser.add_argument("--parts", default="series,debugger,suite",
+                        help="comma-separated: series, debugger, suite, classroom")
     parser.add_argument("--loops", default=",".join(loops.LOOPS), help=f"comma-separated, of {', '.join(loops.LOOPS)}")
     parser.add_argument("--split", default="all", choices=["all", "tune", "held"], help="which half of the suite")
     parser.add_argument("--tasks", default="", help="comma-separated task ids (instead of --split)")
@@ -136,17 +142,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-steps", type=int, default=4)
     parser.add_argument("--max-tokens", type=int, default=300)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--record", action="store_true",
+                        help="series: write this run's replies as the new reference record (bench/results/reference_replies.json)")
+    parser.add_argument("--class-students", default=",".join(map(str, classroom.STUDENTS)),
+                        help="classroom: comma-separated numbers of simulated students")
+    parser.add_argument("--class-slots", default="", help="classroom: comma-separated slot counts (default: 1 and 4)")
+    parser.add_argument("--class-max-seconds", type=float, default=600.0, help="classroom: time limit of one class run")
     parser.add_argument("--keep", action="store_true",
                         help="keep the parts of an earlier results.json in --out that this run does not redo "
                              "(and, for the suite, the rows of the loops not in --loops)")
     opts = parser.parse_args(argv)
 
     parts = {p.strip() for p in opts.parts.split(",") if p.strip()}
-    unknown_parts = parts - {"series", "debugger", "suite"}
+    unknown_parts = parts - {"series", "debugger", "suite", "classroom"}
     loop_names = [name.strip() for name in opts.loops.split(",") if name.strip()]
     unknown_loops = [name for name in loop_names if name not in loops.LOOPS]
     if unknown_parts or unknown_loops:
         parser.error(f"unknown part(s) {sorted(unknown_parts)} / loop(s) {unknown_loops}")
+    if opts.record and (opts.notebooks or "series" not in parts):
+        parser.error("--record needs the whole series (--parts series, no --notebooks)")
     provider = get_provider("local")
     base_url = local_server.ensure_server()
     results: dict = {}
@@ -170,6 +184,15 @@ def main(argv: list[str] | None = None) -> int:
         results["series"] = {"runs": runs, "date": results["meta"]["date"], "load_before": results["meta"]["load_before"]}
         if len(runs) > 1:
             results["series"]["reproducibility"] = series.compare_runs(runs[0], runs[1])
+        record = reference.load()
+        if record is not None:
+            found = reference.compare(record, {run["notebook"]: run["requests"] for run in runs[0]})
+            results["series"]["vs_reference"] = {k: found[k] for k in ("replies", "identical", "per_notebook", "differ")}
+            (opts.out / "divergence.md").write_text(reference.report(found, record), encoding="utf-8")
+            print(f"== replies identical to the reference record: {found['identical']} of {found['replies']}"
+                  f" (details: {opts.out / 'divergence.md'})")
+        if opts.record:
+            print(f"wrote {reference.save(reference.make_record(runs[0]))}")
 
     if "debugger" in parts:
         print("== debugger clicks")
@@ -187,6 +210,13 @@ def main(argv: list[str] | None = None) -> int:
         if opts.keep and earlier.exists():
             results["suite"] = keep_other_loops(json.loads(earlier.read_text(encoding="utf-8")).get("suite"),
                                                 results["suite"], loop_names)
+
+    if "classroom" in parts:
+        print("== classroom: simulated students against one class server")
+        args = ["--students", opts.class_students, "--max-seconds", str(opts.class_max_seconds)]
+        classroom.main(args + (["--slots", opts.class_slots] if opts.class_slots else []), out=opts.out)
+        if parts == {"classroom"}:
+            return 0
 
     paths = report.write(results, opts.out)
     print("\n".join(f"wrote {p}" for p in paths.values()))

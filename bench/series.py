@@ -31,37 +31,65 @@ def read_log(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def execute_cells(nb: nbformat.NotebookNode, path: Path, log: Path) -> tuple[list[str], list[dict]]:
+    """Run ``nb`` top to bottom in a fresh kernel, one cell at a time, with request logging to ``log``.
+
+    The kernel inherits ``COURSE_REQUEST_LOG=log``, so every client made by
+    ``get_client`` appends its requests there; counting the log's lines after
+    each cell tells which cell sent which request.  A cell that raises stops
+    the run, as in Jupyter's "run all".
+
+    Args:
+        nb: the notebook (its cells get their outputs).  path: where it lives
+            (the kernel's working directory is its folder).  log: the request log.
+    Returns:
+        ``(errors, requests)``: the error lines (``"Name: value"``), and the log
+        lines the notebook added, each with ``"cell"``: the index of the code
+        cell that sent it.
+    """
+    before = len(read_log(log))
+    os.environ["COURSE_REQUEST_LOG"] = str(log)
+    client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent)}})
+    errors: list[str] = []
+    cells: list[int] = []  # the cell of each new log line, in order
+    try:
+        with client.setup_kernel():
+            for index, cell in enumerate(nb.cells):
+                if cell.cell_type != "code":
+                    continue
+                try:
+                    client.execute_cell(cell, index)
+                except Exception as exc:  # noqa: BLE001 - recorded; the notebook stops here
+                    errors.append(f"{type(exc).__name__}: {str(exc)[:300]}")
+                finally:
+                    cells += [index] * (len(read_log(log)) - before - len(cells))
+                if errors:
+                    break
+    finally:
+        os.environ.pop("COURSE_REQUEST_LOG", None)
+    requests = read_log(log)[before:]
+    for line, index in zip(requests, cells + [None] * len(requests)):
+        line["cell"] = index
+    return errors, requests
+
+
 def run_notebook(path: Path, log: Path, executed_dir: Path | None = None) -> dict:
-    """Execute one notebook in a fresh kernel with request logging to ``log``.
+    """Execute one notebook in a fresh kernel with request logging to ``log`` (``execute_cells``).
 
     Args:
         executed_dir: if given, the executed copy (with outputs) is written there.
     Returns:
-        ``{"notebook", "seconds", "errors": [..], "requests": [log lines]}``.
+        ``{"notebook", "seconds", "errors": [..], "requests": [log lines, each with its "cell"]}``.
     """
-    before = len(read_log(log))
-    os.environ["COURSE_REQUEST_LOG"] = str(log)
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}})
     started = time.perf_counter()
-    errors = []
-    try:
-        client.execute()
-    except Exception as exc:  # noqa: BLE001 - recorded; the series goes on
-        errors.append(f"{type(exc).__name__}: {str(exc)[:300]}")
-    finally:
-        os.environ.pop("COURSE_REQUEST_LOG", None)
+    errors, requests = execute_cells(nb, path, log)
     seconds = time.perf_counter() - started
     if executed_dir is not None:
         executed_dir.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, executed_dir / path.name)
-    for cell in nb.cells:
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "error":
-                errors.append(f"{output.get('ename')}: {output.get('evalue')}")
-    return {"notebook": path.stem, "seconds": round(seconds, 1), "errors": errors,
-            "requests": read_log(log)[before:]}
+    return {"notebook": path.stem, "seconds": round(seconds, 1), "errors": errors, "requests": requests}
 
 
 def run_series(log: Path, notebooks: list[Path] | None = None, executed_dir: Path | None = None,

@@ -89,10 +89,13 @@ def default_slots(cores: int | None = None) -> int:
     return 1 if cores <= 4 else 4
 
 
-def serve_args(gguf: Path, host: str, port: int, slots: int, key_file: Path) -> list[str]:
-    """The class server's llama-server command line (see the module docstring for what differs)."""
+def serve_args(gguf: Path, host: str, port: int, slots: int, key_file: Path, cache_ram_mib: int = 0) -> list[str]:
+    """The class server's llama-server command line (see the module docstring for what differs).
+
+    ``cache_ram_mib``: llama-server's host-memory prompt cache (0 = none, as the embedded server).
+    """
     return local_server.server_args(gguf, host=host, port_=port, parallel=slots, slot_actions=False,
-                                    api_key_file=key_file)
+                                    api_key_file=key_file, cache_ram_mib=cache_ram_mib)
 
 
 def lan_addresses() -> list[str]:
@@ -136,12 +139,14 @@ class ClassServer:
         host: where to listen ("0.0.0.0" = every interface; tests and the bench use "127.0.0.1").
         port: TCP port.  slots: ``--parallel``.  key_file: the class key file.
         log: llama-server's output goes here (appended).
+        cache_ram_mib: see ``serve_args``.
     """
 
     def __init__(self, host: str = "0.0.0.0", port: int = DEFAULT_PORT, slots: int | None = None,
-                 key_file: Path = KEY_FILE, log: Path | None = None):
+                 key_file: Path = KEY_FILE, log: Path | None = None, cache_ram_mib: int = 0):
         self.host, self.port, self.key_file = host, port, key_file
         self.slots = slots or default_slots()
+        self.cache_ram_mib = cache_ram_mib
         self.log = log or log_path()
         self.process: subprocess.Popen | None = None
 
@@ -152,7 +157,8 @@ class ClassServer:
         return f"http://{host}:{self.port}"
 
     def args(self) -> list[str]:
-        return serve_args(local_server.model_path(), self.host, self.port, self.slots, self.key_file)
+        return serve_args(local_server.model_path(), self.host, self.port, self.slots, self.key_file,
+                          self.cache_ram_mib)
 
     def start(self) -> "ClassServer":
         """Start llama-server (its output appended to ``log``).

@@ -1,0 +1,107 @@
+"""``python -m bench.server_check URL [KEY]``: does the course's client side work against this class server?
+
+For a teacher's server that is not the course's own llama-server - vLLM on a
+school GPU machine, Ollama - before the lesson.  It uses exactly what a
+student's notebooks use: the ``classroom`` provider (``COURSE_BASE_URL`` = URL,
+``COURSE_CLASS_KEY`` = KEY, ``COURSE_MODEL`` from ``--model``, default the
+course's model id), ``get_client``, ``ping``, a plain and a streamed chat
+(notebooks 01, 02 and the chat box), one request with ``tools`` as in notebook
+03, and the native agent of notebook 06 on three of 07's tasks.  It prints one
+line per check and exits 1 if one failed; nothing is asserted about how good
+the answers are, only that the course can read them.
+
+It is not part of ``bash course.sh test`` (CI has no GPU).  vLLM itself
+runs only on the GPU machine; README, "A bigger class", gives its command
+line.  Checked here against the course's own class server on a CPU; the
+vLLM run is left for a machine with a GPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from course_lib import local_server
+from course_lib.agent import Agent
+from course_lib.providers import PRESETS, Provider, get_client, ping
+from course_lib.replies import collect_stream, read_reply
+from course_lib.tools import WEATHER_TOOL
+from course_lib.tools.registry import default_registry
+
+TASKS = [("T5", "上海现在的湿度是多少？", "65"), ("T6", "北京和广州现在的气温相差多少度？", "6"),
+         ("T7", "店里的篮球多少钱？", "200")]
+
+
+def checks(provider: Provider) -> list[tuple[str, bool, str]]:
+    """Run every check; returns ``(name, passed, detail)`` rows."""
+    rows: list[tuple[str, bool, str]] = []
+    client = get_client(provider)
+    model = provider.model
+
+    def check(name, run):
+        started = time.perf_counter()
+        try:
+            passed, detail = run()
+        except Exception as exc:  # noqa: BLE001 - a failed check is a row, not a crash
+            passed, detail = False, f"{type(exc).__name__}: {str(exc)[:200]}"
+        rows.append((name, passed, f"{detail} ({time.perf_counter() - started:.1f} s)"))
+        print(f"{'ok  ' if passed else 'FAIL'} {name}: {rows[-1][2]}", flush=True)
+
+    check("ping", lambda: (True, repr(ping(client, provider))))
+
+    def plain():
+        reply = read_reply(client.chat.completions.create(
+            model=model, messages=[{"role": "user", "content": "用一句话介绍你自己。"}], max_tokens=60, temperature=0))
+        return bool(reply.text.strip()), f"{reply.text[:60]!r}, usage {reply.usage}"
+
+    check("chat (01)", plain)
+
+    def streamed():
+        stream = client.chat.completions.create(model=model, messages=[{"role": "user", "content": "你好"}],
+                                                max_tokens=30, temperature=0, stream=True,
+                                                stream_options={"include_usage": True})
+        reply = collect_stream(stream)
+        return bool(reply.text.strip()), f"{reply.chunks} chunks, {reply.text[:40]!r}, usage {reply.usage}"
+
+    check("streamed chat (chat box)", streamed)
+
+    def tool_call():
+        reply = read_reply(client.chat.completions.create(
+            model=model, messages=[{"role": "user", "content": "北京今天天气怎么样？"}], tools=[WEATHER_TOOL],
+            max_tokens=120, temperature=0))
+        calls = reply.message.get("tool_calls") or []
+        named = [(c["function"]["name"], c["function"]["arguments"]) for c in calls]
+        return bool(calls), f"finish_reason {reply.finish_reason}, tool_calls {named}, content {reply.text[:60]!r}"
+
+    check("tool_calls (03)", tool_call)
+
+    for task_id, question, expected in TASKS:
+        def agent(question=question, expected=expected):
+            result = Agent(client, model, default_registry(), max_steps=4, max_tokens=300).run(question)
+            used = [r.name for s in result.steps for r in s.tool_calls]
+            right = "right" if result.answer and expected in result.answer else "not the expected answer"
+            return (result.answer is not None,
+                    f"answer {str(result.answer)[:60]!r} ({right}), tools {used}, stopped {result.stopped_reason}")
+
+        check(f"agent (06) {task_id}", agent)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.server_check", description=__doc__.split("\n")[0])
+    parser.add_argument("url", help="the server's base URL, e.g. http://10.0.0.5:8000/v1")
+    parser.add_argument("key", nargs="?", default="", help="the class key, if the server wants one")
+    parser.add_argument("--model", default=local_server.MODEL_ALIAS, help="the model id the server answers to")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON at the end")
+    opts = parser.parse_args(argv)
+    provider = Provider(PRESETS["classroom"], opts.url.rstrip("/"), opts.model, opts.key)
+    rows = checks(provider)
+    if opts.json:
+        print(json.dumps([{"check": n, "passed": p, "detail": d} for n, p, d in rows], ensure_ascii=False))
+    return 0 if all(p for _, p, _ in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
