@@ -99,7 +99,14 @@ def run_config(name: str, binary: str, threads: str, out: Path, notebooks: list[
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     runs = series.run_series(log, notebooks, executed_dir=out / "logs" / f"executed_{name}")
     local_server.stop_server()
-    return {"name": name, "binary": binary, "threads": threads, "load_before": load, "runs": runs}
+    return {"name": name, "binary": Path(binary).name, "threads": threads, "load_before": load, "runs": runs}
+
+
+def _same(a: dict, b: dict) -> tuple[int, int]:
+    """How many replies of two configurations are identical, request by request per notebook."""
+    record = {"notebooks": {stem: replies for stem, replies in a["replies"].items()}}
+    found = reference.compare(record, b["replies"])
+    return found["identical"], found["replies"]
 
 
 def markdown(results: dict) -> str:
@@ -107,18 +114,19 @@ def markdown(results: dict) -> str:
     first = configs[0]["name"]
     lines = [f"# llama-server builds compared ({results['date']})", "",
              f"Machine: {results['machine']}. Each configuration ran the notebooks "
-             f"({', '.join(n[:2] for n in results['notebooks'])}) once from a fresh server; "
-             f"replies are compared request by request with `{first}`.", "",
-             "| configuration | threads | replies identical to " + first + " | prompt tok/s | generation tok/s | "
-             "series s | load before |", "|---|---|---|---|---|---|---|"]
-    for c in configs:
-        sp, cmp = c["speed"], c.get("replies_vs_first")
-        same = f"{cmp['identical']}/{cmp['replies']}" if cmp else "-"
-        lines.append(f"| {c['name']} | {c['threads']} | {same} | {sp['prompt_tok_s']} | {sp['generation_tok_s']} | "
-                     f"{sp['series_s']} | {c['load_before']} |")
+             f"({', '.join(n[:2] for n in results['notebooks'])}) once from a fresh server; replies are compared "
+             f"request by request (content, tool calls and finish_reason).", "",
+             f"| configuration | threads (generation/prompt) | identical to {first} | identical to the row above | "
+             "prompt tok/s | generation tok/s | seconds | load before |", "|---|---|---|---|---|---|---|---|"]
+    for k, c in enumerate(configs):
+        sp = c["speed"]
+        vs_first = "%d/%d" % _same(configs[0], c) if k else "-"
+        vs_above = "%d/%d" % _same(configs[k - 1], c) if k > 1 else "-"
+        lines.append(f"| {c['name']} | {c['threads']} | {vs_first} | {vs_above} | {sp['prompt_tok_s']} | "
+                     f"{sp['generation_tok_s']} | {sp['series_s']} | {c['load_before']} |")
     if any(c.get("cells_vs_reference") for c in configs):
-        lines += ["", f"Code cells that print exactly what the reference run on another CPU printed "
-                      f"({results.get('reference_outputs_about', '')}):", "",
+        lines += ["", f"Code cells that print what the reference run on another CPU printed "
+                      f"({results.get('reference_outputs_about', '')}; whitespace ignored):", "",
                   "| configuration | " + " | ".join(configs[0]["cells_vs_reference"]) + " | all |",
                   "|---|" + "---|" * (len(configs[0]["cells_vs_reference"]) + 1)]
         for c in configs:
@@ -126,13 +134,14 @@ def markdown(results: dict) -> str:
             total = (sum(v["identical"] for v in per.values()), sum(v["cells"] for v in per.values()))
             lines.append(f"| {c['name']} | " + " | ".join(f"{v['identical']}/{v['cells']}" for v in per.values())
                          + f" | {total[0]}/{total[1]} |")
-    for c in configs:
-        cmp = c.get("replies_vs_first")
-        if cmp and cmp["differ"]:
-            lines += ["", f"Replies of `{c['name']}` that differ from `{first}` (first 12):", "",
-                      "| notebook | request | cell | " + first + " | " + c["name"] + " |", "|---|---|---|---|---|"]
+    for k, c in enumerate(configs[1:], 1):
+        found = reference.compare({"notebooks": configs[k - 1]["replies"]}, c["replies"])
+        if found["differ"]:
+            prev = configs[k - 1]["name"]
+            lines += ["", f"The first replies of `{c['name']}` that differ from `{prev}`:", "",
+                      f"| notebook | request | cell | {prev} | {c['name']} |", "|---|---|---|---|---|"]
             lines += [f"| {d['notebook']} | {d['request']} | {d['cell']} | {d['reference'].replace('|', '/')} | "
-                      f"{d['now'].replace('|', '/')} |" for d in cmp["differ"][:12]]
+                      f"{d['now'].replace('|', '/')} |" for d in found["differ"][:6]]
     return "\n".join(lines) + "\n"
 
 
@@ -142,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reference-outputs", type=Path, help="executed outputs of a run on another CPU (JSON)")
     parser.add_argument("--notebooks", default="", help="comma-separated notebook numbers (default: all)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--name", default="builds", help="results file name (NAME.json, NAME.md)")
     opts = parser.parse_args(argv)
     wanted = [n.strip() for n in opts.notebooks.split(",") if n.strip()]
     notebooks = [p for p in series.NOTEBOOKS if not wanted or p.name[:2] in wanted]
@@ -154,11 +164,10 @@ def main(argv: list[str] | None = None) -> int:
         binary, _, threads = rest.partition("@")
         configs.append(run_config(name, str(Path(binary).resolve()), threads or str(os.cpu_count() or 2), opts.out,
                                   notebooks))
-    baseline = reference.make_record(configs[0]["runs"], threads=configs[0]["threads"])
     for c in configs:
         c["speed"] = speed(c["runs"])
-        if c is not configs[0]:
-            c["replies_vs_first"] = reference.compare(baseline, {r["notebook"]: r["requests"] for r in c["runs"]})
+        c["replies"] = {r["notebook"]: [{"cell": line.get("cell"), **reference.reply_of(line)} for line in r["requests"]]
+                        for r in c["runs"]}
         if ref_outputs:
             c["cells_vs_reference"] = compare_outputs(opts.out / "logs" / f"executed_{c['name']}", ref_outputs)
     results = {"date": time.strftime("%Y-%m-%d %H:%M %Z"), "machine": f"{os.cpu_count()} cores",
@@ -169,8 +178,9 @@ def main(argv: list[str] | None = None) -> int:
 
     results["machine"] = bench_main.meta("python -m bench.builds")["machine"]
     opts.out.mkdir(parents=True, exist_ok=True)
-    (opts.out / "builds.json").write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    (opts.out / "builds.md").write_text(markdown(results), encoding="utf-8")
+    (opts.out / f"{opts.name}.json").write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n",
+                                               encoding="utf-8")
+    (opts.out / f"{opts.name}.md").write_text(markdown(results), encoding="utf-8")
     print(markdown(results))
     return 0
 
