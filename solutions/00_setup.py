@@ -1,4 +1,4 @@
-# Reference solutions for notebooks/00_setup.ipynb. Try the exercises yourself first!
+# notebooks/00_setup.ipynb 的参考答案。请先自己做一遍练习，再来看这里！
 
 # %% exercise 00-1
 needs_key = ["deepseek", "dashscope", "openai"]

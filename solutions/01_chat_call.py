@@ -1,4 +1,4 @@
-# Reference solutions for notebooks/01_chat_call.ipynb. Try the exercises yourself first!
+# notebooks/01_chat_call.ipynb 的参考答案。请先自己做一遍练习，再来看这里！
 
 # %% exercise 01-1
 def ask(question):

@@ -1,8 +1,8 @@
-# Reference solutions for notebooks/02_memory.ipynb. Try the exercises yourself first!
+# notebooks/02_memory.ipynb 的参考答案。请先自己做一遍练习，再来看这里！
 
 # %% exercise 02-1
 def chat_turn(messages, user_text):
-    """Append the user's message, send the whole list, append the reply, return the reply text."""
+    """追加用户的消息，把整个列表发出去，再追加模型的回复，返回回复的文字。"""
     messages.append({"role": "user", "content": user_text})
     response = client.chat.completions.create(model=MODEL, messages=messages, max_tokens=100)
     reply = response.choices[0].message.content
@@ -12,7 +12,7 @@ def chat_turn(messages, user_text):
 
 # %% exercise 02-2
 def keep_last_turns(messages, n_turns):
-    """Return the system message plus the last n_turns whole turns (a turn starts at a user message)."""
+    """返回 system 消息加上最后 n_turns 个完整的轮次（一轮从一条 user 消息开始）。"""
     system, rest = messages[:1], messages[1:]
     starts = [i for i, m in enumerate(rest) if m["role"] == "user"]
     if n_turns >= len(starts):

@@ -1,11 +1,11 @@
-# Reference solutions for notebooks/03_function_calling.ipynb. Try the exercises yourself first!
+# notebooks/03_function_calling.ipynb 的参考答案。请先自己做一遍练习，再来看这里！
 
 # %% exercise 03-1
-RATES = {"USD": 0.14, "EUR": 0.13, "JPY": 21.0}   # 1 CNY in each currency (fixed, for the exercise)
+RATES = {"USD": 0.14, "EUR": 0.13, "JPY": 21.0}   # 1 元人民币能换多少外币（练习用的固定汇率）
 
 
 def convert_currency(amount, to_currency):
-    """Convert an amount of Chinese yuan (CNY) into USD, EUR or JPY."""
+    """把一笔人民币（CNY）金额换算成 USD、EUR 或 JPY。"""
     if to_currency not in RATES:
         return f"错误：不支持的货币 {to_currency}，只支持 {', '.join(RATES)}"
     return f"{amount} 人民币 = {amount * RATES[to_currency]:.2f} {to_currency}"
@@ -15,15 +15,15 @@ CURRENCY_TOOL = {
     "type": "function",
     "function": {
         "name": "convert_currency",
-        "description": "Convert an amount of Chinese yuan (CNY, 人民币) into US dollars, euros or Japanese yen.",
+        "description": "把一笔人民币（CNY）金额换算成美元、欧元或日元。",
         "parameters": {
             "type": "object",
             "properties": {
-                "amount": {"type": "number", "description": "The amount in yuan (CNY), e.g. 100"},
+                "amount": {"type": "number", "description": "人民币金额，单位：元，例如 100"},
                 "to_currency": {
                     "type": "string",
                     "enum": ["USD", "EUR", "JPY"],
-                    "description": "The target currency code",
+                    "description": "要换成的目标货币代码",
                 },
             },
             "required": ["amount", "to_currency"],
@@ -36,7 +36,7 @@ import json
 
 
 def answer_tool_calls(message, functions):
-    """One role="tool" message per tool call of `message`, in order."""
+    """`message` 的每个工具调用对应一条 role="tool" 消息，顺序不变。"""
     tool_messages = []
     for call in message.tool_calls or []:
         args = json.loads(call.function.arguments)
@@ -52,13 +52,13 @@ from course_lib.tools import WEATHER_TOOL, get_weather
 
 
 def single_step(client, question):
-    """One round of function calling; returns the final answer text."""
+    """做一轮 function calling；返回最终回答的文字。"""
     messages = [{"role": "user", "content": question}]
     response = client.chat.completions.create(model=MODEL, messages=messages, tools=[WEATHER_TOOL], max_tokens=200)
     message = response.choices[0].message
     if not message.tool_calls:
         return message.content
-    messages.append(message)  # the SDK object is accepted as it is
+    messages.append(message)  # SDK 的消息对象可以直接放进去
     for call in message.tool_calls:
         args = json.loads(call.function.arguments)
         messages.append({"role": "tool", "tool_call_id": call.id, "content": str(get_weather(**args))})

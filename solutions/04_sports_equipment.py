@@ -1,4 +1,4 @@
-# Reference solutions for notebooks/04_sports_equipment.ipynb. Try the exercises yourself first!
+# notebooks/04_sports_equipment.ipynb 的参考答案。请先自己做一遍练习，再来看这里！
 
 # %% exercise 04-1
 import json
@@ -8,7 +8,7 @@ from course_lib.tools.products import connect_readonly, database_path
 
 
 def query_by_price_range(min_price, max_price):
-    """Products whose price (yuan) is between min_price and max_price, inclusive, as a JSON string."""
+    """价格（元）在 min_price 和 max_price 之间（包括两端）的商品，以 JSON 字符串返回。"""
     for value in (min_price, max_price):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return "错误：min_price 和 max_price 必须是数字（单位：元），例如 100"
@@ -52,7 +52,7 @@ import json
 
 
 def run_tool_call(call, functions):
-    """Run one tool call; never raise: problems come back as strings starting with 错误."""
+    """运行一个工具调用；绝不抛出异常：出了问题就返回以「错误」开头的字符串。"""
     name = call["function"]["name"]
     if name not in functions:
         return f"错误：没有工具 {name}。可用的工具：{', '.join(functions)}"
@@ -66,5 +66,5 @@ def run_tool_call(call, functions):
         return str(functions[name](**args))
     except TypeError as err:
         return f"错误：{name} 的参数不对：{err}"
-    except Exception as err:  # the tool itself failed
+    except Exception as err:  # 工具本身出错了
         return f"错误：{name} 出错：{type(err).__name__}: {err}"

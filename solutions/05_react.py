@@ -1,4 +1,4 @@
-# Reference solutions for notebooks/05_react.ipynb. Try the exercises yourself first!
+# notebooks/05_react.ipynb 的参考答案。请先自己做一遍练习，再来看这里！
 
 # %% exercise 05-1
 import re
@@ -7,7 +7,7 @@ ACTION_RE = re.compile(r"^action\s*[:：]\s*(\w+)\s*[:：]\s*(.*?)\s*$", re.IGNO
 
 
 def extract_action(reply):
-    """Return (tool_name, tool_input) from the first line-start Action line, or None."""
+    """从第一条位于行首的 Action 行里取出 (tool_name, tool_input)，找不到就返回 None。"""
     m = ACTION_RE.search(reply)
     return (m.group(1), m.group(2)) if m else None
 
@@ -18,7 +18,7 @@ from course_lib.react_parser import corrective_observation
 
 
 def next_user_message(parsed, registry):
-    """The next user message of a protocol-A loop: an Observation, a correction, or None after an answer."""
+    """协议 A 循环的下一条 user 消息：一条 Observation、一条纠正提示，或者（已经得到回答时）None。"""
     if parsed.kind == "answer":
         return None
     if parsed.kind == "action":
@@ -33,7 +33,7 @@ from course_lib.tools.registry import default_registry
 
 
 def ask_once(question, scratchpad=""):
-    """One protocol-B request: [system, user(question + scratchpad)], stop at Observation; return the parsed reply."""
+    """协议 B 的一次请求：[system, user(question + scratchpad)]，在 Observation 处停下；返回解析后的回答。"""
     registry = default_registry()
     response = client.chat.completions.create(
         model=MODEL,

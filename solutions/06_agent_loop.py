@@ -1,11 +1,11 @@
-# Reference solutions for notebooks/06_agent_loop.ipynb. Try the exercises yourself first!
+# notebooks/06_agent_loop.ipynb 的参考答案。请先自己做一遍练习，再来看这里！
 
 # %% exercise 06-1
 import json
 
 
 def call_key(name, arguments_json):
-    """A hashable key: equal for the same tool with the same (parsed) arguments; None for invalid JSON."""
+    """一个可哈希的键：同一个工具、（解析后）相同的参数，得到的键相等；JSON 不合法时返回 None。"""
     try:
         arguments = json.loads(arguments_json)
     except json.JSONDecodeError:
@@ -20,7 +20,7 @@ from course_lib.tools import WEATHER_TOOL, get_weather
 
 
 def agent_loop(client, question, max_steps=3):
-    """The agent loop with the get_weather tool; returns the final answer text."""
+    """使用 get_weather 工具的 agent 循环；返回最终回答的文字。"""
     messages = [{"role": "user", "content": question}]
     for _ in range(max_steps):
         response = client.chat.completions.create(model=MODEL, messages=messages, tools=[WEATHER_TOOL], max_tokens=200)

@@ -1,18 +1,18 @@
-# Reference solutions for notebooks/07_comparison.ipynb. Try the exercises yourself first!
+# notebooks/07_comparison.ipynb 的参考答案。请先自己做一遍练习，再来看这里！
 
 # %% exercise 07-1
 import re
 
-# Full-width digits and the full-width decimal point, as some models write them.
+# 全角数字和全角小数点，有些模型会这样写。
 FULL_WIDTH = str.maketrans("０１２３４５６７８９．", "0123456789.")
-# A number: digits with optional thousands separators ("8,848") and an optional decimal part.
+# 一个数：一串数字，可以带千位分隔符（"8,848"），也可以带小数部分。
 NUMBER_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 
 
 def contains_number(answer, number):
-    """True if `number` appears in `answer` as a whole number (not inside a longer number).
+    """`number` 作为一个完整的数出现在 `answer` 里时返回 True（更长的数里包含它不算）。
 
-    "8,848.86" and "８８４８．８６" count as 8848.86; "1300", "3000" and "300.5" do not contain "300".
+    "8,848.86" 和 "８８４８．８６" 都算作 8848.86；"1300"、"3000" 和 "300.5" 里都不算有 "300"。
     """
     if not answer:
         return False
@@ -22,7 +22,7 @@ def contains_number(answer, number):
 
 # %% exercise 07-2
 def summarize(results):
-    """Per loop: success_rate (0..1), mean_prompt_tokens, total_seconds."""
+    """每种循环一行：success_rate（0..1）、mean_prompt_tokens、total_seconds。"""
     grouped = results.groupby("loop")
     return grouped.agg(
         success_rate=("success", "mean"),
@@ -36,7 +36,7 @@ from course_lib.tools import get_weather
 
 
 def weather_brief(cities):
-    """A fixed workflow: look up every city in code, then ONE request without tools."""
+    """固定流程：先用代码查每个城市的天气，再发「一次」不带工具的请求。"""
     facts = "\n".join(get_weather(city) for city in cities)
     response = client.chat.completions.create(
         model=MODEL,
