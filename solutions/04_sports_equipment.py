@@ -32,15 +32,14 @@ PRICE_TOOL = {
     "function": {
         "name": "query_by_price_range",
         "description": (
-            "Find the sports shop's products whose price in yuan (元) is between min_price and "
-            "max_price, both included. Returns a JSON list with name, brand, price and stock; "
-            "[] means nothing in that range."
+            "查找本店价格（元）在 min_price 和 max_price 之间（包括两端）的商品。"
+            "返回 JSON 列表：商品名、品牌、价格和库存；[] 表示这个价格范围里没有商品。"
         ),
         "parameters": {
             "type": "object",
             "properties": {
-                "min_price": {"type": "number", "description": "Lowest price in yuan, e.g. 100"},
-                "max_price": {"type": "number", "description": "Highest price in yuan, e.g. 200"},
+                "min_price": {"type": "number", "description": "最低价格（元），例如 100"},
+                "max_price": {"type": "number", "description": "最高价格（元），例如 200"},
             },
             "required": ["min_price", "max_price"],
         },
