@@ -24,6 +24,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from course_lib import local_server
+
 ROOT = Path(__file__).resolve().parent.parent
 RECORD = ROOT / "bench" / "results" / "reference_replies.json"
 BUILD_FLAGS = ROOT / ".venv" / ".llama-build-flags"
@@ -59,7 +61,7 @@ def make_record(runs: list[dict], threads: str | None = None) -> dict:
         "commit": commit,
         "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores",
         "build": build_flags(),
-        "threads": threads or os.environ.get("COURSE_LOCAL_THREADS") or str(os.cpu_count()),
+        "threads": threads or os.environ.get("COURSE_LOCAL_THREADS") or str(local_server.GENERATION_THREADS),
         "notebooks": {
             run["notebook"]: [{"cell": line.get("cell"), "request": line.get("request"), **reply_of(line)}
                               for line in run["requests"]]

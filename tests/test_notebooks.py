@@ -8,6 +8,7 @@ them.  Each run writes the executed notebook and its wall time to
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from pathlib import Path
@@ -16,12 +17,16 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from bench import reference, series
+from course_lib import local_server
 from notebook_cells import NOTEBOOKS, ROOT
 
 ARTIFACTS = ROOT / "test-artifacts"
 CELL_TIMEOUT_S = 900
 # Executed notebooks written by test_notebook_executes in this pytest session (name -> notebook).
 EXECUTED: dict[str, nbformat.NotebookNode] = {}
+# Their model requests (notebook stem -> request-log lines, each with its "cell").
+REQUESTS: dict[str, list[dict]] = {}
 # Code that draws a chart: a course_lib.plots function, pyplot, or a hand-built Figure.
 PLOT_CALL_RE = re.compile(r"\bplot_\w+\(|\bplt\.|\bFigure\(|\.plot\(")
 
@@ -54,16 +59,17 @@ def local_model_up():
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_executes(path: Path, local_model_up):
+    """Top to bottom in a fresh kernel, one cell at a time (``bench.series.execute_cells``, as the
+    bench's series does), with every model request logged and attributed to its cell."""
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
-        nb, timeout=CELL_TIMEOUT_S, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
-    )
+    log = ARTIFACTS / "requests" / f"{path.stem}.jsonl"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.unlink(missing_ok=True)
     started = time.monotonic()
     try:
-        client.execute()
+        errors, requests = series.execute_cells(nb, path, log)
     finally:
         elapsed = time.monotonic() - started
-        ARTIFACTS.mkdir(exist_ok=True)
         (ARTIFACTS / "executed").mkdir(exist_ok=True)
         nbformat.write(nb, ARTIFACTS / "executed" / path.name)
         EXECUTED[path.name] = nb
@@ -71,9 +77,56 @@ def test_notebook_executes(path: Path, local_model_up):
         times = json.loads(times_file.read_text(encoding="utf-8")) if times_file.exists() else {}
         times[path.stem] = round(elapsed, 1)
         times_file.write_text(json.dumps(times, indent=2, ensure_ascii=False), encoding="utf-8")
+    REQUESTS[path.stem] = requests
+    assert not errors, f"{path.name}: {errors[0]}"
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             assert output.get("output_type") != "error", f"{path.name}: {output.get('ename')}: {output.get('evalue')}"
+
+
+def quoted_cells(path: Path) -> list[int]:
+    """The code cells whose replies the prose quotes as the reference run (``metadata.course.quoted``)."""
+    nb = nbformat.read(path, as_version=4)
+    return [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and cell.metadata.get("course", {}).get("quoted")]
+
+
+def test_prose_that_quotes_the_reference_run_names_its_cells():
+    """Every notebook that talks to the model marks the cells its prose quotes, so the test below has
+    something to hold them to; and every marked cell sends a request in the reference record."""
+    record = reference.load()
+    assert record is not None, "bench/results/reference_replies.json is missing (python -m bench --parts series --record)"
+    for path in NOTEBOOKS:
+        marked = quoted_cells(path)
+        recorded = {entry["cell"] for entry in record["notebooks"].get(path.stem, [])}
+        if path.stem != "00_setup":
+            assert marked, f"{path.name}: no cell is marked as quoted (metadata.course.quoted)"
+        assert set(marked) <= recorded, f"{path.name}: marked cells {sorted(set(marked) - recorded)} send no request"
+
+
+@pytest.mark.notebook
+def test_replies_match_the_reference_record():
+    """Runs after the executions above: every reply compared with the reference record.
+
+    The report (test-artifacts/divergence.md) is always written.  On the reference build (the
+    llama-server flags and thread count the record was made with) every reply of a cell whose prose
+    quotes the reference run must be the recorded one; on another build (a CPU without AVX2 gets a
+    native build) the differences are only reported.
+    """
+    if len(REQUESTS) != len(NOTEBOOKS):
+        pytest.skip("run every notebook first (pytest -m notebook)")
+    record = reference.load()
+    found = reference.compare(record, REQUESTS)
+    (ARTIFACTS / "divergence.md").write_text(reference.report(found, record), encoding="utf-8")
+    same_build = (reference.build_flags() == record["build"]
+                  and (os.environ.get("COURSE_LOCAL_THREADS") or str(local_server.GENERATION_THREADS)) == record["threads"])
+    if not same_build:
+        pytest.skip(f"not the reference build ({reference.build_flags()}): {found['identical']} of {found['replies']} "
+                    "replies as recorded; see test-artifacts/divergence.md")
+    quoted = {(path.stem, cell) for path in NOTEBOOKS for cell in quoted_cells(path)}
+    broken = [d for d in found["differ"] if (d["notebook"], d["cell"]) in quoted]
+    assert not broken, ("cells whose prose quotes the reference run reply differently on the reference build "
+                        "(test-artifacts/divergence.md):\n" + "\n".join(
+                            f"{d['notebook']} cell {d['cell']}: reference {d['reference']!r}, now {d['now']!r}" for d in broken))
 
 
 def _executed(path: Path) -> nbformat.NotebookNode:
