@@ -35,6 +35,8 @@ KEY_PATTERNS: dict[str, re.Pattern] = {
     "Slack token": re.compile("xo" + r"x[abprs]-[A-Za-z0-9-]{10,}"),
     "private key": re.compile("-----BEGIN " + r"(?:[A-Z]+ )?PRIVATE KEY-----"),
     "bearer token": re.compile("Bear" + r"er\s+[A-Za-z0-9_\-.=]{24,}"),
+    # the class key of bash course.sh serve (course_lib/classroom.py: KEY_PREFIX + 32 hex digits)
+    "class key": re.compile("course-" + r"class-[0-9a-f]{32}(?![0-9a-f])"),
     # api_key="…", "api_key": "…", OPENAI_API_KEY = '…': a long quoted literal
     "key assignment": re.compile(
         r"(?i)[A-Za-z0-9_]*(?:api[_-]?key|secret[_-]?key|access[_-]?token|auth[_-]?token)[\"']?\s*[:=]\s*"
@@ -47,6 +49,16 @@ KEY_PATTERNS: dict[str, re.Pattern] = {
 }
 
 
+def class_keys() -> list[str]:
+    """The class key(s) made on this machine (``.class-key``, git-ignored): their exact text is searched too."""
+    from course_lib.classroom import KEY_FILE
+
+    try:
+        return [line.strip() for line in KEY_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except OSError:
+        return []
+
+
 def masked(secret: str) -> str:
     return secret[:4] + "…"
 
@@ -54,6 +66,10 @@ def masked(secret: str) -> str:
 def scan_text(text: str) -> list[tuple[int, str, str]]:
     """Return ``(line number, kind, masked match)`` for every key-shaped string in ``text``."""
     hits = []
+    for key in class_keys():
+        start = text.find(key)
+        if start >= 0:
+            hits.append((text.count("\n", 0, start) + 1, "this machine's class key", masked(key)))
     for kind, pattern in KEY_PATTERNS.items():
         for m in pattern.finditer(text):
             found = m.groupdict().get("value") or m.group(0)
@@ -90,6 +106,10 @@ def files_to_scan() -> list[Path]:
     if files is None:
         files = _walk(ROOT)
     files += list((ROOT / "notebooks").glob("*.ipynb"))  # outputs included: the whole JSON is read
+    files += [p for p in (ROOT / "bench" / "results").rglob("*") if p.is_file()]  # logs and results, also ignored ones
+    from course_lib.classroom import log_path
+
+    files += [log_path()] if log_path().is_file() else []  # the class server's log
     if (ROOT / "test-artifacts").is_dir():
         files += [p for p in (ROOT / "test-artifacts").rglob("*") if p.is_file()]
     unique = {p.resolve(): p for p in files if p.is_file()}
@@ -115,6 +135,15 @@ def test_no_api_key_in_committed_files_notebooks_or_logs():
         for line, kind, shown in scan_file(path)
     ]
     assert not problems, "API key pattern(s) found - remove the key and rotate it:\n" + "\n".join(problems)
+
+
+def test_the_class_key_file_is_never_committed():
+    files = _git_files()
+    if files is None:
+        pytest.skip("git is not available")
+    assert ".class-key" not in {p.relative_to(ROOT).as_posix() for p in files}
+    ignored = subprocess.run(["git", "check-ignore", "-q", ".class-key"], cwd=ROOT, timeout=60)
+    assert ignored.returncode == 0, ".class-key must be git-ignored"
 
 
 def test_the_git_file_list_when_git_is_available():
@@ -154,6 +183,7 @@ def fake(prefix: str, body: str) -> str:
         (fake('client = OpenAI(api_', 'key="0123456789abcdefABCDEF0123")'), "key assignment"),
         (fake('{"api_', 'key": "0123456789abcdefABCDEF0123"}'), "key assignment"),
         (fake("OPENAI_API_", "KEY = '0123456789abcdefABCDEF0123'"), "key assignment"),
+        (fake("COURSE_CLASS_KEY=course-", "class-0123456789abcdef0123456789abcdef"), "class key"),
     ],
 )
 def test_scanner_finds_key_shapes(text, kind, tmp_path):
