@@ -228,7 +228,7 @@ def chart(results: dict, path: Path) -> Path:
 def main(argv: list[str] | None = None, out: Path = DEFAULT_OUT) -> dict:
     parser = argparse.ArgumentParser(prog="python -m bench.classroom", description=__doc__.split("\n")[0])
     parser.add_argument("--students", default=",".join(map(str, STUDENTS)), help="comma-separated N, first 1")
-    parser.add_argument("--slots", default=f"1,{max(classroom.default_slots(), 4)}",
+    parser.add_argument("--slots", default=f"1,{classroom.DEFAULT_SLOTS}",
                         help="comma-separated slot counts to compare (default: 1 and the serve default, at least 4)")
     parser.add_argument("--max-seconds", type=float, default=600.0, help="time limit of one class run")
     parser.add_argument("--lesson", default=",".join(LESSON), help="the notebooks whose requests make the lesson")

@@ -8,6 +8,7 @@ imports it back.
 texts         every sentence a student sees (errors, hints, titles)       [all]
 settings      the project root and the .env file                          [00]
 local_server  the embedded llama-server and its model file                [00]
+classroom     the teacher's class server (course.sh serve), class key     [guide]
 providers     which model to talk to (presets, client, ping)              [00, 01]
 replies       read one reply / one stream / its usage / an error          [01 on]
 tables        message chains, responses and loop steps as tables          [01, 05, 06]

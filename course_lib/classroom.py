@@ -21,8 +21,9 @@ context per slot, so the class sees the replies the lessons describe.
   save/restore/erase (no ``--slot-save-path``), no web UI, no ``POST /props``
   (llama-server refuses it unless started with ``--props``), no built-in
   tools (off unless ``--tools`` is given).
-* Several slots when the machine gains from them (``default_slots``):
-  requests in different slots are decoded together in one batch.
+* Four slots (``DEFAULT_SLOTS``): four students' requests are decoded together
+  in one batch, and each slot keeps the prompt cache of the conversation it
+  last served.
 
 Where the numbers come from: ``bench/classroom.py`` (``bash course.sh bench
 --parts classroom``) replays notebooks 01, 02 and 06 as N simulated students
@@ -33,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
-import os
 import secrets
 import socket
 import subprocess
@@ -79,14 +79,12 @@ def class_key(path: Path = KEY_FILE, new: bool = False) -> str:
     return key
 
 
-def default_slots(cores: int | None = None) -> int:
-    """How many requests the class server decodes together, for a machine with ``cores`` CPU cores.
-
-    Measured (bench/results/classroom.md): on 2 cores one slot serves a class
-    faster than four; see there for the figures behind each branch.
-    """
-    cores = cores or os.cpu_count() or 2
-    return 1 if cores <= 4 else 4
+# Requests decoded together.  Measured on 2 cores (bench/results/classroom.md, 2026-12-01): with 8
+# and 16 students 4 slots did more requests with a lower median wait than 1 (16 students: 398 requests,
+# p50 10.4 s, max 33 s against 174, 22.8 s and 114 s) - one slot re-reads every student's whole prompt,
+# because its one prompt cache keeps only the last conversation; with 2-4 students 1 slot had the lower
+# p95.  A class is more than 4 students, so 4; bigger machines were not measured (--slots changes it).
+DEFAULT_SLOTS = 4
 
 
 def serve_args(gguf: Path, host: str, port: int, slots: int, key_file: Path, cache_ram_mib: int = 0) -> list[str]:
@@ -145,7 +143,7 @@ class ClassServer:
     def __init__(self, host: str = "0.0.0.0", port: int = DEFAULT_PORT, slots: int | None = None,
                  key_file: Path = KEY_FILE, log: Path | None = None, cache_ram_mib: int = 0):
         self.host, self.port, self.key_file = host, port, key_file
-        self.slots = slots or default_slots()
+        self.slots = slots or DEFAULT_SLOTS
         self.cache_ram_mib = cache_ram_mib
         self.log = log or log_path()
         self.process: subprocess.Popen | None = None
@@ -255,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)
     parser.add_argument("--slots", type=int, default=None,
-                        help=f"requests decoded together (default for this machine: {default_slots()})")
+                        help=f"requests decoded together (default {DEFAULT_SLOTS}; bench/results/classroom.md)")
     parser.add_argument("--new-key", action="store_true", help="make a new class key (students need the new line)")
     opts = parser.parse_args(argv)
     load_env()
