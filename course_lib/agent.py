@@ -2,64 +2,68 @@
 
 Taught in notebook 06; compared with the ReAct loop in 07.
 
-Notebook 03 handled one round with ``if tool_calls``.  The agent repeats it::
+Notebook 03 handled one round with ``if tool_calls``.  The agent repeats it,
+and ``Agent.step`` below is one turn of it in the order notebook 06's
+``run_by_hand`` writes it by hand::
 
-    while the reply has tool_calls:
-        append the assistant message (with its tool_calls)
-        run every call; append one {"role": "tool", "tool_call_id": id, "content": str} per id
-        ask the model again (same tools)
-    no tool_calls -> the reply text is the answer
+    build the request (with the tools)            send it, read the reply
+    [the number check: drop a reply that calculates with invented numbers, ask again]
+    append the assistant message                  run every call
+    append one {"role": "tool", "tool_call_id": id, "content": str} per id
+    check the limits
 
-Three guards keep the loop finite and the message list valid:
+``Agent.run`` - right below ``step`` - is the ``while`` loop itself.  What
+keeps the loop finite and the message list valid:
 
-* ``max_steps`` - the hard stop.  After ``max_steps`` requests without an
+* ``max_steps`` - the hard stop.  After ``max_steps`` steps without an
   answer, a user message asks for a final answer from what was gathered
   (``FINAL_ANSWER_PROMPT``) AND the next request leaves ``tools``,
-  ``tool_choice`` and ``parallel_tool_calls`` out entirely (``request_kwargs``
-  with ``tools=None``).  Both, because either alone can fail: a model offered
-  tools may keep calling them, and a model without tools but without the
-  instruction may answer about something else.
-* repeated identical calls (same tool, same arguments) are not run again:
-  the tool reply is the first result plus ``REPEAT_NOTE``.  A step that
-  repeats an earlier call and runs nothing new (its other calls, if any, had
-  unreadable arguments) is a "repeating" step; ``max_repeats`` of them in a
-  row end the run with the same forced final answer
+  ``tool_choice`` and ``parallel_tool_calls`` out entirely.  Both, because
+  either alone can fail: a model offered tools may keep calling them, and a
+  model without tools but without the instruction may answer about something else.
+* repeated identical calls (same tool, same arguments, ``call_key``) are not
+  run again: the tool reply is the first result plus ``REPEAT_NOTE``.  A step
+  that repeats and runs nothing new is "repeating"; ``max_repeats`` of them in
+  a row end the run with the same forced final answer
   (``stopped_reason == "repeated_calls"``).
-* the number check (``number_check``, on unless ``check_numbers=False``, and
-  only when a tool other than calculate is offered): a reply that calls
-  calculate with a number found in no user message and no tool result is
-  dropped - nothing of it enters ``messages`` and nothing runs - and the
-  same request is sent once more without calculate among the
-  ``tools`` (and with at most ``RECHECK_MAX_TOKENS``).  The step records the
-  dropped calls (``Step.dropped``) and counts both requests.
-* a reply whose content looked like a tool call but could not be read
-  (``tool_calls.AssistantTurn.error``) gets a corrective user message and
-  counts as a step - it is never taken as the final answer.
+* the number check (``number_check.check_calls``; on unless
+  ``check_numbers=False``, and only when a tool other than calculate is
+  offered): a reply that calls calculate with a number found in no user
+  message and no tool result is dropped - nothing of it enters ``messages``,
+  nothing runs - and the same request is sent again without calculate (and
+  with at most ``recheck_max_tokens``).  The step counts both requests.
+* a reply that wrote a tool call as unreadable text (``tool_calls.read_assistant``
+  sets ``error``) or said nothing gets a corrective user message and counts as
+  a step - it is never taken as the final answer.
 
-``Agent`` is a ``loop.StepLoop`` (``start`` / ``next_request`` / ``step`` /
-``done`` / ``result``), the same shape as the ReAct loops of notebook 05, so
-a notebook or a debugger can walk it one request at a time; ``run_agent``
-runs the same object to the end.  Each reply is read by
-``replies.read_reply``; tool calls are read and run by ``course_lib.tool_calls``
-(``read_assistant``, ``execute``); every request is built by
-``messages.request_kwargs``.  The records (``loop.Step``,
-``loop.ToolCallRecord``) and ``AgentResult`` come after the loop.
+The trace lines a step prints are written in ``describe``, in this file.
+Replies are read by ``replies.read_reply``, calls by ``tool_calls.read_assistant``
+and run by ``tool_calls.run_call``; requests are built by
+``messages.request_kwargs``; the records are in ``records.py``.
+
+Three public hooks let other code change one thing without copying the loop:
+``send`` (how a request is sent and its reply read; the chat box of
+``widgets.py`` streams there), ``run_call`` (how one call is answered; the
+bench's guard variants replace it) and ``recheck_max_tokens``.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
-from .loop import RunResult, Step, StepLoop, ToolCallRecord, cut_note
+from .loop import LoopBase, cut_note
 from .messages import has_text, request_kwargs, to_dict
-from .number_check import CHECKED_TOOL, invented_numbers, without_tool
+from .number_check import CHECKED_TOOL, check_calls, without_tool
+from .records import (AnswerStep, EmptyStep, FinalStep, InvalidStep, RunResult, Step, ToolCallsStep, ToolResult,
+                      reply_fields, stop_reason_text)
 from .replies import Reply, read_reply
-from .tables import Table, agent_steps_frame, shorten
-from .tool_calls import AssistantTurn, ToolCall, execute, read_assistant
+from .tables import RunTables, shorten
 from .texts import t
-from .tools.registry import ToolRegistry
+from .tool_calls import ToolCall, read_assistant, run_call
+from .tools.registry import ToolRegistry, default_registry, names_of
 
 DEFAULT_MAX_REPEATS = 2
 DEFAULT_MAX_TOKENS = 300  # per request
@@ -90,13 +94,8 @@ REPEAT_NOTE = (
 EMPTY_REPLY_PROMPT = "你的回复是空的。请调用工具获取需要的信息，或者直接用文字回答问题。"
 
 
-# ---------------------------------------------------------------------------
-# The loop
-# ---------------------------------------------------------------------------
-
-
-class Agent(StepLoop):
-    """The native tool-calling loop, one request per ``step()``.
+class Agent(LoopBase):
+    """The native tool-calling loop, one turn per ``step()``.
 
     Example::
 
@@ -104,7 +103,7 @@ class Agent(StepLoop):
         agent.start("帮我查北京和上海的天气")
         while not agent.done:
             agent.step()          # prints "[步 1/5] 调用工具 get_weather 参数 {...} 结果 ..."
-        result = agent.result()   # or simply: run_agent(client, MODEL, question, registry)
+        result = agent.result()   # or simply: agent.run(question), or run_agent(client, MODEL, question)
 
     Args:
         client: an ``openai.OpenAI`` client.
@@ -112,22 +111,21 @@ class Agent(StepLoop):
         registry: the tools that run the calls (default ``tools.default_registry()``).
         tools: the schemas offered (default ``registry.schemas()``).
         system: the system prompt (default ``DEFAULT_SYSTEM``; "" or None = none).
-        max_steps: requests with tools before the forced final answer (>= 1).
+        max_steps: steps with tools before the forced final answer (>= 1; default 5).
         max_repeats: "repeating" steps in a row (only repeats, nothing new run)
             before the forced final answer (>= 1).
         parallel_tool_calls: sent with the tools (llama-server's default is False).
         tool_choice: sent with the tools if not None (e.g. "auto").
         check_numbers: drop a reply whose calculate call uses a number from
             nowhere and ask again without calculate (``number_check``); default on.
+        recheck_max_tokens: ``max_tokens`` (at most) of that second request.
         max_tokens, temperature: for every request (max_tokens in tokens).
         provider: optional ``providers.Provider`` (for ``request_kwargs``).
-        trace: called with one line of text per step (default ``print``; None = silent).
-        (``max_steps``, ``temperature``, ``provider`` and ``trace`` are
-        ``loop.StepLoop``'s; ``max_steps`` defaults to ``loop.DEFAULT_MAX_STEPS``.)
+        trace: called with each trace line (default ``print``; None = silent).
 
     Attributes:
         messages: the message chain so far (dicts).
-        steps: the ``loop.Step`` records so far.
+        steps: the ``records.Step`` records so far.
         answer, stopped_reason, done: the state of the run.
         forcing: ``"max_steps"`` / ``"repeated_calls"`` once the next request
             is the final one without tools, else None.
@@ -136,23 +134,24 @@ class Agent(StepLoop):
     """
 
     protocol = "native"
-    recheck_max_tokens = RECHECK_MAX_TOKENS
 
     def __init__(self, client: Any, model: str, registry: ToolRegistry | None = None, *,
                  tools: list[dict] | None = None, system: str | None = DEFAULT_SYSTEM,
                  max_repeats: int = DEFAULT_MAX_REPEATS, parallel_tool_calls: bool | None = True,
                  tool_choice: Any = None, max_tokens: int = DEFAULT_MAX_TOKENS, check_numbers: bool = True,
-                 **options: Any):
+                 recheck_max_tokens: int = RECHECK_MAX_TOKENS, **options: Any):
+        registry = registry if registry is not None else default_registry()
         super().__init__(client, model, registry, system=system, max_tokens=max_tokens, **options)
         if max_repeats < 1:
             raise ValueError(t("loops.max_repeats_low", max_repeats=max_repeats))
         self.tools = tools if tools is not None else self.registry.schemas()
         self.max_repeats = max_repeats
         self.parallel_tool_calls, self.tool_choice = parallel_tool_calls, tool_choice
-        self.check_numbers = check_numbers
+        self.check_numbers, self.recheck_max_tokens = check_numbers, recheck_max_tokens
         self.messages: list[dict] = []
         self.forcing: str | None = None
-        self._seen: dict[tuple[str, str], tuple[int, str]] = {}  # call key -> (step, first result)
+        self._seen: dict[tuple[str, str], tuple[int, ToolResult]] = {}  # call key -> (step, first result)
+        self._failed: set[str] = set()  # ids of tool results that are not results (ToolResult.ok False)
         self._repeat_streak = 0
 
     @property
@@ -180,22 +179,21 @@ class Agent(StepLoop):
             raise ValueError(t("loops.no_user_message"))
         self.question = str(users[-1].get("content") or "")
         self.messages, self.forcing = messages, None
-        self._seen, self._repeat_streak = {}, 0
+        self._seen, self._failed, self._repeat_streak = {}, set(), 0
 
-    def next_request(self) -> dict:
-        """The ``create(**kwargs)`` arguments of the next step (nothing is sent).
+    def next_request(self, tools: list[dict] | None = None, max_tokens: int | None = None) -> dict:
+        """The ``create(**kwargs)`` arguments of the next request (nothing is sent).
 
-        With tools normally; after a stop (``forcing`` set), without any
-        tools-related key.
+        Args:
+            tools: the tools to offer (default ``self.tools``); once the loop is
+                forcing its end, none: no tools-related key at all.
+            max_tokens: default ``self.max_tokens``.
         Raises:
             RuntimeError: not started, or already done.
         """
         self._require_running()
-        return self._kwargs(None if self.forcing else self.tools, self.max_tokens)
-
-    def _kwargs(self, tools: list[dict] | None, max_tokens: int) -> dict:
-        """The request for ``messages`` with ``tools`` (None or [] = no tools-related key at all)."""
-        common = dict(provider=self.provider, max_tokens=max_tokens, temperature=self.temperature)
+        tools = None if self.forcing else (self.tools if tools is None else tools)
+        common = dict(provider=self.provider, max_tokens=max_tokens or self.max_tokens, temperature=self.temperature)
         if not tools:
             return request_kwargs(self.model, self.messages, **common)
         choice = self.tool_choice
@@ -204,86 +202,100 @@ class Agent(StepLoop):
         return request_kwargs(self.model, self.messages, tools=tools, tool_choice=choice,
                               parallel_tool_calls=self.parallel_tool_calls, **common)
 
-    # -- one step ------------------------------------------------------------
+    # -- one turn ------------------------------------------------------------------
 
-    def _request(self) -> Step:
-        kwargs = self.next_request()
-        reply = read_reply(self.client.chat.completions.create(**kwargs))
-        if self.forcing:
-            return self._final(reply)
-        turn = read_assistant(reply.message, self.tool_names)
-        others = without_tool(self.tools, CHECKED_TOOL)
-        # Only when another tool is left to look the number up with (calculate alone: run it as asked).
-        dropped = self._check(turn.calls) if self.check_numbers and others else []
-        if not dropped:
-            return self._act(turn, self._new_step(reply, "answer", with_tools="tools" in kwargs))
-        # The number check: drop the reply, ask the same again without calculate among the tools.
-        second = read_reply(self.client.chat.completions.create(
-            **self._kwargs(others, min(self.max_tokens, self.recheck_max_tokens))))
-        record = self._new_step(second, "answer", with_tools=True, dropped=dropped, requests=2)
-        record.prompt_tokens = _add(reply.prompt_tokens, second.prompt_tokens)
-        record.completion_tokens = _add(reply.completion_tokens, second.completion_tokens)
-        # Read with the tools this request offered: a calculate call written as text is not run.
-        return self._act(read_assistant(second.message, names_of(others)), record)
+    def step(self) -> Step:
+        """One turn: a request, the reply, the tools it asked for; returns the ``records.Step``.
 
-    def _check(self, calls: list[ToolCall]) -> list[ToolCallRecord]:
-        """``calls`` (one reply's) if one of them is a calculate call with invented numbers, else [].
-
-        Each returned record's ``observation`` says which numbers came from nowhere
-        (``number_check.invented_numbers``); none of the calls ran.
+        Raises:
+            RuntimeError: ``start`` was not called, or the run is already done.
+            openai.APIError and friends, replies.ReplyError: the request failed or held
+                no reply; nothing is recorded and ``step()`` can simply be called again.
         """
-        missing = [invented_numbers(call, self.messages) for call in calls]
-        if not any(missing):
-            return []
-        return [ToolCallRecord.of(call, t("agent.dropped_why", missing=t("agent.list_separator").join(numbers)) if numbers
-                                  else t("agent.dropped_with"))
-                for call, numbers in zip(calls, missing)]
-
-    def _act(self, turn: AssistantTurn, record: Step) -> Step:
-        """Act on one reply (read by ``tool_calls.read_assistant``): run its calls, or record its answer."""
+        self._require_running()
+        began, number = time.perf_counter(), len(self.steps) + 1
+        if self.limit_reached and not self.forcing:  # max_steps lowered since the last step (the debugger's box)
+            self._force("max_steps")
+        # 1-3. Build the request, send it, read the reply.
+        request = self.next_request()
+        reply = self.send(request)
+        if self.forcing:  # the last request, without tools: whatever it says is the answer
+            text = reply.text.strip() or None
+            if text:
+                self.messages.append({"role": "assistant", "content": text})
+            self.answer, self.stopped_reason = text, self.forcing
+            return self._record(FinalStep(number, **reply_fields(reply), text=text, reason=self.forcing), began)
+        turn = read_assistant(reply.message, self.tool_names)
+        # 4. The number check: a calculation with numbers from nowhere drops the reply; ask once more.
+        others = without_tool(self.tools, CHECKED_TOOL)
+        dropped = check_calls(turn.calls, self.messages, self._failed) if self.check_numbers and others else []
+        if dropped:
+            recheck = min(self.max_tokens or self.recheck_max_tokens, self.recheck_max_tokens)
+            second = self.send(self.next_request(others, recheck))
+            reply = _both(reply, second)
+            turn = read_assistant(second.message, names_of(others))  # a calculate written as text is not run
+        fields = dict(reply_fields(reply), dropped=dropped, requests=2 if dropped else 1)
         if turn.calls:
-            record.kind = "tool_calls"
+            # 5-7. Append the assistant message, run every call, append one tool message per id.
             self.messages.append(turn.message)
-            record.tool_calls = self._run_calls(turn.calls, record.step)
-            self.messages.extend({"role": "tool", "tool_call_id": c.id, "content": c.observation} for c in record.tool_calls)
+            results = [self.run_call(call, number) for call in turn.calls]
+            self.messages.extend(result.message() for result in results)
+            self._failed |= {r.id for r in results if not r.ok}
+            step: Step = ToolCallsStep(number, **fields, tool_calls=results)
             # A step "repeats" when it re-asks an earlier call and runs nothing new that worked.
-            fresh = [c for c in record.tool_calls if not c.repeated and c.error is None]
-            repeating = any(c.repeated for c in record.tool_calls) and not fresh
+            repeating = any(r.repeated for r in results) and not any(r.ok and not r.repeated for r in results)
             self._repeat_streak = self._repeat_streak + 1 if repeating else 0
             if self._repeat_streak >= self.max_repeats:
                 self._force("repeated_calls")
         elif turn.error or not turn.text:
-            record.kind = "invalid" if turn.error else "empty"
-            record.error = turn.error or t("loops.empty_reply")
-            record.observation = turn.error or EMPTY_REPLY_PROMPT
+            # An unusable reply (an unreadable call written as text, or nothing): say so; the step counts.
+            kind = InvalidStep if turn.error else EmptyStep
+            step = kind(number, **fields, error=turn.error or t("loops.empty_reply"),
+                        observation=turn.error or EMPTY_REPLY_PROMPT)
             if has_text(turn.message.get("content")):
                 self.messages.append(turn.message)
-            self.messages.append({"role": "user", "content": record.observation})
-        else:
+            self.messages.append({"role": "user", "content": step.observation})
+        else:  # the answer
             self.messages.append(turn.message)
-            self._answered(record, turn.text)
-        return record
-
-    def _run_calls(self, calls: list[ToolCall], step: int) -> list[ToolCallRecord]:
-        """Run new calls (via ``tool_calls.execute``), answer repeats from the first result."""
-        records = []
-        for call in calls:
-            key = call_key(call)
-            if key is not None and key in self._seen:
-                first_step, first_result = self._seen[key]
-                observation = first_result + "\n" + REPEAT_NOTE.format(step=first_step)
-                records.append(ToolCallRecord.of(call, observation, repeated=True, first_step=first_step))
-                continue
-            observation = execute([call], self.registry)[0]["content"]
-            if key is not None:
-                self._seen[key] = (step, observation)
-            records.append(ToolCallRecord.of(call, observation))
-        return records
-
-    def _at_limit(self) -> None:
-        """After ``max_steps`` requests: force the final answer (once)."""
-        if self.limit_reached and not self.forcing:
+            step = AnswerStep(number, **fields, text=turn.text)
+            self._end(step, turn.text, "answer")
+        # 8. The limits: after max_steps steps without an end, the next request is the last one.
+        if not self.done and number >= self.max_steps and not self.forcing:
             self._force("max_steps")
+        return self._record(step, began)
+
+    def run(self, question: str | list[dict] | None = None) -> "AgentResult":
+        """``start(question)`` (if given), then ``step()`` until done; returns ``result()``."""
+        if question is not None:
+            self.start(question)
+        self._require_running(allow_done=True)
+        while not self.done:
+            self.step()
+        return self.result()
+
+    # -- the parts a step calls ------------------------------------------------------
+
+    def send(self, request: dict) -> Reply:
+        """Send one request (``next_request()``'s kwargs) and read its reply with ``replies.read_reply``.
+
+        Raises:
+            openai.APIError and friends, replies.ReplyError: as ``step``.
+        """
+        return read_reply(self.client.chat.completions.create(**request))
+
+    def run_call(self, call: ToolCall, step: int) -> ToolResult:
+        """Answer one call: run it (``tool_calls.run_call``), or, when an identical call ran
+        before, reuse that result with ``REPEAT_NOTE`` instead of running it again."""
+        key = call_key(call)
+        if key is not None and key in self._seen:
+            first_step, first = self._seen[key]
+            result = run_call(call, None, answer=(first.observation + "\n" + REPEAT_NOTE.format(step=first_step), first.ok))
+            result.repeated, result.first_step = True, first_step
+            return result
+        result = run_call(call, self.registry)
+        if key is not None:
+            self._seen[key] = (step, result)
+        return result
 
     def _force(self, reason: str) -> None:
         """Ask for the final answer: a user message now, and no tools in the next request."""
@@ -291,54 +303,44 @@ class Agent(StepLoop):
         why = STOP_REASONS_TEXT[reason].format(max_steps=self.max_steps)
         self.messages.append({"role": "user", "content": FINAL_ANSWER_PROMPT.format(reason=why)})
 
-    def _final(self, reply: Reply) -> Step:
-        """The reply to the request without tools: its text is the answer (tool calls are ignored)."""
-        text = reply.text.strip() or None
-        if text:
-            self.messages.append({"role": "assistant", "content": text})
-        self.answer, self.stopped_reason = text, self.forcing
-        return self._new_step(reply, "final", answer=text,
-                              error=None if text else t("loops.final_without_answer"))
-
-    # -- trace ---------------------------------------------------------------
+    # -- the trace: what a step prints ------------------------------------------------
 
     def describe(self, s: Step) -> list[str]:
-        """The trace lines of one step, e.g. ``[步 1/5] 调用工具 get_weather 参数 {"city": "北京"} 结果 ...``."""
-        head = t("loops.trace_head", step=s.step, max_steps=self.max_steps)
+        """The trace lines of one step, e.g. ``[步 1/5] 调用工具 get_weather 参数 {"city": "北京"} 结果 ...``.
+
+        Written here, in the loop's file, like the trace lines of ``run_by_hand`` in notebook 06.
+        """
+        head = f"[步 {s.step}/{self.max_steps}]"
         # A dropped reply: one line per calculation that failed the number check, one for the re-sent request.
-        lines = [t("agent.trace_dropped", head=head, name=c.name, arguments_text=c.arguments_text, why=c.observation)
-                 for c in s.dropped if c.name == CHECKED_TOOL and c.observation != t("agent.dropped_with")]
+        lines = [f"{head} 数字检查：{c.name} 参数 {c.arguments_text}（{c.observation}）" for c in s.dropped if c.missing_numbers]
         if s.dropped:
-            lines.append(t("agent.trace_resent", head=head, n=len(s.dropped), tool=CHECKED_TOOL))
-        return lines + self._describe_reply(s, head)
-
-    def _describe_reply(self, s: Step, head: str) -> list[str]:
-        if s.kind == "tool_calls":
-            lines = []
+            lines.append(f"{head} 整条回答（{len(s.dropped)} 个调用）都丢弃了，没有进入 messages；"
+                         f"同一个请求去掉 {CHECKED_TOOL} 再发一次")
+        if isinstance(s, ToolCallsStep):
             for c in s.tool_calls:
-                if c.repeated:
-                    tail = t("agent.trace_repeat", first_step=c.first_step)
-                else:
-                    tail = t("agent.trace_result") + shorten(c.observation.replace("\n", " "), 100)
-                lines.append(t("agent.trace_call", head=head, name=c.name, arguments_text=c.arguments_text, tail=tail))
-            return lines
-        if s.kind == "answer":
-            return [t("agent.trace_answer", head=head, answer=shorten(s.answer or "", 200), cut=cut_note(s))]
-        if s.kind in ("invalid", "empty"):
-            return [t("agent.trace_invalid", head=head, observation=shorten(s.observation or "", 60))]
-        why = {"max_steps": t("agent.why_max_steps", max_steps=self.max_steps), "repeated_calls": t("agent.why_repeated")}.get(
-            self.stopped_reason or "", "")
-        return [t("agent.trace_final", why=why, answer=shorten(s.answer or t("loops.no_answer"), 200), cut=cut_note(s))]
+                tail = (f"重复调用：没有重新执行，返回第 {c.first_step} 步的结果" if c.repeated
+                        else "结果 " + shorten(c.observation.replace("\n", " "), 100))
+                lines.append(f"{head} 调用工具 {c.name} 参数 {c.arguments_text} {tail}")
+        elif isinstance(s, AnswerStep):
+            lines.append(f"{head} 回答：{shorten(s.text, 200)}{cut_note(s)}")
+        elif isinstance(s, InvalidStep):
+            lines.append(f"{head} 回复无法使用（{shorten(s.observation, 60)}）→ 发送纠正消息")
+        elif isinstance(s, FinalStep):
+            why = f"达到 max_steps={self.max_steps}" if s.reason == "max_steps" else "连续重复调用"
+            answer = shorten(s.text or t("loops.no_answer"), 200)
+            lines.append(f"[停止：{why}] 不带 tools 再请求一次 → 回答：{answer}{cut_note(s)}")
+        return lines
 
 
-def names_of(tools: list[dict]) -> list[str]:
-    """The function names of OpenAI tool schemas, in order (``""`` for a schema without one)."""
-    return [(tool.get("function") or {}).get("name", "") for tool in tools]
+def _both(first: Reply, second: Reply) -> Reply:
+    """``second`` with the tokens of both requests: a step that re-sent its request counts both."""
+    def add(a: int | None, b: int | None) -> int | None:
+        return None if a is None and b is None else (a or 0) + (b or 0)
 
-
-def _add(a: int | None, b: int | None) -> int | None:
-    """Two ``usage`` counts added; None only if both are None (the server sent no usage)."""
-    return None if a is None and b is None else (a or 0) + (b or 0)
+    usage = {"prompt_tokens": add(first.prompt_tokens, second.prompt_tokens),
+             "completion_tokens": add(first.completion_tokens, second.completion_tokens)}
+    return Reply(second.message, second.text, second.finish_reason, {**(second.usage or {}), **usage},
+                 second.chunks, second.reasoning)
 
 
 def run_agent(client: Any, model: str, question: str | list[dict], registry: ToolRegistry | None = None,
@@ -358,24 +360,19 @@ def call_key(call: ToolCall) -> tuple[str, str] | None:
     return call.name, json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
 
 
-# ---------------------------------------------------------------------------
-# The result (the records, loop.Step and loop.ToolCallRecord, are in loop.py)
-# ---------------------------------------------------------------------------
-
-
 @dataclass
-class AgentResult(RunResult):
-    """The outcome of one agent run: a ``loop.RunResult`` with ``protocol == "native"``.
+class AgentResult(RunTables, RunResult):
+    """The outcome of one agent run: a ``records.RunResult`` with ``protocol == "native"``.
 
     ``stopped_reason`` is ``"answer"`` (the model answered by itself),
     ``"max_steps"`` or ``"repeated_calls"`` (the loop forced a final answer
-    with a request without tools).  ``messages`` is the whole chain.
+    with a request without tools).  ``messages`` is the whole chain;
+    ``table()`` and ``show_messages()`` show the run (``tables.RunTables``).
     """
 
-    def table(self, max_chars: int | None = 120) -> Table:
-        """The chain of steps and tool calls as a ``tables.Table`` (``tables.agent_steps_frame``)."""
-        title = t("agent.table_title", question=self.question, stopped_reason=self.stopped_reason)
-        return Table(agent_steps_frame(self.steps, max_chars), title)
+    def title(self) -> str:
+        return t("agent.table_title", question=self.question, stopped_reason=self.stopped_reason)
 
 
 Agent.result_type = AgentResult
+__all__ = ["Agent", "AgentResult", "DEFAULT_SYSTEM", "FINAL_ANSWER_PROMPT", "call_key", "run_agent", "stop_reason_text"]

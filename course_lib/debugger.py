@@ -14,12 +14,13 @@ executions it asked for.  After each click the debugger shows
 * the tokens used so far (``usage`` of every response) and, once the loop
   has stopped, why it stopped.
 
-The debugger does not contain a loop of its own: it drives the course's
-step-able loops (``loop.StepLoop``: ``react.LineReAct`` / ``react.JsonReAct``
-and ``agent.Agent``), which all offer ``start(question)``, ``step()``,
-``done``, ``stopped_reason``, ``messages`` and ``max_steps``.  Anything else
-with ``start``/``step``/``done`` works too (without the ``max_steps`` box if
-it has no such attribute).
+The debugger does not contain a loop of its own.  It drives any loop with
+the course's small interface (``loop.py``): ``start(question)``, ``step()``
+returning a ``records.Step``, ``done`` and ``result()`` (a
+``records.RunResult``: the messages, the answer, ``stopped_reason``), plus an
+optional ``max_steps`` - ``react.LineReAct`` / ``react.JsonReAct`` (05) and
+``agent.Agent`` (06).  What a step shows is the step's own ``details()``
+(``records.py``); rows are coloured by each row's ``field``.
 
 ``AgentDebugger`` is the logic (plain Python, tested with a fake server);
 ``debugger_view(dbg)`` / ``DebuggerView`` is the ipywidgets display with the
@@ -33,17 +34,17 @@ from __future__ import annotations
 import contextlib
 import html
 import io
-import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .loop import Step, stop_reason_text
-from .messages import to_dict
-from .number_check import CHECKED_TOOL
-from .recording import recording
-from .replies import describe_error, read_usage
+from .records import Detail, Step, stop_reason_text
+from .replies import describe_error
 from .tables import NO_MATH_CLASS, show_messages
 from .texts import t
+
+# What a loop must offer to be driven (loop.py); ``max_steps`` is optional.
+LOOP_INTERFACE = ("start", "step", "result")
+
 
 @dataclass
 class DebugStep:
@@ -51,65 +52,47 @@ class DebugStep:
 
     Attributes:
         number: 1, 2, ... in this run.
-        step: whatever the loop's ``step()`` returned (a ``loop.Step`` for the course's loops).
+        step: the ``records.Step`` the loop's ``step()`` returned.
         new_indices: indices in ``messages`` of the messages that appeared or changed.
-        details: ``(label, text)`` rows: ``Thought``/``Action``/``Action Input``/
-            ``Observation``/``Answer``/``Error`` for ReAct; ``tool_call``/``→ 结果``/
-            ``content`` for native tool calls.
-        model_calls: how many ``chat.completions.create`` calls the step made (1; 2 when
-            the number check dropped a reply and asked again).
+        details: the step's ``details()`` (``records.Detail`` rows: label, text and ``field``),
+            plus a 「下一步」 row when the loop appended its "answer now" message.
+        model_calls: model requests the step made (``Step.requests``: 1, or 2 when the number
+            check dropped a reply and asked again).
         prompt_tokens, completion_tokens: this step's ``usage`` (0 if the server sent none).
-        log: what the loop printed during the step (its trace line).
+        log: what the loop printed during the step (its trace lines).
     """
 
     number: int
-    step: Any
+    step: Step
     new_indices: list[int]
-    details: list[tuple[str, str]]
-    model_calls: int = 0
+    details: list[Detail]
+    model_calls: int = 1
     prompt_tokens: int = 0
     completion_tokens: int = 0
     log: str = ""
 
 
-def _int(value: Any) -> int:
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError):
-        return 0
-
-
-def _text(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
 class AgentDebugger:
-    """Drive a step-able agent loop one model call at a time and keep what each step did.
+    """Drive a loop one step (one model call plus its tools) at a time and keep what each step did.
 
     Args:
-        loop: a loop object with ``start(question)``, ``step()``, ``done`` and
-            ``stopped_reason``, and its messages as ``messages()`` or ``messages``
-            (``react.LineReAct``, ``react.JsonReAct``, the native loop of ``agent.py``).
-            Its ``client`` (if it has one) is watched to count model calls and tokens.
+        loop: an object with ``start(question)``, ``step()`` (returns a ``records.Step``),
+            ``done`` and ``result()`` (a ``records.RunResult``); ``max_steps`` if it has a limit.
         question: the task; ``reset()`` starts the loop again on it.
         max_steps: if given, sets the loop's step limit (its ``max_steps``).
 
     Attributes:
-        messages: the loop's message chain now (dicts).
+        messages: the loop's message chain now (dicts, from ``result().messages``).
         highlight: indices of the messages the last step added or changed.
         steps: one ``DebugStep`` per step taken since the last reset.
         error: the text of the last error (API error, network ...), or None.
             A failed step records nothing; clicking 「下一步」 again retries it.
     Raises:
-        TypeError: ``loop`` lacks ``start()``/``step()``.
+        TypeError: ``loop`` lacks one of ``start()`` / ``step()`` / ``result()``.
     """
 
     def __init__(self, loop: Any, question: str, max_steps: int | None = None):
-        for name in ("start", "step"):
+        for name in LOOP_INTERFACE:
             if not callable(getattr(loop, name, None)):
                 raise TypeError(t("debugger.not_a_loop", loop=type(loop).__name__, method=name))
         self.loop, self.question = loop, question
@@ -122,18 +105,18 @@ class AgentDebugger:
     @property
     def done(self) -> bool:
         """True once the loop has stopped."""
-        return bool(getattr(self.loop, "done", False))
+        return bool(self.loop.done)
 
     @property
     def stopped_reason(self) -> str | None:
-        """The loop's own ``stopped_reason`` (None while it runs)."""
-        return getattr(self.loop, "stopped_reason", None) if self.done else None
+        """The run's ``stopped_reason`` (a ``records.StopReason``; None while it runs)."""
+        return self.loop.result().stopped_reason if self.done else None
 
     def stop_text(self) -> str:
         """Why the loop stopped, in Chinese (``""`` while it runs)."""
-        reason = self.stopped_reason
         if not self.done:
             return ""
+        reason = self.stopped_reason
         return t("debugger.stop_text", why=stop_reason_text(reason), reason=repr(reason))
 
     @property
@@ -162,34 +145,20 @@ class AgentDebugger:
 
     @property
     def answer(self) -> str | None:
-        """The loop's final answer once done (its ``answer``, else the last assistant text)."""
-        if not self.done:
-            return None
-        answer = getattr(self.loop, "answer", None)
-        if isinstance(answer, str) and answer:
-            return answer
-        for msg in reversed(self.messages):
-            if msg.get("role") == "assistant" and isinstance(msg.get("content"), str) and msg["content"].strip():
-                return msg["content"]
-        return None
-
-    def _read_messages(self) -> list[dict]:
-        messages = getattr(self.loop, "messages", [])
-        if callable(messages):
-            messages = messages()
-        return [to_dict(m) for m in messages or []]
+        """The run's final answer once done (``result().answer``), else None."""
+        return self.loop.result().answer if self.done else None
 
     # -- actions -------------------------------------------------------------
     def reset(self) -> None:
         """Start the loop again on the same question (the step limit is kept)."""
         self.loop.start(self.question)
         self.steps: list[DebugStep] = []
-        self.messages = self._read_messages()
+        self.messages = self.loop.result().messages
         self.highlight: list[int] = []
         self.error: str | None = None
 
     def step(self) -> DebugStep | None:
-        """Advance the loop by one model call plus its tool executions.
+        """Advance the loop by one step: one model call (two after a dropped reply) plus its tools.
 
         Returns:
             The new ``DebugStep``, or None when the loop is already done or the
@@ -199,31 +168,31 @@ class AgentDebugger:
         if self.done:
             return None
         self.error = None
-        before = self.messages
+        before, forcing = self.messages, getattr(self.loop, "forcing", None)
         printed = io.StringIO()
-        client = getattr(self.loop, "client", None)
-        watch = recording(client) if client is not None and hasattr(client, "chat") else contextlib.nullcontext(None)
         try:
-            with watch as seen, contextlib.redirect_stdout(printed):
+            with contextlib.redirect_stdout(printed):
                 step = self.loop.step()
         except Exception as exc:  # noqa: BLE001 - shown in the widget; the loop recorded nothing
             self.error = describe_error(exc)
             return None
-        after = self._read_messages()
-        new = [i for i, msg in enumerate(after) if i >= len(before) or msg != before[i]]
-        prompt, completion = self._tokens(step, seen)
+        after = self.loop.result().messages
+        details = step.details()
+        if getattr(self.loop, "forcing", None) and not forcing and not self.done:
+            # The native loop appended its "answer now, no more tools" message for the next request.
+            details.append(Detail("next", t("debugger.label_next"), t("debugger.stopping_next") + after[-1]["content"]))
         info = DebugStep(
             number=len(self.steps) + 1,
             step=step,
-            new_indices=new,
-            details=self._details(step, after, new),
-            model_calls=len(seen.requests) if seen is not None else 1,
-            prompt_tokens=prompt,
-            completion_tokens=completion,
+            new_indices=[i for i, msg in enumerate(after) if i >= len(before) or msg != before[i]],
+            details=details,
+            model_calls=step.requests,
+            prompt_tokens=step.prompt_tokens or 0,
+            completion_tokens=step.completion_tokens or 0,
             log=printed.getvalue().strip(),
         )
         self.steps.append(info)
-        self.messages, self.highlight = after, new
+        self.messages, self.highlight = after, info.new_indices
         return info
 
     def run_to_end(self, on_step: Callable[[DebugStep], Any] | None = None) -> int:
@@ -243,121 +212,27 @@ class AgentDebugger:
                 on_step(info)
         return taken
 
-    # -- reading a step ------------------------------------------------------
-    @staticmethod
-    def _tokens(step: Any, seen: Any) -> tuple[int, int]:
-        """This step's tokens: from the ``loop.Step``, else from the recorded responses' usage."""
-        if isinstance(step, Step) and (step.prompt_tokens is not None or step.completion_tokens is not None):
-            return _int(step.prompt_tokens), _int(step.completion_tokens)
-        prompt = completion = 0
-        for response in getattr(seen, "responses", []):
-            usage = read_usage(response) or {}
-            prompt += _int(usage.get("prompt_tokens"))
-            completion += _int(usage.get("completion_tokens"))
-        return prompt, completion
-
-    def _details(self, step: Any, messages: list[dict], new: list[int]) -> list[tuple[str, str]]:
-        """Rows describing the step: ReAct fields, or the native tool calls, or (any other loop) the new messages."""
-        if not isinstance(step, Step):
-            return self._message_details(messages, new)
-        if getattr(self.loop, "protocol", None) == "native":
-            rows = self._native_details(step, messages, new)
-        else:
-            rows = self._react_details(step)
-        if step.reasoning:  # the model's thinking: shown first, never parsed or sent back
-            rows = [(t("debugger.label_reasoning"), step.reasoning), *rows]
-        return [*rows, (t("debugger.label_cut"), step.cut)] if step.cut else rows
-
-    @staticmethod
-    def _react_details(step: Step) -> list[tuple[str, str]]:
-        """Rows for a ReAct step: Thought / Action / Action Input / Observation / Answer / Error."""
-        rows = [
-            ("Thought", step.thought),
-            ("Action", step.action),
-            ("Action Input", step.action_input),
-            ("Observation", step.observation),
-            ("Answer", step.answer),
-            ("Error", step.error),
-        ]
-        out = [(label, _text(value)) for label, value in rows if value not in (None, "")]
-        return out or [("reply", step.reply)]
-
-    @staticmethod
-    def _native_details(step: Step, messages: list[dict], new: list[int]) -> list[tuple[str, str]]:
-        """Rows for a native step: each tool call and its observation, the text, the corrective message."""
-        out: list[tuple[str, str]] = []
-        for call in step.dropped:  # the number check dropped the first reply and asked again
-            out.append((t("debugger.label_dropped"), f"{call.name}({call.arguments_text})  {call.observation}"))
-        if step.dropped:
-            out.append((t("debugger.label_note"), t("debugger.resent_note", tool=CHECKED_TOOL)))
-        for call in step.tool_calls:
-            out.append(("tool_call", f"{call.name}({call.arguments_text})  [id={call.id}]"))
-            note = t("debugger.repeated_note", first_step=call.first_step) if call.repeated else ""
-            out.append((t("debugger.label_result"), note + call.observation))
-        # The text next to the calls (unless it was the calls themselves, written as JSON), or the answer.
-        recovered = any(call.recovered for call in step.tool_calls)
-        text = step.answer or (step.reply if step.tool_calls and not recovered and step.reply.strip() else None)
-        if step.observation:
-            out.append((t("debugger.label_correction"), step.observation))
-        elif text:
-            out.append(("content", text))
-        if step.kind == "final":
-            out.append((t("debugger.label_note"), t("debugger.final_without_tools")))
-        forced = [messages[i] for i in new if messages[i].get("role") == "user" and messages[i].get("content") != step.observation]
-        if forced:  # the loop appended its "answer now, no more tools" message
-            out.append((t("debugger.label_next"), t("debugger.stopping_next")
-                        + _text(forced[-1].get("content"))))
-        return out or [("content", t("debugger.empty_reply"))]
-
-    @staticmethod
-    def _message_details(messages: list[dict], new: list[int]) -> list[tuple[str, str]]:
-        """Rows read from the new messages alone (any loop that keeps a message list)."""
-        out: list[tuple[str, str]] = []
-        results = {m.get("tool_call_id"): m.get("content") for i, m in enumerate(messages) if i in new and m.get("role") == "tool"}
-        for i in new:
-            msg = messages[i]
-            if msg.get("role") != "assistant":
-                if msg.get("role") == "user":
-                    out.append(("user", _text(msg.get("content"))))
-                continue
-            for call in msg.get("tool_calls") or []:
-                fn = call.get("function") or {}
-                out.append(("tool_call", f"{fn.get('name', '?')}({_text(fn.get('arguments'))})  [id={call.get('id', '')}]"))
-                if call.get("id") in results:
-                    out.append((t("debugger.label_result"), _text(results[call.get("id")])))
-            if isinstance(msg.get("content"), str) and msg["content"].strip():
-                out.append(("content", msg["content"]))
-        return out
-
 
 # ---------------------------------------------------------------------------
 # The view
 # ---------------------------------------------------------------------------
 
-_LABEL_COLOURS = {
-    "Thought": "#e0e7ff", "Action": "#dcfce7", "Action Input": "#dcfce7", "Observation": "#fef3c7",
-    "Answer": "#bbf7d0", "Error": "#fee2e2", "tool_call": "#dcfce7", "content": "#bbf7d0",
-}
-# Rows whose label comes from texts.py: coloured by key (the label is looked up when drawn).
-_TEXT_LABEL_COLOURS = {
-    "debugger.label_result": "#fef3c7", "debugger.label_correction": "#fee2e2",
-    "debugger.label_next": "#fde68a", "debugger.label_note": "#e5e7eb",
+# The colour of a details row, by its ``records.Detail.field`` (never by its translated label).
+FIELD_COLOURS = {
+    "thought": "#e0e7ff", "reasoning": "#e0e7ff", "action": "#dcfce7", "input": "#dcfce7", "tool_call": "#dcfce7",
+    "observation": "#fef3c7", "result": "#fef3c7", "answer": "#bbf7d0", "content": "#bbf7d0",
+    "error": "#fee2e2", "correction": "#fee2e2", "cut": "#fee2e2", "dropped": "#fee2e2",
+    "next": "#fde68a", "note": "#e5e7eb",
 }
 
 
-def _label_colour(label: str) -> str:
-    if label in _LABEL_COLOURS:
-        return _LABEL_COLOURS[label]
-    by_text = {t(key): colour for key, colour in _TEXT_LABEL_COLOURS.items()}
-    return by_text.get(label, "#f3f4f6")
-
-
-def details_html(details: list[tuple[str, str]]) -> str:
-    """The parsed rows of a step as a small two-column HTML table."""
+def details_html(details: list[Detail]) -> str:
+    """A step's ``details()`` rows as a small two-column HTML table, each label coloured by its ``field``."""
     rows = "".join(
-        f"<tr><th style='text-align:left;vertical-align:top;padding:2px 8px;background:{_label_colour(label)}'>"
-        f"{html.escape(label)}</th><td style='white-space:pre-wrap;text-align:left;padding:2px 8px'>{html.escape(text)}</td></tr>"
-        for label, text in details
+        f"<tr><th style='text-align:left;vertical-align:top;padding:2px 8px;"
+        f"background:{FIELD_COLOURS.get(getattr(row, 'field', ''), '#f3f4f6')}'>{html.escape(row[0])}</th>"
+        f"<td style='white-space:pre-wrap;text-align:left;padding:2px 8px'>{html.escape(row[1])}</td></tr>"
+        for row in details
     )
     return f"<table class='course-debugger-details {NO_MATH_CLASS}' style='border-collapse:collapse'>{rows}</table>"
 

@@ -9,7 +9,8 @@ regex such as ``\\{.*\\}`` cuts such text in the wrong place, so this module
 scans instead:
 
 * ``outside_strings``  walks the text knowing whether each character is inside a string;
-* ``matching_brace``   finds the ``}`` that closes a ``{`` (braces in strings do not count);
+* ``matching_brace``   finds the ``}`` that closes a ``{`` (braces in strings do not count;
+  ``matching_bracket`` is the same scan for any pair, e.g. the parentheses of ``calculate(2+3)``);
 * ``load_object``      reads the snippet: JSON, then without trailing commas, then
   Python literals (``ast.literal_eval`` - never ``eval``);
 * ``scan_objects``     tries every ``{`` in turn and yields what it found.
@@ -62,27 +63,37 @@ def outside_strings(text: str, start: int = 0) -> Iterator[tuple[int, str, bool]
             yield i, ch, False
 
 
-def matching_brace(text: str, open_index: int) -> int | None:
-    """Return the index of the ``}`` that closes the ``{`` at ``open_index``.
+def matching_bracket(text: str, open_index: int, opens: str = "{", closes: str = "}",
+                     skip_strings: bool = True) -> int | None:
+    """Return the index of the bracket that closes the one at ``open_index``.
 
-    The scan counts braces but skips everything inside strings (see
-    ``outside_strings``), so a ``}`` or a code fence inside a string value
-    does not end the object.
+    Counts every character of ``opens`` as +1 and of ``closes`` as -1 (so
+    ``opens="(（"``, ``closes=")）"`` accepts full-width parentheses too).  With
+    ``skip_strings`` everything inside quoted strings is skipped (see
+    ``outside_strings``), so a ``}`` or a code fence inside a string value does
+    not end an object; without it (a ReAct input such as ``calculate(it's 2)``)
+    quotes are ordinary characters.
 
     Returns:
-        The index, or None if the object is never closed (truncated reply).
+        The index, or None if the bracket is never closed (a truncated reply).
     """
+    scan = outside_strings(text, open_index) if skip_strings else ((i, text[i], False) for i in range(open_index, len(text)))
     depth = 0
-    for i, ch, in_string in outside_strings(text, open_index):
+    for i, ch, in_string in scan:
         if in_string:
             continue
-        if ch == "{":
+        if ch in opens:
             depth += 1
-        elif ch == "}":
+        elif ch in closes:
             depth -= 1
             if depth == 0:
                 return i
     return None
+
+
+def matching_brace(text: str, open_index: int) -> int | None:
+    """The ``}`` that closes the ``{`` at ``open_index`` (strings skipped): ``matching_bracket``'s default."""
+    return matching_bracket(text, open_index)
 
 
 def _drop_trailing_commas(snippet: str) -> str:

@@ -24,6 +24,7 @@ import json
 import uuid
 from typing import Any, Iterable
 
+from .request_rules import apply_request_rules
 from .texts import t
 
 
@@ -118,6 +119,27 @@ def normalize(messages: Iterable[Any]) -> list[dict]:
     return out
 
 
+def content_text(content: Any) -> str:
+    """The text of a ``content`` field, whatever its shape.
+
+    Args:
+        content: a string, None, or a list of parts (``[{"type": "text",
+            "text": "..."}, ...]``; some servers send content that way, in a
+            reply or in a stream delta).
+    Returns:
+        The string itself, the ``text`` parts joined (other part types are
+        not text and are left out), or ``""``.
+    """
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part["text"] for part in content
+            if isinstance(part, dict) and part.get("type", "text") == "text" and isinstance(part.get("text"), str)
+        )
+    return ""
+
+
 def has_text(content: Any) -> bool:
     """True if ``content`` holds non-whitespace text (a string or a list of text parts)."""
     if isinstance(content, str):
@@ -145,7 +167,7 @@ def tool_content(result: Any) -> str:
         * anything else: ``str(result)``.
     """
     if isinstance(result, str):
-        return result
+        return str(result)  # a str subclass (a tool's ToolFailure) as a plain str
     if result is None:
         return ""
     if isinstance(result, (dict, list, tuple, bool, int, float)):
@@ -307,7 +329,7 @@ def request_kwargs(
         **extra: other request fields (``temperature``, ``max_tokens``, ``stop``,
             ``extra_body`` ...); None values are dropped.
     Returns:
-        A dict ready for ``create(**kwargs)``, with ``providers.REQUEST_RULES``
+        A dict ready for ``create(**kwargs)``, with ``request_rules.REQUEST_RULES``
         applied (e.g. ``max_completion_tokens`` instead of ``max_tokens`` for
         OpenAI reasoning models; the provider's ``extra_body``); without a
         provider only the rules that go by model id apply.
@@ -323,6 +345,5 @@ def request_kwargs(
         if parallel_tool_calls is not None and supported:
             kwargs["parallel_tool_calls"] = parallel_tool_calls
     kwargs.update({k: v for k, v in extra.items() if v is not None})
-    from .providers import apply_request_rules  # providers imports this module (through replies)
 
     return apply_request_rules(kwargs, provider)

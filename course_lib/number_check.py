@@ -16,9 +16,9 @@ a formula, and a number that happens to appear somewhere passes.  When
 calculate is the only tool offered, there is nothing to look a number up
 with, and the loop runs the call as asked.
 
-``agent.Agent`` uses it: a reply whose calculate call fails the check is
-dropped (nothing of it enters ``messages``) and the same request is sent once
-more without calculate among the ``tools``.  llama-server builds the grammar
+``agent.Agent.step`` uses it through one call, ``check_calls``: a reply whose
+calculate call fails the check is dropped (nothing of it enters ``messages``)
+and the same request is sent once more without calculate among the ``tools``.  llama-server builds the grammar
 of tool calls from ``tools``, so that second reply cannot call calculate: it
 looks the number up or answers.  On the bench suite this solved 32 of 40 tasks
 against 29 without it (``bench/results/levers.md``).
@@ -28,7 +28,10 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from typing import Any
+from typing import Any, Iterable
+
+from .records import ToolResult
+from .texts import t
 
 CHECKED_TOOL = "calculate"  # the tool whose arguments are checked (course_lib.tools.calculator)
 FREE_NUMBERS = {"0", "1"}  # numbers nobody has to give (as _canonical writes them)
@@ -61,23 +64,27 @@ def numbers_in(text: str) -> set[str]:
     return found
 
 
-def ungrounded_numbers(expression: str, messages: list[dict], free: set[str] = FREE_NUMBERS) -> list[str]:
+def ungrounded_numbers(expression: str, messages: list[dict], free: set[str] = FREE_NUMBERS,
+                       failed: Iterable[str] = ()) -> list[str]:
     """The numbers of ``expression`` that appear in no user message and no tool result.
 
     Args:
         expression: a calculate argument, e.g. ``"3 * 40"``.
         messages: the conversation so far (OpenAI message dicts).  Only
-            ``role`` ``"user"`` and ``"tool"`` count as sources; a tool result
-            that is itself an error (starts with ``"错误"``) does not.
+            ``role`` ``"user"`` and ``"tool"`` count as sources.
         free: numbers never missing, canonical (default ``FREE_NUMBERS``: 0 and 1).
+        failed: the ``tool_call_id`` of tool messages that are not results (the tool did
+            not run: ``records.ToolResult.ok`` False); their text is no source.
     Returns:
         The missing numbers as written in ``expression``, in order, without
         repeats (``[]`` = every number is grounded).
     Example:
         ``ungrounded_numbers("3 * 40", [{"role": "user", "content": "买 3 个足球多少钱？"}])`` → ``["40"]``.
     """
-    texts = (str(m.get("content") or "") for m in messages if m.get("role") in ("user", "tool"))
-    known = set(free).union(*(numbers_in(text) for text in texts if not text.startswith("错误")))
+    failed = set(failed)
+    texts = [str(m.get("content") or "") for m in messages
+             if m.get("role") == "user" or (m.get("role") == "tool" and m.get("tool_call_id") not in failed)]
+    known = set(free).union(*(numbers_in(text) for text in texts))
     missing: list[str] = []
     for number in NUMBER.findall(expression):
         if _canonical(number) not in known and number not in missing:
@@ -85,20 +92,42 @@ def ungrounded_numbers(expression: str, messages: list[dict], free: set[str] = F
     return missing
 
 
-def invented_numbers(call: Any, messages: list[dict], free: set[str] = FREE_NUMBERS) -> list[str]:
+def invented_numbers(call: Any, messages: list[dict], free: set[str] = FREE_NUMBERS,
+                     failed: Iterable[str] = ()) -> list[str]:
     """``ungrounded_numbers`` of a readable calculate call; ``[]`` for any other call.
 
     Args:
         call: a ``tool_calls.ToolCall`` (``name``, ``arguments`` dict or None, ``error``).
         messages: the conversation the call answers (the reply itself is not in it).
-        free: as for ``ungrounded_numbers``.
+        free, failed: as for ``ungrounded_numbers``.
     Returns:
         The numbers of ``call.arguments["expression"]`` found nowhere in
         ``messages`` (see ``ungrounded_numbers``).
     """
     if call.name != CHECKED_TOOL or call.error is not None or not isinstance(call.arguments, dict):
         return []
-    return ungrounded_numbers(str(call.arguments.get("expression", "")), messages, free)
+    return ungrounded_numbers(str(call.arguments.get("expression", "")), messages, free, failed)
+
+
+def check_calls(calls: list[Any], messages: list[dict], failed: Iterable[str] = ()) -> list[ToolResult]:
+    """The number check of one reply: all its calls, dropped, if one of them calculates with
+    invented numbers; else ``[]`` (the reply stands).
+
+    Args:
+        calls: the reply's ``tool_calls.ToolCall`` list.
+        messages, failed: the conversation so far (see ``ungrounded_numbers``).
+    Returns:
+        One ``records.ToolResult`` per call, none of them run (``ok`` False): a calculate call
+        with invented numbers has them in ``missing_numbers`` and its ``observation`` names them;
+        every other call's ``observation`` says the whole reply was dropped.
+    """
+    missing = [invented_numbers(call, messages, FREE_NUMBERS, failed) for call in calls]
+    if not any(missing):
+        return []
+    return [ToolResult(call.id, call.name, call.arguments, call.arguments_text,
+                       t("agent.dropped_why", missing=t("agent.list_separator").join(numbers)) if numbers else t("agent.dropped_with"),
+                       ok=False, recovered=call.recovered, missing_numbers=numbers)
+            for call, numbers in zip(calls, missing)]
 
 
 def without_tool(tools: list[dict], name: str = CHECKED_TOOL) -> list[dict]:

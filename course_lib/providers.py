@@ -24,16 +24,14 @@ A value written in ``.env`` wins over the same variable exported in the
 shell (see ``settings``); the summary and every key error say which of the
 two the key came from, never the key.
 
-Per-provider request rules
---------------------------
-Some endpoints refuse a request that others accept.  ``REQUEST_RULES`` is the
-one table of such rules (which model ids / which provider, what to change in
-the body); ``apply_request_rules`` applies it, and it is applied twice, with
-the same result: by ``messages.request_kwargs`` (so the kwargs a loop shows
-are what is sent) and by the HTTP client of ``get_client`` (so a request
-written by hand with the raw SDK in a notebook is fixed the same way).  A
-relay that rejects ``stream_options`` is remembered per base URL
-(``stream_usage_unavailable``); the streamed request is sent again without it.
+What else is under the client
+-----------------------------
+``get_client`` builds an ``openai.OpenAI`` client on a
+``http_client.CourseHttpClient``: it applies the request rules of
+``request_rules`` (the fixes some endpoints need) to every chat request,
+keeps loopback and LAN addresses away from environment proxies and names a
+proxy that failed, and gives the class server's failures a Chinese message
+that says what to do.  ``COURSE_REQUEST_LOG`` adds ``request_log.RequestLog``.
 
 The classroom
 -------------
@@ -42,18 +40,7 @@ The classroom
 ``COURSE_CLASS_KEY``) and nothing to install but the Python packages.  Its
 requests wait in the server's queue behind the class's, so they get a long
 timeout (``CLASSROOM_TIMEOUT_S``) and no automatic retries (a retry would
-queue the same work twice); what goes wrong - the server unreachable, the key
-missing or refused, the queue too long - is raised as the SDK's own error
-type with a Chinese message that says what to do (``CourseHttpClient``),
-never with the key in it.  A LAN address never goes through an environment
-proxy.
-
-The student's machine
----------------------
-A loopback base URL (``localhost``, ``127.0.0.1``, ``::1``: the local server,
-Ollama) never goes through a proxy from ``HTTP_PROXY``/``HTTPS_PROXY``/
-``ALL_PROXY``; for a remote provider such a proxy is used, and a failure
-names the variable (``proxy_variable``).
+queue the same work twice).
 
 Base URLs and model ids are those in each provider's public
 OpenAI-compatibility documentation (DeepSeek: api.deepseek.com; DashScope:
@@ -62,36 +49,31 @@ the ``compatible-mode/v1`` endpoint; Ollama: ``/v1`` on port 11434).
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import os
 import re
-import time
-import urllib.request
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import openai
 
 from . import local_server
-from .replies import read_reply, read_usage
+from .http_client import (CLASSROOM_TIMEOUT_S, REQUEST_TIMEOUT_S, CourseHttpClient, RestartingTransport,
+                          is_local_network, proxy_variable, socks_variable)
+from .messages import request_kwargs
+from .replies import read_reply
+from .request_log import RequestLog
 from .settings import PROJECT_ROOT, SOURCE_DOTENV, load_env, source_label, source_of
 from .texts import t
 
-REQUEST_TIMEOUT_S = 120.0  # one request; a 1.5B model on 2 cores can take a while
-# One request to the class server: it may wait behind the whole class's requests first
-# (bench/results/classroom.md: the longest wait measured, and when a class needs a bigger machine).
-CLASSROOM_TIMEOUT_S = 600.0
 # The SDK's own retries (408/409/429/5xx, timeouts, connection errors), with its
 # exponential back-off (0.5 s doubling, at most 8 s) or the server's Retry-After
 # (honoured up to 120 s); so one call waits at most about
 # (MAX_RETRIES + 1) * timeout + MAX_RETRIES * 120 s, never forever.
 MAX_RETRIES = 2
 # llama-server queues requests itself and a retry after a timeout only doubles
-# the wait; a dead server is restarted by _RestartingTransport instead.  The same
+# the wait; a dead server is restarted by http_client.RestartingTransport instead.  The same
 # holds for the class server (nobody restarts it from a student's laptop).
 LOCAL_MAX_RETRIES = 0
 
@@ -261,453 +243,13 @@ def get_provider(name: str | None = None, extra_body: dict | None = None) -> Pro
     return Provider(preset, base_url.rstrip("/"), model, api_key, key_source=source, extra_body=body)
 
 
-# --------------------------------------------------------------------------- per-provider request rules
-
-
-@dataclass(frozen=True)
-class RequestRule:
-    """One per-provider / per-model fix of the request body (a row of ``REQUEST_RULES``).
-
-    A rule applies when the model id (any ``vendor/`` prefix removed, as
-    relays write ``openai/gpt-5-mini``) starts with a match of ``models``,
-    and - if ``providers`` or ``hosts`` are given - the provider is one of
-    ``providers`` or the base URL's host ends with one of ``hosts`` (a
-    ``custom`` URL pointing at the same service).
-
-    Attributes:
-        name: a short id.  why: what the endpoint does and where that is documented.
-        models: regular expression (case-insensitive, matched at the start).
-        providers: preset names.  hosts: base-URL host suffixes.
-        rename: field -> the field the endpoint takes instead (value kept).
-        only_default: field -> the only value the endpoint accepts; any other
-            value is left out (the endpoint then uses its default).
-        body: fields added unless the request already has them.
-    """
-
-    name: str
-    why: str
-    models: str = ""
-    providers: tuple[str, ...] = ()
-    hosts: tuple[str, ...] = ()
-    rename: dict = field(default_factory=dict)
-    only_default: dict = field(default_factory=dict)
-    body: dict = field(default_factory=dict)
-
-    def matches(self, model: str, provider_name: str = "", host: str = "") -> bool:
-        """True if this rule applies to ``model`` on that provider / host."""
-        bare = (model or "").rsplit("/", 1)[-1]
-        if not re.match(self.models, bare, re.IGNORECASE):
-            return False
-        if not (self.providers or self.hosts):
-            return True
-        return provider_name in self.providers or any(host == h or host.endswith("." + h) for h in self.hosts)
-
-
-REQUEST_RULES: list[RequestRule] = [
-    RequestRule(
-        "openai-reasoning",
-        "OpenAI reasoning models (gpt-5*, o1, o3, o4-mini) answer 400 to max_tokens (they take "
-        "max_completion_tokens) and to any temperature but the default 1 (OpenAI API reference, "
-        "chat/create: max_tokens 'not compatible with o-series models'; reasoning guide).  Any endpoint "
-        "serving them (OpenAI, Azure, relays) has the same limits, so the rule is by model id only.",
-        models=r"(?:gpt-5|o1|o3|o4-mini)(?![a-z0-9])",
-        rename={"max_tokens": "max_completion_tokens"},
-        only_default={"temperature": 1},
-    ),
-    RequestRule(
-        "dashscope-qwen3",
-        "DashScope's Qwen3 models think by default and answer 400 'parameter.enable_thinking must be set "
-        "to false for non-streaming calls' unless the body says enable_thinking: false (DashScope "
-        "OpenAI-compatible mode docs, deep thinking).",
-        models=r"qwen3",
-        providers=("dashscope",),
-        hosts=("dashscope.aliyuncs.com", "dashscope-intl.aliyuncs.com"),
-        body={"enable_thinking": False},
-    ),
-]
-
-# Base URLs (no trailing slash) whose server answered 400 to ``stream_options``: it is not sent there again.
-_NO_STREAM_OPTIONS: set[str] = set()
-
-
-def _endpoint(provider: Any) -> tuple[str, str, dict]:
-    """``(provider name, base URL, extra_body)`` of a Provider, an openai client or None."""
-    if provider is None:
-        return "", "", {}
-    name = getattr(getattr(provider, "preset", None), "name", "") or ""
-    base_url = str(getattr(provider, "base_url", "") or "").rstrip("/")
-    return name, base_url, dict(getattr(provider, "extra_body", None) or {})
-
-
-def stream_usage_unavailable(provider_or_url: Any) -> bool:
-    """True if that endpoint rejected ``stream_options`` before (so streamed replies carry no usage).
-
-    Args:
-        provider_or_url: a ``Provider``, an ``openai.OpenAI`` client, or a base URL string.
-    """
-    url = provider_or_url if isinstance(provider_or_url, str) else _endpoint(provider_or_url)[1]
-    return url.rstrip("/") in _NO_STREAM_OPTIONS
-
-
-def apply_request_rules(request: dict, provider: Any = None, as_kwargs: bool = True) -> dict:
-    """Apply ``REQUEST_RULES``, the provider's ``extra_body`` and remembered quirks to one request.
-
-    Args:
-        request: the kwargs of ``client.chat.completions.create`` (``as_kwargs=True``)
-            or the JSON body on the wire (``as_kwargs=False``); needs ``model``.
-        provider: a ``Provider``, anything with ``base_url`` (an openai client),
-            or None (then only the rules that go by model id alone apply).
-        as_kwargs: True = extra body fields go into ``request["extra_body"]``
-            (the SDK merges it into the body); False = into the body itself.
-    Returns:
-        A new dict; ``request`` is not changed.  Applying it twice gives the
-        same result.  Fields the request sets itself always win over the
-        ``body`` of a rule and over ``extra_body``.
-    """
-    out = dict(request)
-    name, base_url, extra = _endpoint(provider)
-    host = (urlsplit(base_url).hostname or "").lower()
-    added: dict = {}
-    for rule in REQUEST_RULES:
-        if not rule.matches(str(out.get("model") or ""), name, host):
-            continue
-        for old, new in rule.rename.items():
-            if old in out:
-                value = out.pop(old)
-                out.setdefault(new, value)
-        for key, default in rule.only_default.items():
-            if key in out and out[key] != default:
-                del out[key]
-        added.update(rule.body)
-    added.update(extra)  # the teacher's fields win over a rule's
-    if base_url and base_url in _NO_STREAM_OPTIONS:
-        out.pop("stream_options", None)
-    if added:
-        if as_kwargs:
-            target = dict(out.get("extra_body") or {})
-            out["extra_body"] = target
-        else:
-            target = out
-        for key, value in added.items():
-            target.setdefault(key, value)
-    return out
-
-
-# --------------------------------------------------------------------------- the student's machine
-
-
-def is_loopback(url: str) -> bool:
-    """True if ``url``'s host is this machine (``localhost``, ``127.x.x.x``, ``::1``)."""
-    host = (urlsplit(url).hostname or "").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def is_local_network(url: str) -> bool:
-    """True if ``url``'s host is this machine or on the local network: loopback, a private
-    (RFC 1918 / RFC 4193) or link-local address, or a ``.local`` (mDNS) name - the class
-    server's address.  A proxy from the environment would not reach such a host."""
-    if is_loopback(url):
-        return True
-    host = (urlsplit(url).hostname or "").lower()
-    if host.endswith(".local"):
-        return True
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return ip.is_private or ip.is_link_local
-
-
-def proxy_variable(url: str) -> str | None:
-    """The environment variable whose proxy a request to ``url`` goes through, or None.
-
-    Follows what httpx does with ``trust_env``: ``https_proxy``/``http_proxy``
-    for the URL's scheme, else ``all_proxy`` (lower or upper case), unless
-    ``no_proxy`` covers the host; loopback and LAN URLs never use one here (see
-    ``get_client``).  Returns the variable's name, never its value (a proxy URL
-    can hold a password).
-    """
-    parts = urlsplit(url)
-    if is_local_network(url) or urllib.request.proxy_bypass_environment(parts.hostname or ""):
-        return None
-    for base in (f"{parts.scheme}_proxy", "all_proxy"):
-        for var in (base, base.upper()):
-            if os.environ.get(var, "").strip():
-                return var
-    return None
-
-
-def _socks_variable() -> tuple[str, str] | None:
-    """``(variable, scheme)`` of a SOCKS proxy set in the environment, or None."""
-    for base in ("all_proxy", "https_proxy", "http_proxy"):
-        for var in (base, base.upper()):
-            value = os.environ.get(var, "").strip().lower()
-            if value.startswith("socks"):
-                return var, value.split(":", 1)[0]
-    return None
-
-
-def _stream_options_rejected(request: httpx.Request, response: httpx.Response) -> bool:
-    """True for a 400 that names ``stream_options`` in answer to a request that sent it."""
-    if response.status_code != 400 or b'"stream_options"' not in (request.content or b""):
-        return False
-    response.read()
-    return "stream_options" in response.text
-
-
-class CourseHttpClient(httpx.Client):
-    """The HTTP client under every client from ``get_client``.
-
-    On each chat request it applies ``apply_request_rules`` to the JSON body
-    (so a request written with the raw SDK is fixed the same way as one from
-    ``request_kwargs``); when the server answers 400 to ``stream_options``
-    it remembers that for this base URL and sends the request again without
-    it; a connection failure through an environment proxy names the variable.
-
-    Args:
-        provider: the ``Provider`` whose rules and ``extra_body`` apply.
-        **kwargs: for ``httpx.Client``.
-    """
-
-    def __init__(self, provider: Provider, **kwargs: Any):
-        self.course_provider = provider
-        super().__init__(**kwargs)
-
-    def _with_rules(self, request: httpx.Request) -> httpx.Request:
-        if request.method != "POST" or not request.url.path.endswith("/chat/completions"):
-            return request
-        try:
-            body = json.loads(request.read() or b"{}")
-        except ValueError:
-            return request
-        if not isinstance(body, dict):
-            return request
-        new = apply_request_rules(body, self.course_provider, as_kwargs=False)
-        if new == body:
-            return request
-        headers = {k: v for k, v in request.headers.items() if k.lower() != "content-length"}
-        return httpx.Request(request.method, request.url, headers=headers,
-                             content=json.dumps(new, ensure_ascii=False).encode("utf-8"), extensions=request.extensions)
-
-    def send(self, request: httpx.Request, **kwargs: Any) -> httpx.Response:  # noqa: D102 - see the class
-        request = self._with_rules(request)
-        try:
-            response = super().send(request, **kwargs)
-            if _stream_options_rejected(request, response):
-                response.close()
-                _NO_STREAM_OPTIONS.add(self.course_provider.base_url.rstrip("/"))
-                response = super().send(self._with_rules(request), **kwargs)
-        except (httpx.ProxyError, httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            if self.course_provider.is_classroom:
-                raise classroom_error(self.course_provider, request, exc) from exc
-            var = proxy_variable(str(request.url)) if self.trust_env else None
-            if var is None:
-                raise
-            note = t("providers.proxy_used", var=var, host=request.url.host)
-            raise type(exc)(f"{exc}（{note}）", request=request) from exc
-        except httpx.TimeoutException as exc:
-            if self.course_provider.is_classroom:
-                raise classroom_error(self.course_provider, request, exc) from exc
-            raise
-        if self.course_provider.is_classroom and response.status_code in (401, 503):
-            raise classroom_error(self.course_provider, request, response)
-        return response
-
-
-def classroom_error(provider: Provider, request: httpx.Request,
-                    problem: httpx.Response | BaseException) -> openai.APIError:
-    """The SDK's own error for what went wrong between a student and the class server, with a Chinese message.
-
-    Raised from ``CourseHttpClient.send``; the SDK passes an ``openai.APIError``
-    on unchanged (it neither wraps nor retries it), so ``except
-    openai.AuthenticationError`` and friends still work, and the message is
-    what the student reads.  The key is never in it: only the variable's
-    name and where it came from.
-
-    Args:
-        provider: the classroom provider.  request: the request that failed.
-        problem: a 401 or 503 response, or the httpx exception (connection
-            failed, timed out).
-    Returns:
-        ``openai.AuthenticationError`` (401: key missing or refused),
-        ``openai.InternalServerError`` (503: the server is still loading the model),
-        ``openai.APITimeoutError`` (no answer within the timeout: the class queue)
-        or ``openai.APIConnectionError`` (the server cannot be reached).
-    """
-    url = provider.base_url
-    if isinstance(problem, httpx.Response):
-        problem.read()
-        try:
-            body = problem.json()
-        except ValueError:
-            body = None
-        if problem.status_code == 401:
-            key_env = provider.preset.key_env
-            if provider.api_key:
-                source = source_label(provider.key_source or source_of(key_env) or SOURCE_DOTENV)
-                text = t("providers.classroom_key_rejected", url=url, key_env=key_env, source=source)
-            else:
-                text = t("providers.classroom_key_missing", url=url, key_env=key_env, root=PROJECT_ROOT)
-            return openai.AuthenticationError(text, response=problem, body=body)
-        return openai.InternalServerError(t("providers.classroom_loading", url=url), response=problem, body=body)
-    if isinstance(problem, httpx.TimeoutException) and not isinstance(problem, httpx.ConnectTimeout):
-        timeout = request.extensions.get("timeout", {}).get("read") or CLASSROOM_TIMEOUT_S
-        error = openai.APITimeoutError(request=request)
-        error.message = t("providers.classroom_timeout", url=url, seconds=timeout)
-        error.args = (error.message,)
-        return error
-    return openai.APIConnectionError(message=t("providers.classroom_unreachable", url=url), request=request)
-
-
-class _RestartingTransport(httpx.HTTPTransport):
-    """For the local provider only: if the server is gone, start it again once, then retry."""
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        try:
-            return super().handle_request(request)
-        except httpx.ConnectError:
-            local_server.ensure_server()
-            return super().handle_request(request)
-
-
-class RequestLog:
-    """Append one JSON line per chat request to a file (``COURSE_REQUEST_LOG``; used by ``bench/`` and the tests).
-
-    Each line is ``{"at": unix time (s), "seconds": wall time of the HTTP
-    exchange (s), "status": HTTP status, "stream": bool, "prompt_tokens",
-    "completion_tokens", "finish_reason", "content": the reply text,
-    "tool_calls": [{"name", "arguments"}] or None, "timings": llama-server's own
-    ``timings`` object or None, "request": the JSON body that was sent}``.
-    Token counts come from the response's ``usage``.  A streamed reply is
-    logged when the stream is closed, with the text and calls put together
-    from its chunks (``replies.collect_stream``) - nothing is read that the
-    caller does not read itself.  The body holds no key (that travels in a
-    header, which is never written).
-    """
-
-    def __init__(self, path: str | os.PathLike | None = None, on_line: Any = None):
-        """``path``: the file to append to (None = none); ``on_line``: also called with each line dict."""
-        self.path = Path(path) if path is not None else None
-        self.on_line = on_line
-
-    def on_request(self, request: httpx.Request) -> None:
-        request.extensions["course_started"] = time.perf_counter()
-
-    @staticmethod
-    def line_of(response: httpx.Response, chunks: list[dict] | None = None) -> dict | None:
-        """The log line of one response (see the class docstring), or None for other endpoints.
-
-        Args:
-            response: a ``/chat/completions`` response (read here unless streamed).
-            chunks: for a streamed response, its chunks as dicts (the line then
-                describes the reply they add up to).
-        """
-        if not response.request.url.path.endswith("/chat/completions"):
-            return None
-        started = response.request.extensions.get("course_started", time.perf_counter())
-        stream = "text/event-stream" in response.headers.get("content-type", "")
-        body: dict = {}
-        if not stream:
-            response.read()
-            try:
-                body = response.json()
-            except ValueError:
-                body = {}
-        try:
-            sent = json.loads(response.request.content or b"{}")
-        except ValueError:
-            sent = None
-        if stream:
-            from .replies import collect_stream  # providers imports replies already; here only for streams
-
-            reply = collect_stream(chunks or [])
-            usage, message, finish = reply.usage or {}, reply.message, reply.finish_reason
-            timings = next((c["timings"] for c in reversed(chunks or []) if c.get("timings")), None)
-        else:
-            usage = read_usage(body) or {}
-            choice = (body.get("choices") or [{}])[0] or {}
-            message, finish, timings = choice.get("message") or {}, choice.get("finish_reason"), body.get("timings")
-        calls = [{"name": (c.get("function") or {}).get("name"), "arguments": (c.get("function") or {}).get("arguments")}
-                 for c in message.get("tool_calls") or []] or None
-        return {
-            "at": round(time.time(), 3),
-            "seconds": round(time.perf_counter() - started, 3),
-            "status": response.status_code,
-            "stream": stream,
-            "prompt_tokens": usage.get("prompt_tokens"),
-            "completion_tokens": usage.get("completion_tokens"),
-            "finish_reason": finish,
-            "content": message.get("content"),
-            "tool_calls": calls,
-            "timings": timings,
-            "request": sent,
-        }
-
-    def on_response(self, response: httpx.Response) -> None:
-        streamed = "text/event-stream" in response.headers.get("content-type", "")
-        if not streamed:
-            self.write(self.line_of(response))
-        elif response.is_stream_consumed:  # already in memory (a mock transport's answer): log it now
-            self.write(self.line_of(response, _sse_chunks(response.content)))
-        elif response.request.url.path.endswith("/chat/completions"):
-            response.stream = _TeeStream(response.stream, lambda data: self.write(self.line_of(response, _sse_chunks(data))))
-
-    def write(self, line: dict | None) -> None:
-        """Hand ``line`` to ``on_line`` and append it to the file (nothing for None)."""
-        if line is None:
-            return
-        if self.on_line is not None:
-            self.on_line(line)
-        if self.path is not None:
-            with open(self.path, "a", encoding="utf-8") as fh:
-                fh.write(json.dumps(line, ensure_ascii=False) + "\n")
-
-    def hooks(self) -> dict:
-        """The ``event_hooks`` argument for ``httpx.Client``."""
-        return {"request": [self.on_request], "response": [self.on_response]}
-
-
-def _sse_chunks(data: bytes) -> list[dict]:
-    """The JSON chunks of a server-sent-events body (``data: {...}`` lines; ``[DONE]`` and junk skipped)."""
-    chunks = []
-    for line in data.decode("utf-8", "replace").splitlines():
-        text = line[5:].strip() if line.startswith("data:") else ""
-        if text and text != "[DONE]":
-            try:
-                chunks.append(json.loads(text))
-            except ValueError:
-                pass
-    return chunks
-
-
-class _TeeStream(httpx.SyncByteStream):
-    """A response stream that passes every byte on and, when closed, hands ``done`` all the bytes it saw."""
-
-    def __init__(self, inner: Any, done: Any):
-        self.inner, self.done, self.seen = inner, done, bytearray()
-
-    def __iter__(self):
-        for part in self.inner:
-            self.seen += part
-            yield part
-
-    def close(self) -> None:
-        self.inner.close()
-        self.done(bytes(self.seen))
-
-
 def get_client(provider: Provider | None = None, transport: httpx.BaseTransport | None = None,
                **client_kwargs) -> openai.OpenAI:
     """Return an ``openai.OpenAI`` client for the active provider.
 
     For the local provider this starts the course's llama-server if needed
     (and again later if it died mid-lesson).  The HTTP client is a
-    ``CourseHttpClient``: every chat request gets ``REQUEST_RULES`` and the
+    ``http_client.CourseHttpClient``: every chat request gets ``request_rules.REQUEST_RULES`` and the
     provider's ``extra_body``; a loopback base URL never goes through an
     environment proxy (``trust_env=False``), a remote one does.
 
@@ -719,7 +261,7 @@ def get_client(provider: Provider | None = None, transport: httpx.BaseTransport 
             ``max_retries``; an ``http_client`` given here is used as it is,
             without the rules).
     With ``COURSE_REQUEST_LOG=<file>`` set, every chat request is also
-    logged to that file (``RequestLog``; the benchmark uses it).
+    logged to that file (``request_log.RequestLog``; the benchmark uses it).
     Returns:
         A client with ``timeout=REQUEST_TIMEOUT_S`` and ``max_retries=MAX_RETRIES``
         (``LOCAL_MAX_RETRIES`` for the local server) unless overridden.
@@ -737,7 +279,7 @@ def get_client(provider: Provider | None = None, transport: httpx.BaseTransport 
     if "http_client" not in client_kwargs:
         if provider.is_local and transport is None:
             local_server.ensure_server()
-            transport = _RestartingTransport()
+            transport = RestartingTransport()
             client_kwargs.setdefault("max_retries", LOCAL_MAX_RETRIES)
         try:
             client_kwargs["http_client"] = CourseHttpClient(
@@ -745,7 +287,7 @@ def get_client(provider: Provider | None = None, transport: httpx.BaseTransport 
                 trust_env=not is_local_network(provider.base_url), follow_redirects=True,
             )
         except ImportError as exc:  # httpx builds a SOCKS proxy only with socksio installed
-            socks = _socks_variable()
+            socks = socks_variable()
             if socks is None:
                 raise
             raise ProviderError(t("providers.socks_missing", var=socks[0], scheme=socks[1])) from exc
@@ -791,8 +333,6 @@ def ping(client: openai.OpenAI | None = None, provider: Provider | None = None) 
             after the SDK's retries, or (local) the server could not be
             restarted; when an environment proxy was used, it is named.
     """
-    from .messages import request_kwargs  # messages imports nothing from here; kept local for clarity
-
     provider = provider or get_provider()
     client = client or get_client(provider)
     kwargs = request_kwargs(provider.model, [{"role": "user", "content": "Reply with the single word: pong"}],

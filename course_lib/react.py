@@ -33,9 +33,10 @@ Both send stop sequences (``LINE_STOP`` / ``JSON_STOP``): without them the
 model keeps writing after its Action and invents the Observation itself
 (notebook 05 shows it).
 
-Both loops are ``loop.StepLoop`` objects - the same shape as the native
-``agent.Agent`` of notebook 06 - so a notebook (or a debugger) can drive
-them one request at a time::
+Both loops are ``ReActLoop`` objects - the shape of every loop (``loop.py``),
+the same as the native ``agent.Agent`` of notebook 06: ``ReActLoop.step`` is
+one turn, ``run`` the ``while`` around it - so a notebook (or a debugger) can
+drive them one request at a time::
 
     loop = LineReAct(client, MODEL, registry)
     loop.start("20 * 15 等于多少")
@@ -58,16 +59,18 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
-from .loop import RunResult, Step, StepLoop, cut_note, question_text
+from .loop import LoopBase, cut_note, question_text
 from .messages import has_text, request_kwargs, to_dict
 from .react_parser import ParsedReply, corrective_observation, parse_json_protocol, parse_line_protocol
+from .records import ActionStep, AnswerStep, FinalStep, InvalidStep, RunResult, Step, reply_fields
 from .replies import read_reply
-from .tables import Table, react_steps_frame, shorten
-from .texts import t
-from .tools.registry import ToolRegistry
+from .tables import RunTables
+from .texts import shorten, t
+from .tools.registry import ToolRegistry, default_registry
 
 # Stop sequences.  Protocol A: the model should stop after "PAUSE"; it often
 # does not, so "Observation:" is a stop word too.  Protocol B: LangChain's
@@ -211,8 +214,12 @@ def tool_arguments(registry: ToolRegistry, name: str, action_input: Any) -> Any:
 
 
 def run_tool(registry: ToolRegistry, name: str, action_input: Any) -> str:
-    """Run one parsed Action and return the Observation text (never raises; errors start with "错误：")."""
-    return registry.run(name, tool_arguments(registry, name, action_input))
+    """Run one parsed Action and return the Observation text (notebook 05 writes its loop with it).
+
+    The loop itself (``ReActLoop.step``) makes the same call, ``registry.call``, and also keeps
+    its ``ok`` flag.  Never raises: when the tool did not run, the text starts with "错误：" and says why.
+    """
+    return registry.call(name, tool_arguments(registry, name, action_input))[0]
 
 
 # ---------------------------------------------------------------------------
@@ -273,13 +280,19 @@ class ChatBot:
         return text
 
 
-class _ReActLoop(StepLoop):
-    """What both protocols share: one request, parse, run the tool or finish; the Observation and trace."""
+class ReActLoop(LoopBase):
+    """What both protocols share: ``step`` is one turn of the prompt-based ReAct loop.
+
+    A protocol class (``LineReAct``, ``JsonReAct``) says only how its request is
+    built (``next_request``), how it is sent (``_send``), how a reply is read
+    (``parse``) and what the conversation keeps of a turn (``_remember``).
+    """
 
     answer_label = "Answer:"
 
     def __init__(self, client: Any, model: str, registry: ToolRegistry | None = None, *,
                  stop: list[str] | None = None, max_tokens: int = DEFAULT_MAX_TOKENS, **options: Any):
+        registry = registry if registry is not None else default_registry()
         super().__init__(client, model, registry, max_tokens=max_tokens, **options)
         self.stop = stop
 
@@ -288,66 +301,90 @@ class _ReActLoop(StepLoop):
         self.question = question_text(question)
         self._reset()
 
-    def _request(self) -> Step:
-        """One request: parse the reply, then finish, run the tool, or send a corrective Observation."""
-        final = self.limit_reached
-        reply = read_reply(self._send())
-        parsed = self._parse(reply.text)
-        record = self._new_step(reply, parsed.kind, thought=parsed.thought)
-        if final:
-            # The last request after max_steps: whatever it says is all we get.
-            record.kind = "final"
-            if parsed.kind == "answer":
-                record.answer = parsed.answer
-            elif parsed.kind == "invalid":  # plain text without a label: take it as the answer
-                record.answer = parsed.raw.strip() or None
-            record.error = None if record.answer else t("loops.final_without_answer")
-            self.answer, self.stopped_reason = record.answer, "max_steps"
+    def step(self) -> Step:
+        """One turn: a request, the reply parsed, the tool run or the answer taken; returns the ``records.Step``.
+
+        Raises:
+            RuntimeError: ``start`` was not called, or the run is already done.
+            openai.APIError and friends, replies.ReplyError: the request failed or held
+                no reply; nothing is recorded and ``step()`` can simply be called again.
+        """
+        self._require_running()
+        began, number = time.perf_counter(), len(self.steps) + 1
+        final = self.limit_reached  # after max_steps, the last request only asks for the answer
+        # 1-3. Build the request (the protocol's own), send it, read the reply.
+        reply = read_reply(self._send(self.next_request()))
+        # 4. Parse it: an Action, an Answer, or neither.
+        parsed = self.parse(reply.text)
+        fields = dict(reply_fields(reply), thought=parsed.thought)
+        observation = None  # what goes back to the model with the next request
+        if final:  # whatever the last request says is the answer; nothing runs after it
+            text = parsed.answer if parsed.kind == "answer" else (parsed.raw.strip() or None) if parsed.kind == "invalid" else None
+            step: Step = FinalStep(number, **fields, text=text, reason="max_steps")
+            self.answer, self.stopped_reason = text, "max_steps"
         elif parsed.kind == "answer":
-            self._answered(record, parsed.answer)
+            step = AnswerStep(number, **fields, text=parsed.answer)
+            self._end(step, parsed.answer, "answer")
         elif parsed.kind == "action":
-            record.action, record.action_input = parsed.action, parsed.action_input
-            record.observation = run_tool(self.registry, parsed.action, parsed.action_input)
-        else:
-            record.error = parsed.error
-            record.observation = corrective_observation(parsed, self.protocol, self.registry.names, prefix="")
-        self._record_reply(parsed, reply.text, record)
-        return record
+            # 5. Run the tool; its result is the Observation of the next request.
+            observation, ok = self.registry.call(parsed.action, tool_arguments(self.registry, parsed.action, parsed.action_input))
+            step = ActionStep(number, **fields, action=parsed.action, action_input=parsed.action_input,
+                              observation=observation, ok=ok)
+        else:  # neither: a corrective Observation goes back, and the step counts
+            observation = corrective_observation(parsed, self.protocol, self.registry.names, prefix="")
+            step = InvalidStep(number, **fields, error=parsed.error, observation=observation)
+        # 6. The conversation keeps the trusted part of the reply, and the Observation for the next request.
+        self._remember(parsed, reply.text, observation)
+        return self._record(step, began)
+
+    def run(self, question: str | None = None) -> "ReActResult":
+        """``start(question)`` (if given), then ``step()`` until done; returns ``result()``."""
+        if question is not None:
+            self.start(question)
+        self._require_running(allow_done=True)
+        while not self.done:
+            self.step()
+        return self.result()
 
     def _limit_text(self) -> str:
         return LIMIT_OBSERVATION.format(label=self.answer_label)
 
     def describe(self, s: Step) -> list[str]:
-        """The trace line of step ``s`` (newlines in results shown as spaces)."""
-        head = t("loops.trace_head", step=s.step, max_steps=self.max_steps)
-        if s.kind == "action":
+        """The trace line of step ``s`` (newlines in results shown as spaces); written here, in the loop's file."""
+        head = f"[步 {s.step}/{self.max_steps}]"
+        if isinstance(s, ActionStep):
             shown = json.dumps(s.action_input, ensure_ascii=False) if isinstance(s.action_input, dict) else s.action_input
-            observation = shorten((s.observation or "").replace("\n", " "), 120)
+            observation = shorten(s.observation.replace("\n", " "), 120)
             return [f"{head} Action {s.action}: {shown} → Observation: {observation}"]
-        if s.kind == "answer":
-            return [f"{head} Answer: {shorten(s.answer or '', 200)}{cut_note(s)}"]
-        if s.kind == "final":
-            return [t("react.trace_final", max_steps=self.max_steps, answer=shorten(s.answer or t("loops.no_answer"), 200),
-                      cut=cut_note(s))]
-        return [t("react.trace_invalid", head=head, error=shorten(s.error or "", 80))]
+        if isinstance(s, AnswerStep):
+            return [f"{head} Answer: {shorten(s.text, 200)}{cut_note(s)}"]
+        if isinstance(s, FinalStep):
+            answer = shorten(s.text or t("loops.no_answer"), 200)
+            return [f"[达到 max_steps={self.max_steps}] 最后一次请求的回答：{answer}{cut_note(s)}"]
+        return [f"{head} 无法解析（{shorten(getattr(s, 'error', ''), 80)}）→ 发回格式提醒"]
 
-    # -- protocol-specific ---------------------------------------------------
+    # -- what each protocol says for itself ------------------------------------
 
     def _reset(self) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def _send(self) -> Any:  # pragma: no cover - overridden
-        """Send ``next_request()``; return the ChatCompletion."""
+    def next_request(self) -> dict:  # pragma: no cover - overridden
+        """The ``create(**kwargs)`` arguments of the next step (nothing is sent)."""
         raise NotImplementedError
 
-    def _parse(self, reply: str) -> ParsedReply:  # pragma: no cover - overridden
+    def _send(self, request: dict) -> Any:  # pragma: no cover - overridden
+        """Send ``request`` (``next_request()``); return the ChatCompletion."""
         raise NotImplementedError
 
-    def _record_reply(self, parsed: ParsedReply, reply: str, record: Step) -> None:  # pragma: no cover
+    def parse(self, reply: str) -> ParsedReply:  # pragma: no cover - overridden
+        """Read one reply with the protocol's parser (``react_parser``)."""
+        raise NotImplementedError
+
+    def _remember(self, parsed: ParsedReply, reply: str, observation: str | None) -> None:  # pragma: no cover
         raise NotImplementedError
 
 
-class LineReAct(_ReActLoop):
+class LineReAct(ReActLoop):
     """Protocol A: ``Thought`` / ``Action: tool: input`` / ``PAUSE`` → ``Observation: ...`` → ``Answer:``.
 
     A ``ChatBot`` keeps the conversation: the first user message is
@@ -398,14 +435,14 @@ class LineReAct(_ReActLoop):
         self._require_running()
         return self.bot.request(self._outgoing())
 
-    def _send(self) -> Any:
-        self.bot(self._outgoing())  # appends the user message and the reply to bot.messages
+    def _send(self, request: dict) -> Any:
+        self.bot(self._outgoing())  # sends the same request; appends the user message and the reply to bot.messages
         return self.bot.last_response
 
-    def _parse(self, reply: str) -> ParsedReply:
+    def parse(self, reply: str) -> ParsedReply:
         return parse_line_protocol(reply, self.registry.names, stop_words=self.stop or ("Observation:",))
 
-    def _record_reply(self, parsed: ParsedReply, reply: str, record: Step) -> None:
+    def _remember(self, parsed: ParsedReply, reply: str, observation: str | None) -> None:
         # Keep only the trusted part of the reply in the history.
         last = self.bot.messages[-1]
         if last["role"] == "assistant" and parsed.raw != last["content"]:
@@ -413,7 +450,7 @@ class LineReAct(_ReActLoop):
                 last["content"] = parsed.raw
             else:  # nothing trustworthy was left (e.g. only an invented Observation)
                 self.bot.messages.pop()
-        self.next_message = None if record.observation is None else f"Observation: {record.observation}"
+        self.next_message = None if observation is None else f"Observation: {observation}"
 
     @property
     def messages(self) -> list[dict]:
@@ -421,7 +458,7 @@ class LineReAct(_ReActLoop):
         return [to_dict(m) for m in self.bot.messages] if self.bot else []
 
 
-class JsonReAct(_ReActLoop):
+class JsonReAct(ReActLoop):
     """Protocol B: the LangChain-style template with a JSON ``Action`` and ``Final Answer:``.
 
     Every request is ``[system, user]``: the system prompt lists the tools as
@@ -477,23 +514,23 @@ class JsonReAct(_ReActLoop):
             max_tokens=self.max_tokens, temperature=self.temperature, stop=self.stop,
         )
 
-    def _send(self) -> Any:
-        return self.client.chat.completions.create(**self.next_request())
+    def _send(self, request: dict) -> Any:
+        return self.client.chat.completions.create(**request)
 
-    def _parse(self, reply: str) -> ParsedReply:
+    def parse(self, reply: str) -> ParsedReply:
         return parse_json_protocol(reply, self.registry.names, stop_words=self.stop or ("Observation:",))
 
-    def _record_reply(self, parsed: ParsedReply, reply: str, record: Step) -> None:
+    def _remember(self, parsed: ParsedReply, reply: str, observation: str | None) -> None:
         self._final_prompt = self.prompt()
         self._last_reply = reply
-        if record.observation is not None:
+        if observation is not None:
             kept = parsed.raw if has_text(parsed.raw) else reply.strip()
             if self.scratchpad:
                 # The prompt ended with "Thought: " and the reply continues it: keep that label in
                 # the scratchpad (as the hand-written loop of notebook 05 does), and do not write it
                 # twice when the model repeated it.
                 kept = "Thought: " + THOUGHT_LABEL_RE.sub("", kept, count=1)
-            self.scratchpad += f"{kept}\nObservation: {record.observation}\n"
+            self.scratchpad += f"{kept}\nObservation: {observation}\n"
 
     @property
     def messages(self) -> list[dict]:
@@ -530,20 +567,18 @@ def run_json_react(client: Any, model: str, question: str, registry: ToolRegistr
 
 
 @dataclass
-class ReActResult(RunResult):
-    """The outcome of one ReAct run: a ``loop.RunResult`` with ``protocol`` ``"A"`` or ``"B"``.
+class ReActResult(RunTables, RunResult):
+    """The outcome of one ReAct run: a ``records.RunResult`` with ``protocol`` ``"A"`` or ``"B"``.
 
     ``stopped_reason`` is ``"answer"`` (the model answered within ``max_steps``)
     or ``"max_steps"`` (the limit was hit; ``answer`` comes from the one last
     request, or is None).  ``messages`` are the messages of the last request
     plus the last reply (protocol B: system + one user message holding the
-    whole scratchpad).
+    whole scratchpad).  ``table()`` and ``show_messages()`` show the run (``tables.RunTables``).
     """
 
-    def table(self, max_chars: int | None = 120) -> Table:
-        """The per-step trace (``tables.react_steps_frame``) as a ``tables.Table``."""
-        title = t("react.table_title", protocol=self.protocol, question=self.question)
-        return Table(react_steps_frame(self.steps, max_chars), title)
+    def title(self) -> str:
+        return t("react.table_title", protocol=self.protocol, question=self.question)
 
 
-_ReActLoop.result_type = ReActResult
+ReActLoop.result_type = ReActResult

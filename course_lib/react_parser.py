@@ -62,12 +62,15 @@ from __future__ import annotations
 import ast
 import json
 import re
-import unicodedata
 from dataclasses import dataclass
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Iterable, Literal, NamedTuple
 
-from .json_scan import find_json_object
-from .loop import ParsedKind
+from .json_scan import find_json_object, matching_bracket
+from .texts import t
+from .tools.registry import available_text, tool_key, unknown_tool_text, unwrap
+
+# What the parser can make of one reply (ParsedReply.kind).
+ParsedKind = Literal["action", "answer", "invalid"]
 
 
 @dataclass
@@ -76,7 +79,7 @@ class ParsedReply:
 
     Attributes:
         kind: ``"action"`` (run a tool), ``"answer"`` (finished) or ``"invalid"``
-            (a ``loop.ParsedKind``).
+            (a ``ParsedKind``).
         thought: the model's reasoning text, or None if it wrote none.
         action: the tool to run, spelled as in the registry (kind ``"action"`` only).
         action_input: the tool input: a str for protocol A; a str or dict for
@@ -150,7 +153,6 @@ PAUSE_LINE_RE = re.compile(r"^[ \t*_`]*PAUSE[ \t*_`.!。]*$", re.IGNORECASE | re
 TRAILING_PAUSE_RE = re.compile(r"(?<![ \t])[ \t]+PAUSE[ \t.]*$")
 
 # Markdown decoration wrapped around a whole value: **x**, __x__, `x`, ``x``, *x*.
-WRAPPED_RE = re.compile(r"^(?P<mark>\*\*|__|`{1,3}|\*)(?P<body>.+)(?P=mark)$", re.DOTALL)
 
 # The name an unknown Action line starts with (for the error message only).
 CANDIDATE_NAME_RE = re.compile(r"[^\s:：(（`*]+")
@@ -160,6 +162,7 @@ FENCE_TAIL_RE = re.compile(r"(?:```|~~~)[\w-]*\s*$")
 
 _SEPARATORS = (":", "：")
 _OPEN_PARENS = {"(": ")", "（": "）"}
+_PARENS = ("".join(_OPEN_PARENS), "".join(_OPEN_PARENS.values()))  # (opens, closes) for matching_bracket
 
 _FINAL_ANSWER_NAMES = {"final answer", "final_answer", "finalanswer", "final-answer"}
 
@@ -232,31 +235,11 @@ def clean_reply(text: str | None, stop_words: Iterable[str] = ("Observation:",))
 # ---------------------------------------------------------------------------
 
 
-def _key(name: str) -> str:
-    """Comparison key for tool names: NFKC (full-width letters -> ASCII), trimmed, case-folded."""
-    return unicodedata.normalize("NFKC", name).strip().casefold()
-
-
 def _registry(tool_names: Iterable[str]) -> dict[str, str]:
-    """Map comparison key -> canonical spelling.  A dict of tools gives its keys."""
+    """Map comparison key (``tools.registry.tool_key``) -> the registered spelling."""
     if isinstance(tool_names, str):
         tool_names = [tool_names]
-    return {_key(name): name for name in tool_names}
-
-
-def _available(registry: dict[str, str]) -> str:
-    return ", ".join(registry.values()) or "（没有可用的工具）"
-
-
-def lookup_tool(name: str, tool_names: Iterable[str]) -> str | None:
-    """Return the registry spelling of ``name`` (case-insensitive, decoration ignored), or None."""
-    return _registry(tool_names).get(_key(_unwrap(name.strip()).strip("`*'\" ")))
-
-
-def _unwrap(text: str) -> str:
-    """Remove markdown wrapped around the whole of ``text``: ``**x**`` / ```x``` -> ``x``."""
-    m = WRAPPED_RE.match(text)
-    return m.group("body").strip() if m else text
+    return {tool_key(name): name for name in tool_names}
 
 
 # ---------------------------------------------------------------------------
@@ -355,19 +338,6 @@ def _invalid(raw: str, error: str, invented: bool, thought: str | None = None) -
 # ---------------------------------------------------------------------------
 
 
-def _closing_paren(text: str, open_index: int) -> int | None:
-    """Index of the parenthesis closing the one at ``open_index`` (None if unbalanced)."""
-    depth = 0
-    for i in range(open_index, len(text)):
-        if text[i] in _OPEN_PARENS:
-            depth += 1
-        elif text[i] in _OPEN_PARENS.values():
-            depth -= 1
-            if depth == 0:
-                return i
-    return None
-
-
 def _line_input(rest: str) -> str:
     """Turn what follows the tool name into the tool input.
 
@@ -382,7 +352,7 @@ def _line_input(rest: str) -> str:
     rest = rest.strip()
     if rest[:1] in _SEPARATORS:
         value = rest[1:].strip()
-    elif rest[:1] in _OPEN_PARENS and _closing_paren(rest, 0) == len(rest) - 1:
+    elif rest[:1] in _OPEN_PARENS and matching_bracket(rest, 0, *_PARENS, skip_strings=False) == len(rest) - 1:
         value = rest[1:-1].strip()
         try:  # calculate("20*15") -> 20*15 ; only a plain string literal is unquoted
             literal = ast.literal_eval(value)
@@ -445,13 +415,13 @@ def parse_line_protocol(
 
     # The first label is an Action: read "tool_name: input".
     inline = _inline_input(raw, labels, decisive)  # "Action: tool Action Input: text" on one line
-    content = _unwrap(inline[0] if inline else _action_content(raw, decisive))
+    content = unwrap(inline[0] if inline else _action_content(raw, decisive))
     if not content:
         return _invalid(raw, "Action: 后面没有写工具名。", invented, thought)
     content = content.lstrip("*`")
     # Try the longest names first, so "search_web" wins over "search".
     for key, name in sorted(registry.items(), key=lambda kv: -len(kv[1])):
-        if _key(content[: len(name)]) != key:
+        if tool_key(content[: len(name)]) != key:
             continue
         rest = content[len(name) :].lstrip("*`")  # "`calculate`: 2+3"
         if rest[:1] in ("", " ", "\t", *_SEPARATORS, *_OPEN_PARENS):
@@ -463,7 +433,7 @@ def parse_line_protocol(
             return ParsedReply("action", thought=thought, action=name, action_input=value, raw=raw)
     m = CANDIDATE_NAME_RE.match(content)
     unknown = m.group(0) if m else content
-    return _invalid(raw, f"没有名为 '{unknown}' 的工具。可用的工具: {_available(registry)}。", invented, thought)
+    return _invalid(raw, unknown_tool_text(unknown, registry.values()) + "。", invented, thought)
 
 
 # ---------------------------------------------------------------------------
@@ -482,13 +452,13 @@ def _json_reply(obj: dict, registry: dict[str, str], raw: str, thought: str | No
         value = ""
     elif not isinstance(value, (str, dict)):
         value = json.dumps(value, ensure_ascii=False)
-    canonical = registry.get(_key(name.strip("`*'\" ")))
-    if canonical is None and _key(name) in _FINAL_ANSWER_NAMES:
+    canonical = registry.get(tool_key(name.strip("`*'\" ")))
+    if canonical is None and tool_key(name) in _FINAL_ANSWER_NAMES:
         # {"action": "Final Answer", "action_input": "..."} - the LangChain JSON-chat way to finish.
         answer = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         return ParsedReply("answer", thought=thought, answer=answer, raw=raw)
     if canonical is None:
-        return _invalid(raw, f"没有名为 '{name}' 的工具。可用的工具: {_available(registry)}。", invented, thought)
+        return _invalid(raw, unknown_tool_text(name, registry.values()) + "。", invented, thought)
     return ParsedReply("action", thought=thought, action=canonical, action_input=value, raw=raw)
 
 
@@ -529,7 +499,7 @@ def parse_json_protocol(
         if two:
             return _invalid(raw, two, invented, thought)
         inline = _inline_input(raw, labels, action_label)  # "Action: tool Action Input: text" on one line
-        name = _unwrap(inline[0] if inline else _action_content(raw, action_label)).strip("`*'\" ")
+        name = unwrap(inline[0] if inline else _action_content(raw, action_label)).strip("`*'\" ")
         if inline and not name.startswith(("{", "```", "~~~")):
             classic = inline[1]
         else:
@@ -569,7 +539,7 @@ def format_reminder(protocol: str, tool_names: Iterable[str]) -> str:
     Raises:
         ValueError: ``protocol`` is not "A" or "B".
     """
-    tools = _available(_registry(tool_names))
+    tools = available_text(_registry(tool_names).values())
     protocol = str(protocol).strip().upper()
     if protocol == "A":
         return (

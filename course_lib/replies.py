@@ -25,17 +25,21 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .messages import to_dict
+from .messages import content_text, to_dict
+from .texts import t
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
 # A reply the server cut off (finish_reason -> what the student is told).  Such a reply is
 # never taken silently as a final answer: the loops stop with this finish_reason as their
 # stopped_reason, the chat box shows the text as a notice.
-CUT_REPLIES: dict[str, str] = {
-    "length": "回复被截断了：达到了 max_tokens 上限，后面的内容没有生成出来（finish_reason=length）",
-    "content_filter": "回复被服务商的内容过滤拦下或截断了（finish_reason=content_filter）",
-}
+CUT_REPLIES: dict[str, str] = {"length": "replies.cut_length", "content_filter": "replies.cut_content_filter"}
+
+
+def cut_text(finish_reason: str | None) -> str | None:
+    """Why a reply with this ``finish_reason`` is incomplete (``CUT_REPLIES``, from texts.py), or None."""
+    key = CUT_REPLIES.get(finish_reason or "")
+    return t(key) if key else None
 
 # What a student sees when a reply cannot be read (raised as ReplyError).
 NO_CHOICES = "服务器返回了 HTTP 200，但回复里没有任何 choices（没有模型的回答）"
@@ -132,7 +136,7 @@ class Reply:
     @property
     def cut(self) -> str | None:
         """Why the reply is incomplete (a ``CUT_REPLIES`` text, Chinese), or None if it ended normally."""
-        return CUT_REPLIES.get(self.finish_reason or "")
+        return cut_text(self.finish_reason)
 
     @property
     def prompt_tokens(self) -> int | None:
@@ -245,27 +249,6 @@ def _take_reasoning(message: dict) -> str:
         if thinking or was_list:
             message["content"] = visible or None
     return "\n".join(t for t in thoughts if t)
-
-
-def content_text(content: Any) -> str:
-    """The text of a ``content`` field, whatever its shape.
-
-    Args:
-        content: a string, None, or a list of parts (``[{"type": "text",
-            "text": "..."}, ...]``; some servers send content that way, in a
-            reply or in a stream delta).
-    Returns:
-        The string itself, the ``text`` parts joined (other part types are
-        not text and are left out), or ``""``.
-    """
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            part["text"] for part in content
-            if isinstance(part, dict) and part.get("type", "text") == "text" and isinstance(part.get("text"), str)
-        )
-    return ""
 
 
 def thinking_text(content: Any) -> str:

@@ -17,8 +17,10 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from .messages import to_dict
+from .messages import content_text, to_dict
+from .records import STEP_COLUMNS
 from .replies import read_usage
+from .texts import shorten  # noqa: F401 - the tables' shortener, used by their callers too
 
 ROLE_COLOURS = {
     "system": "#eeeeee",
@@ -50,25 +52,15 @@ def html_text(value: Any) -> str:
     return html.escape(str(value)).replace("$", "&#36;")
 
 
-def shorten(text: str, max_chars: int | None) -> str:
-    """Return ``text``, or its first ``max_chars`` characters plus ``…[+N chars]``.
-
-    Args:
-        text: any string.
-        max_chars: limit in characters; None means no limit.
-    """
-    if max_chars is None or len(text) <= max_chars:
-        return text
-    return f"{text[:max_chars]}…[+{len(text) - max_chars} chars]"
-
-
 def _content_text(content: Any) -> str:
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
+    """A content field for a table: its text (``messages.content_text``); parts that are not
+    text (images ...) are shown as JSON after it, so the table hides nothing."""
+    if content is None or isinstance(content, str):
+        return content or ""
     if isinstance(content, list):
-        return "\n".join(p.get("text", json.dumps(p, ensure_ascii=False)) if isinstance(p, dict) else str(p) for p in content)
+        others = [json.dumps(p, ensure_ascii=False, default=str) for p in content
+                  if not (isinstance(p, dict) and p.get("type", "text") == "text" and isinstance(p.get("text"), str))]
+        return "\n".join([content_text(content), *others]).strip("\n")
     return json.dumps(content, ensure_ascii=False, default=str)
 
 
@@ -118,10 +110,11 @@ class Table:
         title: optional caption.
     """
 
-    def __init__(self, frame: pd.DataFrame, title: str = "", highlight: Iterable[int] = ()):
+    def __init__(self, frame: pd.DataFrame, title: str = "", highlight: Iterable[int] = (), code: bool = False):
         self.frame = frame
         self.title = title
         self.highlight = set(highlight)
+        self.code = code  # cells are source code: a monospace font in HTML
 
     def __len__(self) -> int:
         return len(self.frame)
@@ -150,7 +143,8 @@ class Table:
         styler = (
             self.frame.style.apply(colour, axis=1)
             .format(html_text)
-            .set_properties(**{"white-space": "pre-wrap", "text-align": "left", "vertical-align": "top"})
+            .set_properties(**{"white-space": "pre-wrap", "text-align": "left", "vertical-align": "top",
+                               **({"font-family": "monospace", "font-size": "85%"} if self.code else {})})
             .set_table_styles([{"selector": "th", "props": "text-align: left;"}])
             .set_table_attributes(f'class="{NO_MATH_CLASS}"')
         )
@@ -171,6 +165,19 @@ def show_messages(messages: Iterable[Any], max_chars: int | None = None, title: 
         A ``Table``: Jupyter displays it; ``print()`` gives the plain-text form.
     """
     return Table(messages_frame(messages, max_chars), title, highlight)
+
+
+def side_by_side(sources: dict[str, str], title: str = "") -> Table:
+    """Texts in columns, one row: e.g. a loop written by hand beside the library's ``step``.
+
+    Args:
+        sources: column title -> text (usually ``inspect.getsource(...)``), in display order.
+        title: caption.
+    Returns:
+        A ``Table`` (monospace cells in HTML; as plain text, one column after the other).
+    """
+    frame = pd.DataFrame({name: [text.rstrip()] for name, text in sources.items()})
+    return Table(frame, title, code=True)
 
 
 def response_frame(response: Any) -> pd.DataFrame:
@@ -206,13 +213,8 @@ def show_response(response: Any, title: str = "") -> Table:
 
 
 # ---------------------------------------------------------------------------
-# The steps of a loop run (loop.Step lists) as tables
+# The steps of a loop run (records.Step lists) as tables
 # ---------------------------------------------------------------------------
-
-REACT_STEP_COLUMNS = ["step", "kind", "reasoning", "thought", "action", "action_input", "observation", "answer",
-                      "finish_reason", "prompt_tokens", "completion_tokens"]
-AGENT_STEP_COLUMNS = ["step", "kind", "reasoning", "tool", "arguments", "observation", "repeated", "answer",
-                      "finish_reason", "prompt_tokens", "completion_tokens"]
 
 
 def _cell(value: Any, max_chars: int | None) -> str:
@@ -222,55 +224,47 @@ def _cell(value: Any, max_chars: int | None) -> str:
     return shorten(text, max_chars)
 
 
-def react_steps_frame(steps: Iterable[Any], max_chars: int | None = 120) -> pd.DataFrame:
-    """The steps of a ReAct run (notebook 05) as a DataFrame, one row per request.
+def steps_frame(steps: Iterable[Any], max_chars: int | None = 120) -> pd.DataFrame:
+    """The steps of any loop run as a DataFrame: each record's ``rows()`` (``records.STEP_COLUMNS``).
+
+    A native step has one row per tool call (a call the number check dropped comes
+    first, kind ``"dropped"``); a ReAct step is one row (``tool``/``input`` are its
+    Action and Action Input).  Columns that are empty in every row (``thought`` in a
+    native run, ``repeated`` in a ReAct run, ``reasoning`` for a model that does not
+    think aloud) are left out.  A step's tokens are on its first row only.
 
     Args:
-        steps: ``loop.Step`` records of ``react.LineReAct`` / ``react.JsonReAct``.
+        steps: ``records.Step`` records (``result.steps``).
         max_chars: shorten text cells (with an explicit ``…[+N chars]`` marker); None keeps everything.
-    Returns:
-        Columns ``REACT_STEP_COLUMNS`` indexed by ``step``; a dict ``action_input`` is shown as JSON.
     """
-    rows = []
-    for s in steps:
-        row = {col: getattr(s, col) for col in REACT_STEP_COLUMNS}
-        for key in ("reasoning", "thought", "action", "action_input", "observation", "answer"):
-            row[key] = _cell(row[key], max_chars)
-        rows.append(row)
-    return pd.DataFrame(rows, columns=REACT_STEP_COLUMNS).set_index("step")
-
-
-def agent_steps_frame(steps: Iterable[Any], max_chars: int | None = 120) -> pd.DataFrame:
-    """The steps of a native run (notebook 06): one row per tool call, and one per step without calls.
-
-    Args:
-        steps: ``loop.Step`` records of ``agent.Agent``.
-        max_chars: shorten text cells (marked); None keeps everything.
-    Returns:
-        Columns ``AGENT_STEP_COLUMNS``: ``observation`` is the tool result (or
-        the corrective message of an unusable reply), ``answer`` the answer
-        text; a step's tokens are shown on its first row only.  A call the
-        number check dropped (``Step.dropped``) comes first, with kind
-        ``"dropped"`` and why in ``observation``.
-    """
-    rows = []
-    for s in steps:
-        tokens = {"reasoning": _cell(s.reasoning, max_chars), "finish_reason": s.finish_reason,
-                  "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens}
-        for c in getattr(s, "dropped", []):
-            rows.append({"step": s.step, "kind": "dropped", "tool": c.name, "arguments": c.arguments_text,
-                         "observation": _cell(c.observation, max_chars), "repeated": False, "answer": "", **tokens})
-            tokens = {**tokens, "reasoning": "", "prompt_tokens": None, "completion_tokens": None}
-        for c in s.tool_calls:
-            rows.append({"step": s.step, "kind": s.kind, "tool": c.name, "arguments": c.arguments_text,
-                         "observation": _cell(c.observation, max_chars), "repeated": c.repeated, "answer": "", **tokens})
-            tokens = {"reasoning": "", "finish_reason": s.finish_reason,
-                      "prompt_tokens": None, "completion_tokens": None}  # count each request once
-        if not s.tool_calls:
-            rows.append({"step": s.step, "kind": s.kind, "tool": "", "arguments": "",
-                         "observation": _cell(s.observation, max_chars), "repeated": False,
-                         "answer": _cell(s.answer, max_chars), **tokens})
-    frame = pd.DataFrame(rows, columns=AGENT_STEP_COLUMNS)
+    rows = [row for step in steps for row in step.rows()]
+    for row in rows:  # before the frame is built: pandas would turn a None among strings into NaN
+        for col in ("reasoning", "thought", "tool", "input", "observation", "answer"):
+            row[col] = _cell(row[col], max_chars)
+        row["repeated"] = "" if row["repeated"] is None else bool(row["repeated"])
+    frame = pd.DataFrame(rows, columns=STEP_COLUMNS)
     for col in ("prompt_tokens", "completion_tokens"):
         frame[col] = frame[col].astype("Int64")
-    return frame
+    empty = [col for col in ("reasoning", "thought", "repeated") if (frame[col] == "").all()]
+    return frame.drop(columns=empty)
+
+
+class RunTables:
+    """The views of a run's result, for ``agent.AgentResult`` and ``react.ReActResult``:
+    ``table()`` (the steps, ``steps_frame``) and ``show_messages()`` (the chain)."""
+
+    question: str
+    steps: list
+    messages: list
+
+    def title(self) -> str:
+        """The caption of ``table()``."""
+        return self.question
+
+    def table(self, max_chars: int | None = 120) -> Table:
+        """The run's steps as a ``Table`` (``steps_frame``)."""
+        return Table(steps_frame(self.steps, max_chars), self.title())
+
+    def show_messages(self, max_chars: int | None = 160) -> Table:
+        """The message chain as a table (``show_messages``)."""
+        return show_messages(self.messages, max_chars=max_chars, title=self.question)

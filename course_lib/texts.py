@@ -93,7 +93,6 @@ _ZH_PROVIDERS: dict[str, str] = {
     "providers.ping_line": "     ping: {reply!r}",
     "providers.proxy_used": "请求经过了代理（环境变量 {var}）：代理没有运行、连不上或拒绝了请求时就会这样。"
                             "检查代理，或者把 {host} 加进 NO_PROXY，或者在这个 shell 里 unset {var}。",
-    "providers.setup_retry": "（notebook 里会显示同样的错误；改好 .env 后重新运行那个单元格即可）",
     "providers.socks_missing": "环境变量 {var} 指向一个 SOCKS 代理（{scheme}://…），但没有安装 socksio 包，httpx 用不了这种代理。"
                                "解决：运行 bash course.sh setup（会安装 socksio），或 pip install socksio；"
                                "或者把 {var} 换成 http:// 代理；或者在这个 shell 里 unset {var}。",
@@ -124,6 +123,8 @@ _ZH_PROVIDERS: dict[str, str] = {
 
 _ZH_REPLIES: dict[str, str] = {
     # replies.py, messages.py, tool_calls.py, recording.py
+    "replies.cut_content_filter": "回复被服务商的内容过滤拦下或截断了（finish_reason=content_filter）",
+    "replies.cut_length": "回复被截断了：达到了 max_tokens 上限，后面的内容没有生成出来（finish_reason=length）",
     "messages.answered_twice": "tool_call_id {call_id} 被回复了两次",
     "messages.arguments_not_string": "工具调用 {call_id} 的 function.arguments 是 {name}，API 要的是 JSON 字符串"
                                      "（json.dumps(参数字典)，或者原样用模型给的 arguments）；这样发出去会得到 400 错误",
@@ -144,19 +145,9 @@ _ZH_REPLIES: dict[str, str] = {
 _ZH_LOOPS: dict[str, str] = {
     # loop.py, agent.py, react.py, react_parser.py, json_scan.py, memory.py
     "agent.table_title": "{question}（stopped_reason={stopped_reason}）",
-    "agent.trace_answer": "{head} 回答：{answer}{cut}",
-    "agent.trace_call": "{head} 调用工具 {name} 参数 {arguments_text} {tail}",
     "agent.dropped_why": "没有运行：{missing} 既不在用户的消息里，也不在工具结果里",
     "agent.dropped_with": "没有运行：同一条回答里的 calculate 用了来历不明的数字，整条回答都丢弃了",
     "agent.list_separator": "、",
-    "agent.trace_dropped": "{head} 数字检查：{name} 参数 {arguments_text}（{why}）",
-    "agent.trace_resent": "{head} 整条回答（{n} 个调用）都丢弃了，没有进入 messages；同一个请求去掉 {tool} 再发一次",
-    "agent.trace_final": "[停止：{why}] 不带 tools 再请求一次 → 回答：{answer}{cut}",
-    "agent.trace_invalid": "{head} 回复无法使用（{observation}）→ 发送纠正消息",
-    "agent.trace_repeat": "重复调用：没有重新执行，返回第 {first_step} 步的结果",
-    "agent.trace_result": "结果 ",
-    "agent.why_max_steps": "达到 max_steps={max_steps}",
-    "agent.why_repeated": "连续重复调用",
     "loops.bad_registry": "registry 必须是 ToolRegistry 或者 {{工具名: 函数}} 的字典，不能是 {name}",
     "loops.empty_question": "question 必须是非空的字符串",
     "loops.empty_reply": "回复是空的。",
@@ -175,17 +166,16 @@ _ZH_LOOPS: dict[str, str] = {
     "loops.stop_max_steps": "达到了步数上限 max_steps，最后一次请求要求模型直接回答（不再运行工具）",
     "loops.stop_other": "循环结束",
     "loops.stop_repeated_calls": "模型反复发出相同的工具调用，已强制它给出答案",
-    "loops.trace_head": "[步 {step}/{max_steps}]",
     "react.table_title": "协议 {protocol}：{question}",
-    "react.trace_final": "[达到 max_steps={max_steps}] 最后一次请求的回答：{answer}{cut}",
-    "react.trace_invalid": "{head} 无法解析（{error}）→ 发回格式提醒",
 }
 
 _ZH_TOOLS: dict[str, str] = {
     # tools/
     "tools.csv_columns": "{csv_path}：列应该是 {columns}，实际是 {fieldnames}",
+    "tools.no_tools": "（没有可用的工具）",
     "tools.not_a_tool": "这里需要一个 Tool 对象，收到的是 {name}",
     "tools.schema_name_differs": "Tool 的名字 {name} 和 schema 里的名字 {schema_name} 不一致",
+    "tools.unknown_tool": "工具 {name} 不存在。可用的工具：{available}",
 }
 
 _ZH_WIDGETS: dict[str, str] = {
@@ -193,7 +183,7 @@ _ZH_WIDGETS: dict[str, str] = {
     "debugger.chain_title": "messages（{n_messages} 条，黄色 = 这一步新增或改变的）",
     "debugger.empty_reply": "（空回复）",
     "debugger.error": "⚠️ {error}（再点一次「下一步」会重试）",
-    "debugger.final_without_tools": "这一次请求没有带 tools，模型只能直接回答",
+    "debugger.final_request": "达到上限后的最后一次请求：不再运行任何工具，这次的回答就是最终答案",
     "debugger.finished": "■ 已结束：{why}",
     "debugger.hint_next": "▶ 点「下一步」让模型走一步",
     "debugger.label_correction": "纠正消息",
@@ -240,21 +230,19 @@ _ZH_WIDGETS: dict[str, str] = {
     "quiz.unknown_notebook": "没有 notebook {notebook} 的小测验；有小测验的 notebook：{known}",
     "quiz.wrong": "❌ 不对：{explanation}\n正确答案是：{answer}",
     "widgets.assistant": "assistant：",
-    "widgets.calling_tools": "🔧 调用工具：{names} …",
     "widgets.clear": "清空对话",
     "widgets.empty_input": "请输入一句话再发送。",
     "widgets.empty_reply": "模型这次返回了空回复（没有文字，也没有工具调用），它没有被加进对话；可以再发一次试试。",
     "widgets.full_history": "完整对话（每次都会整个发给模型）",
-    "widgets.max_steps_reached": "模型连续 {max_steps} 次调用工具，已停止（max_steps={max_steps}）。",
+    "widgets.final_answer_forced": "{why}（max_steps={max_steps}）。",
     "widgets.placeholder": "输入一句话，然后点「发送」",
-    "widgets.reading_results": "⏳ 工具已运行，模型正在读结果…",
+    "widgets.reading_results": "🔧 已运行工具 {names}；⏳ 模型正在读结果…",
     "widgets.send": "发送",
     "widgets.thinking": "⏳ 模型思考中…",
     "widgets.this_turn_only": "这一轮的 messages（system + 你刚说的话 + 回答）：之前说过的话都没有发给模型",
     "widgets.tokens": "最后一次请求：prompt {prompt_tokens} + completion {completion_tokens} tokens；这个对话累计 {total_tokens} tokens",
     "widgets.unknown_error": "未知错误",
     "widgets.unknown_tool": "课程工具里没有 {name}；你自己的工具请用 registry=ToolRegistry([...]) 传进来",
-    "widgets.unreadable_call": "模型把工具调用写进了回复正文，但读不出来：{error}",
 }
 
 _ZH_CHECKERS: dict[str, str] = {
@@ -472,3 +460,15 @@ def t(key: str, **fields: object) -> str:
     if template is None:
         template = TEXTS[DEFAULT_LANGUAGE][key]
     return template.format(**fields)
+
+
+def shorten(text: str, max_chars: int | None) -> str:
+    """Return ``text``, or its first ``max_chars`` characters plus ``…[+N chars]``.
+
+    Args:
+        text: any string.
+        max_chars: limit in characters; None means no limit.
+    """
+    if max_chars is None or len(text) <= max_chars:
+        return text
+    return f"{text[:max_chars]}…[+{len(text) - max_chars} chars]"

@@ -19,9 +19,11 @@ The assistant message of a chat completion can ask for tools in
 ``read_assistant(message, tool_names)`` handles all of these once and returns
 an ``AssistantTurn``: the cleaned assistant message to append to ``messages``,
 the calls as ``ToolCall`` objects, the reply text, and an ``error`` when the
-content looked like a tool call that could not be read.  ``execute(calls,
-registry)`` then runs the calls and returns one ``role="tool"`` message per
-call, in order; it never raises, so the loop always goes on.
+content looked like a tool call that could not be read.  ``run_call(call,
+registry)`` answers one call with a ``records.ToolResult`` (its ``ok`` says
+whether the tool really ran); ``execute(calls, registry)`` answers them all
+with one ``role="tool"`` message per call, in order.  Neither ever raises, so
+the loop always goes on.  Tool names are matched by ``tools.registry.lookup_tool``.
 
 Why unreadable arguments are stored as ``"{}"``: llama-server (llama.cpp,
 ``--jinja``) parses every ``arguments`` string in the history and answers
@@ -38,10 +40,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .messages import has_text, new_call_id, to_dict, tool_content
 from .json_scan import JsonCandidate, scan_objects
-from .react_parser import lookup_tool
-from .texts import t
+from .messages import content_text, has_text, new_call_id, to_dict, tool_content
+from .records import ToolResult
+from .texts import shorten, t
+from .tools.failure import ToolFailure
+from .tools.registry import available_text, lookup_tool, unknown_tool_text
 
 # How much of a model's broken arguments is quoted back in an error (characters).
 QUOTE_CHARS = 200
@@ -102,10 +106,6 @@ class AssistantTurn:
     error: str | None
 
 
-def _clip(text: str, limit: int = QUOTE_CHARS) -> str:
-    return text if len(text) <= limit else f"{text[:limit]}…[+{len(text) - limit} chars]"
-
-
 def _kind(value: Any) -> str:
     """A Chinese name for a JSON value's type, for error messages."""
     if isinstance(value, bool):
@@ -126,7 +126,7 @@ def _read(arguments: Any) -> tuple[dict | None, str, str | None]:
     if isinstance(arguments, dict):
         return dict(arguments), json.dumps(arguments, ensure_ascii=False), None
     if not isinstance(arguments, str):
-        return None, "{}", f"参数必须是 JSON 对象（{{...}}），收到的是{_kind(arguments)}：{_clip(repr(arguments))}"
+        return None, "{}", f"参数必须是 JSON 对象（{{...}}），收到的是{_kind(arguments)}：{shorten(repr(arguments), QUOTE_CHARS)}"
     if not arguments.strip():
         return {}, "{}", None
     text: str | None = arguments
@@ -139,12 +139,12 @@ def _read(arguments: Any) -> tuple[dict | None, str, str | None]:
         except json.JSONDecodeError:
             return None, "{}", (
                 f"参数不是合法的 JSON（{exc.msg}，第 {exc.lineno} 行第 {exc.colno} 列）。"
-                f"收到的参数：{_clip(arguments)}"
+                f"收到的参数：{shorten(arguments, QUOTE_CHARS)}"
             )
     if value is None:  # the JSON text "null": no arguments
         return {}, "{}", None
     if not isinstance(value, dict):
-        return None, "{}", f"参数必须是 JSON 对象（{{...}}），收到的是{_kind(value)}：{_clip(arguments)}"
+        return None, "{}", f"参数必须是 JSON 对象（{{...}}），收到的是{_kind(value)}：{shorten(arguments, QUOTE_CHARS)}"
     return value, text or json.dumps(value, ensure_ascii=False), None
 
 
@@ -173,21 +173,6 @@ def _names(tool_names: Any) -> list[str]:
     if isinstance(tool_names, str):
         return [tool_names]
     return [str(n) for n in tool_names]
-
-
-def _available(names: list[str]) -> str:
-    return ", ".join(names) or "（没有可用的工具）"
-
-
-def _text_of(content: Any) -> str | None:
-    """The text of ``content`` (a str or a list of text parts), or None if it has none."""
-    if isinstance(content, list):
-        content = "\n".join(
-            str(p.get("text") or "") if isinstance(p, dict) else str(p) for p in content
-        )
-    if isinstance(content, str):
-        return content if content.strip() else None
-    return None
 
 
 def _call_shape(obj: dict, names: list[str]) -> tuple[str, Any] | None:
@@ -253,15 +238,12 @@ def _error_broken(detail: str, names: list[str]) -> str:
     return (
         f"你的回复看起来是想调用工具，但写在回复正文里的 JSON 无法解析：{detail}。"
         "如果需要调用工具，请直接发起工具调用（tool_calls），不要把 JSON 写在正文里；"
-        f"如果不需要工具，请直接用文字回答。可用的工具：{_available(names)}"
+        f"如果不需要工具，请直接用文字回答。可用的工具：{available_text(names)}"
     )
 
 
 def _error_unknown(unknown: list[str], names: list[str]) -> str:
-    return (
-        f"你的回复里写了对工具 {', '.join(unknown)} 的调用，但没有这个工具。"
-        f"可用的工具：{_available(names)}。请只调用这些工具，或者直接用文字回答。"
-    )
+    return f"你的回复正文里写了工具调用，但{unknown_tool_text(', '.join(unknown), names)}。请只调用这些工具，或者直接用文字回答。"
 
 
 def _make_call(call_id: str, name: str, arguments: Any, recovered: bool) -> tuple[ToolCall, dict]:
@@ -304,7 +286,8 @@ def read_assistant(message: Any, tool_names: Iterable[str] = ()) -> AssistantTur
     msg["role"] = "assistant"
     raw_calls = msg.pop("tool_calls", None) or []
     content = msg.get("content")
-    text = _text_of(content)
+    text = content_text(content)
+    text = text if text.strip() else None  # whitespace only: no text
 
     if raw_calls:
         calls, wire_calls, seen = [], [], set()
@@ -366,7 +349,7 @@ def _registry_names(registry: Any) -> list[str]:
 def _unreadable(call: ToolCall, registry: Any) -> str:
     names = _registry_names(registry)
     if call.name not in names:
-        return f"错误：工具 {call.name} 不存在。可用的工具：{_available(names)}"
+        return "错误：" + unknown_tool_text(call.name, names)
     tool = registry.get(call.name) if hasattr(registry, "get") else None
     params = tool.describe_parameters() if hasattr(tool, "describe_parameters") else ""
     return (
@@ -375,15 +358,47 @@ def _unreadable(call: ToolCall, registry: Any) -> str:
     )
 
 
-def _run(call: ToolCall, registry: Any) -> Any:
-    if hasattr(registry, "run"):
-        return registry.run(call.name, call.arguments)
+def _run(call: ToolCall, registry: Any) -> tuple[Any, bool]:
+    """``(result, ok)`` of running a readable call (see ``run_call``)."""
+    if hasattr(registry, "call"):
+        return registry.call(call.name, call.arguments)
     if isinstance(registry, Mapping):  # a plain {name: function} dict
         function = registry.get(call.name)
         if function is None:
-            return f"错误：工具 {call.name} 不存在。可用的工具：{_available(_registry_names(registry))}"
-        return function(**call.arguments)
+            return "错误：" + unknown_tool_text(call.name, _registry_names(registry)), False
+        result = function(**call.arguments)
+        return result, not isinstance(result, ToolFailure)
     raise TypeError(t("loops.bad_registry", name=type(registry).__name__))
+
+
+def run_call(call: ToolCall, registry: Any, answer: tuple[str, bool] | None = None) -> ToolResult:
+    """Answer one call; never raises.
+
+    Args:
+        call: from ``read_assistant``.
+        registry: a ``tools.registry.ToolRegistry`` (its ``call`` checks the name
+            and the arguments against the schema and catches exceptions), or a
+            plain dict ``{name: function}``.
+        answer: ``(text, ok)`` to answer with instead of running the tool (the
+            native loop reuses an identical earlier call's result this way).
+    Returns:
+        A ``records.ToolResult``: ``observation`` is the tool's result as text
+        (``messages.tool_content``) with ``ok`` True; or, with ``ok`` False, a
+        ``"错误：..."`` string that says why the tool did not run: unreadable
+        arguments (what the parameters are), an unknown name (the available
+        tools), arguments that do not fit, a tool that raised.
+    """
+    if answer is not None:
+        text, ok = answer
+    elif call.error is not None:
+        text, ok = _unreadable(call, registry), False
+    else:
+        try:
+            result, ok = _run(call, registry)
+            text = tool_content(result)
+        except Exception as exc:  # noqa: BLE001 - the loop must always get a reply
+            text, ok = f"错误：工具 {call.name} 出错：{type(exc).__name__}: {exc}", False
+    return ToolResult(call.id, call.name, call.arguments, call.arguments_text, text, ok=ok, recovered=call.recovered)
 
 
 def execute(calls: list[ToolCall], registry: Any) -> list[dict]:
@@ -391,25 +406,9 @@ def execute(calls: list[ToolCall], registry: Any) -> list[dict]:
 
     Args:
         calls: from ``read_assistant``.
-        registry: a ``tools.registry.ToolRegistry`` (its ``run`` checks the
-            name and the arguments against the schema and catches exceptions),
-            or a plain dict ``{name: function}``.
+        registry: as for ``run_call``.
     Returns:
-        ``[{"role": "tool", "tool_call_id": call.id, "content": <str>}, ...]``.
-        A call with unreadable arguments (``call.error``) is not run; its reply
-        says why and what the parameters are.  An unknown name, arguments that
-        do not fit, and a tool that raises all come back as ``"错误：..."``
-        strings that name the problem (and the available tools for an
-        unknown name).  Never raises.
+        ``[{"role": "tool", "tool_call_id": call.id, "content": <str>}, ...]``
+        (``run_call(call, registry).message()`` for each call).  Never raises.
     """
-    replies = []
-    for call in calls:
-        try:
-            content = _unreadable(call, registry) if call.error is not None else _run(call, registry)
-        except Exception as exc:  # noqa: BLE001 - the loop must always get a reply
-            content = f"错误：工具 {call.name} 出错：{type(exc).__name__}: {exc}"
-        try:
-            replies.append(tool_reply(call.id, content))
-        except Exception as exc:  # noqa: BLE001 - e.g. a result whose str() raises
-            replies.append(tool_reply(call.id, f"错误：工具 {call.name} 的结果无法转成文字：{type(exc).__name__}"))
-    return replies
+    return [run_call(call, registry).message() for call in calls]

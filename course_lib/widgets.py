@@ -15,9 +15,11 @@ Three modes, used in the notebooks:
 * ``ChatSession(client, MODEL, memory=True)``          - memory (02): the whole
   history is sent each time;
 * ``ChatSession(client, MODEL, memory=True, tools=[PRODUCT_TOOL])`` - tools (04):
-  the model may call ``query_by_product_name``; calls are read with
-  ``tool_calls.read_assistant`` and run with ``tool_calls.execute`` through a
-  ``ToolRegistry``, and the tool messages appear in the table.
+  the model may call ``query_by_product_name``.  Each ``send`` is then one run
+  of the native loop of notebook 06, ``agent.Agent``, continuing the
+  conversation: the same steps, the same ``max_steps`` and forced final answer,
+  the same records; the chat box only streams its requests (``Agent.send``)
+  and shows the tool messages in the table.
 
 Streaming: when ``send`` is given ``on_token`` (``chat_box`` does this), every
 request is made with ``stream=True`` and ``stream_options={"include_usage": True}``
@@ -32,12 +34,14 @@ from __future__ import annotations
 import html
 from typing import Any, Callable
 
+from .agent import Agent
 from .messages import has_text, request_kwargs
-from .providers import stream_usage_unavailable
+from .records import stop_reason_text
 from .replies import Reply, collect_stream, describe_error, read_reply
+from .request_rules import stream_usage_unavailable
 from .tables import NO_MATH_CLASS, show_messages
 from .texts import t
-from .tool_calls import execute, read_assistant
+from .tools.registry import ToolRegistry, default_registry, names_of
 
 DEFAULT_SYSTEM = "你是一个友好、简洁的中文助手。"
 
@@ -45,12 +49,9 @@ def _tool_registry(tools: list[dict], registry: Any) -> Any:
     """The registry that runs ``tools``: the given one, or the course tools of the same names."""
     if registry is not None:
         return registry
-    from .tools.registry import ToolRegistry, default_registry
-
     known = default_registry()
     picked = []
-    for schema in tools:
-        name = (schema.get("function") or {}).get("name")
+    for name in names_of(tools):
         tool = known.get(name)
         if tool is None:
             raise ValueError(t("widgets.unknown_tool", name=repr(name)))
@@ -73,10 +74,9 @@ class ChatSession:
             notebook 04; None = a plain chat.
         registry: the ``ToolRegistry`` (or ``{name: function}`` dict) that runs
             the calls; default: the course tools named in ``tools``.
-        max_steps: model requests one ``send`` may make (the same name as
-            every loop's limit, ``loop.StepLoop.max_steps``); if the last one
-            still asks for tools, they are answered with an error instead of
-            run, and ``notice`` says so.  At least 1.
+        max_steps: with tools, the ``agent.Agent``'s ``max_steps``: steps with tools one
+            ``send`` may take; after them one last request without tools asks for
+            the answer, and ``notice`` says so.  At least 1.
 
     Attributes:
         history: every message of the conversation (dicts), shown in the table.
@@ -85,9 +85,10 @@ class ChatSession:
         last_usage: the ``usage`` dict of the last response (None if the server sent none).
         total_tokens: ``total_tokens`` summed over the whole session.
         error: the last error text, or None.
-        notice: a remark about the last reply that is not an error (e.g. the
-            model wrote a tool call as text that could not be read, or the reply
-            was cut at max_tokens - ``replies.CUT_REPLIES``), or None.
+        notice: a remark about the last reply that is not an error (the loop
+            forced its final answer, or the reply was cut at max_tokens -
+            ``replies.cut_text``), or None.
+        agent: with tools, the ``agent.Agent`` of the last ``send`` (its ``steps`` are the records).
     Raises:
         ValueError: ``tools`` names a tool that is not a course tool and no
             ``registry`` is given; ``max_steps`` below 1.
@@ -101,6 +102,7 @@ class ChatSession:
         self.max_tokens, self.temperature = max_tokens, temperature
         self.tools = list(tools or [])
         self.registry = _tool_registry(self.tools, registry) if self.tools else None
+        self.agent: Agent | None = None
         if max_steps < 1:
             raise ValueError(t("loops.max_steps_low", max_steps=max_steps))
         self.max_steps = max_steps
@@ -134,17 +136,39 @@ class ChatSession:
         start = len(messages) - len(self.turn)
         return messages, list(range(start, len(messages)))
 
-    def _call(self, request: list[dict], on_token: Callable[[str], Any] | None,
+    def _call(self, kwargs: dict, on_token: Callable[[str], Any] | None,
               on_reset: Callable[[], Any] | None = None) -> Reply:
-        """One model call, streamed when ``on_token`` is given; returns the ``replies.Reply``."""
-        kwargs = request_kwargs(self.model, request, tools=self.tools or None,
-                                max_tokens=self.max_tokens, temperature=self.temperature)
+        """One model call with the ``create`` arguments ``kwargs``, streamed when ``on_token`` is
+        given; returns the ``replies.Reply`` and keeps its ``usage``."""
         if on_token is None:
             reply = read_reply(self.client.chat.completions.create(**kwargs))
         else:
             stream = self.client.chat.completions.create(**kwargs, stream=True, stream_options={"include_usage": True})
             reply = collect_stream(stream, on_token, on_reset)
+        self.last_request = kwargs["messages"]
+        self.last_usage = reply.usage
+        self.total_tokens += int((reply.usage or {}).get("total_tokens") or 0)
         return reply
+
+    def _run_agent(self, messages: list[dict], send: Callable[[dict], Reply], updated: Callable[[], Any]) -> str:
+        """Tools: one run of ``agent.Agent`` continuing ``messages``; the turn grows step by step."""
+        # parallel_tool_calls=None: the requests leave it out, as the chat box always did (the server's default)
+        self.agent = Agent(self.client, self.model, self.registry, tools=self.tools, max_steps=self.max_steps,
+                           max_tokens=self.max_tokens, temperature=self.temperature, parallel_tool_calls=None,
+                           trace=None)
+        self.agent.send = send  # the hook: the chat box streams its requests
+        self.agent.start(messages)
+        while not self.agent.done:
+            self.agent.step()
+            self.turn = self.agent.messages[len(messages) - 1:]
+            updated()
+        result = self.agent.result()
+        if result.stopped_reason in ("max_steps", "repeated_calls"):
+            self.notice = t("widgets.final_answer_forced", why=stop_reason_text(result.stopped_reason),
+                            max_steps=self.max_steps)
+        else:
+            self.notice = result.steps[-1].cut
+        return result.answer or ""
 
     def send(self, text: str, on_token: Callable[[str], Any] | None = None,
              on_update: Callable[[], Any] | None = None, on_reset: Callable[[], Any] | None = None) -> str | None:
@@ -156,14 +180,14 @@ class ChatSession:
             on_token: if given, the requests stream (``stream=True``) and each
                 text piece is passed to it as it arrives.
             on_update: called (no arguments) whenever ``turn`` grows: after the
-                user message, after each assistant message and after each
-                batch of tool messages - the widget redraws its table then.
+                user message, and after each reply (with tools: after each step
+                of the agent, its tool messages included) - the widget redraws then.
             on_reset: called when text already passed to ``on_token`` was the
                 model's thinking after all (``replies.collect_stream``).
         Returns:
-            The final reply text: ``""`` if the model only called tools until
-            ``max_steps`` ran out, or sent an empty reply (``notice`` says
-            which; an empty reply is not added to the history).
+            The final reply text: with tools, the ``agent.Agent`` run's answer (``""`` if
+            its last request gave none); ``""`` for an empty reply (``notice`` says so;
+            it is not added to the history).
         Errors never raise here (API errors, network errors, invalid messages):
         the text goes to ``error``, the history stays as it was before the call,
         and the widget shows it.
@@ -177,43 +201,20 @@ class ChatSession:
         self._in_progress = True
         updated = on_update or (lambda: None)
         updated()
-        reply = ""
+        on_call = lambda kwargs: self._call(kwargs, on_token, on_reset)  # noqa: E731
         try:
-            for step in range(1, self.max_steps + 1):
-                request = [*base, *self.turn]
-                answered = self._call(request, on_token, on_reset)
-                self.last_request = request
-                self.last_usage = answered.usage
-                self.total_tokens += int((answered.usage or {}).get("total_tokens") or 0)
-                if not self.tools:
-                    reply = answered.text
-                    if has_text(reply):
-                        self.turn.append(answered.message)
-                        self.notice = answered.cut  # a reply cut at max_tokens (or filtered) says so
-                        updated()
-                    else:  # not kept: an empty assistant message would make the next request invalid
-                        self.notice = t("widgets.empty_reply")
-                    break
-                turn = read_assistant(answered.message, self.registry)
-                if not turn.calls and not has_text(turn.message.get("content")):
-                    self.notice = t("widgets.empty_reply")
-                    break
-                self.turn.append(turn.message)
-                updated()
-                if not turn.calls:
-                    reply = turn.text or ""
-                    self.notice = answered.cut
-                    if turn.error:
-                        self.notice = t("widgets.unreadable_call", error=turn.error)
-                    break
-                if step == self.max_steps:
-                    self.turn += [{"role": "tool", "tool_call_id": c.id, "content": "错误：本轮工具调用次数已用完，工具没有运行。"}
-                                  for c in turn.calls]
-                    self.notice = t("widgets.max_steps_reached", max_steps=self.max_steps)
+            if self.tools:
+                reply = self._run_agent([*base, *self.turn], on_call, updated)
+            else:
+                answered = on_call(request_kwargs(self.model, [*base, *self.turn], max_tokens=self.max_tokens,
+                                                  temperature=self.temperature))
+                reply = answered.text
+                if has_text(reply):
+                    self.turn.append(answered.message)
+                    self.notice = answered.cut  # a reply cut at max_tokens (or filtered) says so
                     updated()
-                    break
-                self.turn += execute(turn.calls, self.registry)
-                updated()
+                else:  # not kept: an empty assistant message would make the next request invalid
+                    self.notice = t("widgets.empty_reply")
         except Exception as exc:  # noqa: BLE001 - the widget must show every error, never die
             self.error = describe_error(exc)
             self.turn = []
@@ -298,12 +299,10 @@ class ChatBox:
     def _on_update(self) -> None:
         turn = self.session.turn
         self.redraw()
-        if turn and turn[-1].get("role") == "tool":
-            self.status.value = t("widgets.reading_results")
-            self._streamed = []
-        elif turn and turn[-1].get("tool_calls"):
-            names = ", ".join((c.get("function") or {}).get("name", "?") for c in turn[-1]["tool_calls"])
-            self.status.value = html.escape(t("widgets.calling_tools", names=names))
+        if turn and turn[-1].get("role") == "tool":  # a step ran tools; the model reads their results next
+            calls = next(m["tool_calls"] for m in reversed(turn) if m.get("tool_calls"))
+            names = ", ".join((c.get("function") or {}).get("name", "?") for c in calls)
+            self.status.value = html.escape(t("widgets.reading_results", names=names))
             self._streamed = []  # text streamed in this step was the call itself (written as JSON), not a reply
             self._show_reply("")
 

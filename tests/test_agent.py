@@ -14,10 +14,10 @@ from course_lib.agent import (
     AgentResult,
     run_agent,
 )
-from course_lib.loop import RunResult, Step, ToolCallRecord
+from course_lib.records import AnswerStep, EmptyStep, FinalStep, InvalidStep, RunResult, Step, ToolCallsStep, ToolResult
 from course_lib.messages import validate
 from course_lib.replies import ReplyError
-from course_lib.tables import agent_steps_frame
+from course_lib.tables import steps_frame
 from course_lib.tools import CALCULATOR_TOOL, PRODUCT_TOOL, WEATHER_TOOL, calculate, get_weather
 from course_lib.tools.registry import Tool, ToolRegistry
 
@@ -124,7 +124,9 @@ def test_a_model_that_never_stops_is_stopped_by_max_steps_without_tools_keys():
     last = final["messages"][-1]
     assert last["role"] == "user" and "3 步" in last["content"] and "不能再调用工具" in last["content"]
     assert result.stopped_reason == "max_steps" and result.answer == "我没有找到永远不下雨的城市。"
-    assert result.steps[-1].kind == "final" and result.steps[-1].with_tools is False
+    assert [type(s) for s in result.steps] == [ToolCallsStep] * 3 + [FinalStep]
+    assert result.steps[-1].kind == "final" and result.steps[-1].reason == "max_steps"
+    assert result.steps[-1].text == result.steps[-1].answer == "我没有找到永远不下雨的城市。"
     assert result.messages[-1] == {"role": "assistant", "content": "我没有找到永远不下雨的城市。"}
     all_valid(fake)
 
@@ -141,7 +143,8 @@ def test_forced_final_reply_with_a_json_call_in_text_is_just_text():
     text = '```json\n{"name": "get_weather", "arguments": {"city": "上海"}}\n```'
     fake, loop = agent(calls(weather("北京")), text, max_steps=1)
     result = loop.run("q")
-    assert result.answer == text and result.steps[-1].tool_calls == []
+    assert result.answer == text and isinstance(result.steps[-1], FinalStep)
+    assert result.steps[-1].calls == 0 and result.tool_calls == 1  # only the first step's call ran
 
 
 def test_lowering_max_steps_mid_run_is_obeyed_before_the_next_request():
@@ -226,6 +229,7 @@ def test_a_tool_that_raises_comes_back_as_an_error_string():
     result = loop.run("卖什么球？")
     content = fake.requests[1]["messages"][-1]["content"]
     assert content.startswith("错误：") and "database locked" in content
+    assert result.steps[0].tool_calls[0].ok is False and result.steps[0].tool_calls[0].observation == content
     assert result.stopped_reason == "answer"
 
 
@@ -235,7 +239,19 @@ def test_unknown_tool_name_is_answered_with_the_available_tools():
     content = fake.requests[1]["messages"][-1]["content"]
     assert "search_web" in content and "get_weather" in content and content.startswith("错误")
     assert result.steps[0].tool_calls[0].name == "search_web"
+    assert result.steps[0].tool_calls[0].ok is False and result.steps[0].tool_calls[0].observation == content
     all_valid(fake)
+
+
+def test_a_tool_that_ran_is_ok_and_its_repeat_keeps_the_first_ok():
+    fake, loop = agent(calls(weather("北京"), ("search_web", {"q": "x"})),
+                       calls(weather("北京"), ("search_web", {"q": "x"})), "好的。")
+    result = loop.run("q")
+    ran, unknown = result.steps[0].tool_calls
+    assert ran.ok is True and unknown.ok is False
+    again, unknown_again = result.steps[1].tool_calls
+    assert again.repeated and again.ok is True
+    assert unknown_again.repeated and unknown_again.ok is False and unknown_again.first_step == 1
 
 
 def test_malformed_arguments_are_not_run_and_stored_as_valid_json():
@@ -243,7 +259,7 @@ def test_malformed_arguments_are_not_run_and_stored_as_valid_json():
     fake, loop = agent(calls(("get_weather", '{"city": 北京}')), calls(weather("北京")), "晴。", registry=reg)
     result = loop.run("q")
     bad = result.steps[0].tool_calls[0]
-    assert bad.arguments is None and bad.error and bad.arguments_text == "{}"
+    assert bad.arguments is None and bad.ok is False and bad.arguments_text == "{}"
     assert "无法读取" in bad.observation and seen == ["北京"]
     assistant = fake.requests[1]["messages"][2]
     assert assistant["tool_calls"][0]["function"]["arguments"] == "{}"
@@ -256,6 +272,8 @@ def test_problem_reply_gets_a_corrective_message_and_is_never_the_answer():
     fake, loop = agent(broken_text, calls(weather("北京")), "北京晴。")
     result = loop.run("北京天气")
     assert [s.kind for s in result.steps] == ["invalid", "tool_calls", "answer"]
+    assert [type(s) for s in result.steps] == [InvalidStep, ToolCallsStep, AnswerStep]
+    assert result.steps[0].error == result.steps[0].observation and result.steps[0].answer is None
     msgs = fake.requests[1]["messages"]
     assert msgs[-2] == {"role": "assistant", "content": broken_text}
     assert msgs[-1]["role"] == "user" and msgs[-1]["content"] == result.steps[0].observation
@@ -285,7 +303,8 @@ def test_call_written_in_content_is_recovered_and_run():
 def test_empty_reply_gets_a_reminder():
     fake, loop = agent("", "好的。")
     result = loop.run("q")
-    assert result.steps[0].kind == "empty"
+    assert result.steps[0].kind == "empty" and isinstance(result.steps[0], EmptyStep)
+    assert fake.requests[1]["messages"][-1] == {"role": "user", "content": result.steps[0].observation}
     assert [m["role"] for m in fake.requests[1]["messages"]] == ["system", "user", "user"]
     all_valid(fake)
 
@@ -341,12 +360,13 @@ def test_trace_lines_and_chain_table():
     assert lines[0].startswith('[步 1/5] 调用工具 get_weather 参数 {"city": "北京"} 结果 北京：晴')
     assert lines[1].startswith("[步 1/5] 调用工具 get_weather 参数 {\"city\": \"上海\"}")
     assert lines[2] == "[步 2/5] 回答：北京晴。"
-    frame = agent_steps_frame(result.steps)
+    frame = steps_frame(result.steps)
     assert list(frame["tool"]) == ["get_weather", "get_weather", ""]
+    assert list(frame["input"]) == ['{"city": "北京"}', '{"city": "上海"}', ""]
     assert frame["observation"][0].startswith("北京：晴") and list(frame["answer"]) == ["", "", "北京晴。"]
     assert frame["prompt_tokens"].notna().sum() == 2  # each request counted once
     assert isinstance(result, RunResult) and result.protocol == "native"
-    assert all(isinstance(c, ToolCallRecord) for c in result.steps[0].tool_calls)
+    assert all(isinstance(c, ToolResult) and c.ok for c in result.steps[0].tool_calls)
     assert "stopped_reason=answer" in str(result.table())
     assert "tool_call_id" in str(result.show_messages())
     assert result.summary()["tool_calls"] == 2
@@ -388,7 +408,7 @@ def test_a_cut_reply_is_not_silently_the_final_answer(finish_reason):
     assert result.stopped_reason == finish_reason != "answer" and result.answer == "…店里有三种篮球：1. 斯伯丁 199 元；2. 李宁"
     assert result.summary()["stopped_reason"] == finish_reason
     assert result.steps[0].cut and "截断" in lines[-1] and finish_reason in lines[-1]
-    frame = agent_steps_frame(result.steps)
+    frame = steps_frame(result.steps)
     assert frame["finish_reason"].tolist() == [finish_reason]
 
 
@@ -396,7 +416,7 @@ def test_a_normal_answer_still_stops_with_answer():
     fake, a = agent("北京晴。")
     result = a.run("北京天气？")
     assert result.stopped_reason == "answer" and result.steps[0].cut is None
-    assert agent_steps_frame(result.steps)["finish_reason"].tolist() == ["stop"]
+    assert steps_frame(result.steps)["finish_reason"].tolist() == ["stop"]
 
 
 THINKING_HELLO = "<think>我可以调用 {\"name\": \"get_weather\", \"arguments\": {\"city\": \"北京\"}}，但没有必要。</think>\n\n你好！有什么可以帮你的？"
@@ -409,7 +429,7 @@ def test_a_tool_call_inside_the_thinking_is_not_run():
     assert result.tool_calls == 0 and len(fake.requests) == 1
     assert result.steps[0].reasoning.startswith("我可以调用") and "<think>" not in result.steps[0].reply
     assert result.messages[-1] == {"role": "assistant", "content": "你好！有什么可以帮你的？"}
-    assert agent_steps_frame(result.steps)["reasoning"].iloc[0].startswith("我可以调用")
+    assert steps_frame(result.steps)["reasoning"].iloc[0].startswith("我可以调用")
 
 
 def test_reasoning_content_is_shown_but_not_sent_back():
@@ -427,3 +447,79 @@ def test_the_next_request_goes_out_after_half_an_emoji():
     a.start([{"role": "user", "content": "北京天气\ud83d"}])
     a.run()
     assert a.answer == "北京晴。" and fake.requests[0]["messages"][-1]["content"] == "北京天气\ufffd"
+
+
+# --------------------------------------------------------------------------- the public hooks
+
+
+def test_the_send_hook_sends_every_request_of_a_step():
+    """Agent.send(request) -> replies.Reply is where every request goes (the chat box streams there);
+    the re-sent request of the number check too."""
+    sent = []
+
+    class Watched(Agent):
+        def send(self, request):
+            sent.append(request)
+            return super().send(request)
+
+    fake = FakeLLM([calls(("calculate", {"expression": "3 * 40"})), calls(("query_by_product_name", {"product_name": "足球"})),
+                    "一共 360 元。"])
+    result = Watched(fake.client(), "fake-model", trace=None, max_steps=3).run("买 3 个足球多少钱？")
+    assert sent == fake.requests and len(sent) == 3 and result.steps[0].requests == 2
+    assert [("calculate" in {t["function"]["name"] for t in r["tools"]}) for r in sent[:2]] == [True, False]
+
+
+def test_the_run_call_hook_answers_each_call():
+    """Agent.run_call(call, step) -> ToolResult answers one call; what it returns is what the model reads."""
+    asked = []
+
+    class Stubbed(Agent):
+        def run_call(self, call, step):
+            asked.append((call.name, call.arguments, step))
+            if call.name == "calculate":
+                return ToolResult(call.id, call.name, call.arguments, call.arguments_text, "不许计算", ok=False)
+            return super().run_call(call, step)
+
+    fake = FakeLLM([calls(weather("北京"), ("calculate", {"expression": "1 + 1"})), calls(weather("北京")), "好。"])
+    result = Stubbed(fake.client(), "fake-model", trace=None).run("q")
+    assert asked == [("get_weather", {"city": "北京"}, 1), ("calculate", {"expression": "1 + 1"}, 1),
+                     ("get_weather", {"city": "北京"}, 2)]
+    first = result.steps[0].tool_calls
+    assert [c.ok for c in first] == [True, False] and fake.requests[1]["messages"][-1]["content"] == "不许计算"
+    assert result.steps[1].tool_calls[0].repeated  # the base run_call still reuses identical calls
+
+
+def test_recheck_max_tokens_is_a_parameter():
+    fake = FakeLLM([calls(("calculate", {"expression": "3 * 40"})), "我不知道价格。"])
+    Agent(fake.client(), "fake-model", trace=None, max_tokens=300, recheck_max_tokens=40).run("买 3 个足球多少钱？")
+    assert [r["max_tokens"] for r in fake.requests] == [300, 40]
+    fake = FakeLLM([calls(("calculate", {"expression": "3 * 40"})), "我不知道价格。"])
+    Agent(fake.client(), "fake-model", trace=None, max_tokens=300, recheck_max_tokens=10_000).run("买 3 个足球多少钱？")
+    assert [r["max_tokens"] for r in fake.requests] == [300, 300]
+
+
+def test_every_kind_of_trace_line():
+    lines: list[str] = []
+    fake, loop = agent(calls(("calculate", {"expression": "3 * 40"})), calls(weather("北京")), calls(weather("北京")),
+                       '{"name": "get_weather", "arguments": {"city": 北京}}', "北京晴。", max_steps=3, trace=lines.append)
+    loop.run("北京天气，再买 3 个足球")
+    assert lines[0] == '[步 1/3] 数字检查：calculate 参数 {"expression": "3 * 40"}（没有运行：40 既不在用户的消息里，也不在工具结果里）'
+    assert lines[1] == "[步 1/3] 整条回答（1 个调用）都丢弃了，没有进入 messages；同一个请求去掉 calculate 再发一次"
+    assert lines[2].startswith('[步 1/3] 调用工具 get_weather 参数 {"city": "北京"} 结果 北京：晴')
+    assert lines[3] == '[步 2/3] 调用工具 get_weather 参数 {"city": "北京"} 重复调用：没有重新执行，返回第 1 步的结果'
+    assert lines[4].startswith("[步 3/3] 回复无法使用（") and lines[4].endswith("）→ 发送纠正消息")
+    assert lines[5] == "[停止：达到 max_steps=3] 不带 tools 再请求一次 → 回答：北京晴。"
+    assert len(lines) == 6
+
+
+def test_numbers_in_a_tools_failure_do_not_ground_a_calculation():
+    # The calculator refuses a long expression with "错误：表达式太长（最多 200 个字符）": a ToolFailure,
+    # so its 200 is no result a later calculation may use (the number check drops "200 * 2").
+    fake, loop = agent(calls(("calculate", {"expression": "1+" * 150 + "1"})),
+                       calls(("calculate", {"expression": "200 * 2"})),
+                       "我算不了。", default=None, max_steps=4)
+    result = loop.run("帮我算一下")
+    first = result.steps[0].tool_calls[0]
+    assert first.ok is False and "最多 200 个字符" in first.observation
+    assert [c.arguments_text for c in result.steps[1].dropped] == ['{"expression": "200 * 2"}']
+    assert "200" in result.steps[1].dropped[0].missing_numbers

@@ -211,6 +211,38 @@ def test_lever_guard_mask_hides_calculate_after_a_refusal_only():
     assert ["calculate" in names for names in offered] == [True, False, True, True]
     refused = result.steps[0].tool_calls[0]
     assert refused.observation.startswith("错误：算式里的 40") and result.answer == "一共 360 元。"
+    assert refused.ok is False  # the tool did not run
+
+
+def test_lever_guard_refuses_through_the_run_call_hook():
+    """bench/levers.py's guard variant overrides only the public hook Agent.run_call: a calculate call with
+    numbers from nowhere is answered with the guard's text (ok False, the tool does not run); the
+    others run as the course's Agent runs them, and ``refused`` is about the last step that ran calls."""
+    from fakes import FakeLLM
+
+    from bench import levers
+    from course_lib.tools import Tool, ToolRegistry, default_registry
+
+    ran = []
+    registry = default_registry()
+    calculate = registry.get("calculate")
+    registry = ToolRegistry([Tool("calculate", lambda expression: ran.append(expression) or calculate.function(expression),
+                                  calculate.schema), *[registry.get(n) for n in registry.names if n != "calculate"]])
+    lever = levers.Lever()
+    levers.guard(lever)
+    fake = FakeLLM([{"tool_calls": [("calculate", {"expression": "3 * 40"}), ("query_by_product_name", {"product_name": "足球"})]},
+                    {"tool_calls": [("calculate", {"expression": "3 * 120"})]},
+                    "一共 360 元。"])
+    agent = lever.agent_class(fake.client(), "fake-model", registry, max_steps=4, trace=None, check_numbers=False)
+    agent.start("买 3 个足球一共多少钱？")
+    agent.step()
+    refused, looked_up = agent.steps[0].tool_calls
+    assert agent.refused is True and refused.ok is False and looked_up.ok is True
+    assert refused.observation == levers.GUARD_TEXT["guard"].format(missing="40") and ran == []
+    agent.step()
+    assert agent.refused is False and agent.steps[1].tool_calls[0].observation == "360" and ran == ["3 * 120"]
+    agent.step()
+    assert agent.answer == "一共 360 元。" and all("calculate" in str(body["tools"]) for body in fake.requests)
 
 
 def test_a_suite_rerun_of_one_loop_keeps_the_other_loops_rows():

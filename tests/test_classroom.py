@@ -24,7 +24,7 @@ import httpx
 import openai
 import pytest
 
-from course_lib import classroom, local_server, providers, setup_check
+from course_lib import classroom, http_client, local_server, providers, setup_check
 from course_lib.providers import PRESETS, Provider, ProviderError, get_client, get_provider, ping
 
 KEY = classroom.KEY_PREFIX + "0123456789abcdef0123456789abcdef"
@@ -105,7 +105,7 @@ def test_a_class_client_waits_long_and_never_retries():
     """A retry would queue the same work twice on the class's server."""
     client = get_client(student(), transport=answering(200))
     assert client.max_retries == 0
-    assert client.timeout == providers.CLASSROOM_TIMEOUT_S >= 300
+    assert client.timeout == http_client.CLASSROOM_TIMEOUT_S >= 300
 
 
 @pytest.mark.parametrize("url, local", [("http://192.168.1.23:8766/v1", True), ("http://10.0.0.2:8766/v1", True),
@@ -113,15 +113,15 @@ def test_a_class_client_waits_long_and_never_retries():
                                         ("http://[fe80::1]:8766/v1", True), ("http://127.0.0.1:8766/v1", True),
                                         ("https://api.deepseek.com", False), ("http://8.8.8.8/v1", False)])
 def test_lan_addresses_are_local_network(url, local):
-    assert providers.is_local_network(url) is local
+    assert http_client.is_local_network(url) is local
 
 
 def test_the_teachers_lan_address_never_goes_through_a_proxy(monkeypatch):
     """A system proxy (HTTP_PROXY set, NO_PROXY unset) cannot reach a classroom's private address."""
     monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{closed_port()}")
-    assert providers.proxy_variable("http://192.168.1.23:8766/v1") is None
+    assert http_client.proxy_variable("http://192.168.1.23:8766/v1") is None
     assert get_client(student(), transport=answering(200))._client._trust_env is False
-    assert providers.proxy_variable("http://api.remote.test/v1") == "HTTP_PROXY"
+    assert http_client.proxy_variable("http://api.remote.test/v1") == "HTTP_PROXY"
 
 
 # --------------------------------------------------------------------------- what a student can meet

@@ -12,7 +12,8 @@ import pytest
 from fakes import FILTERED, FakeLLM, no_choices
 
 from course_lib.agent import Agent
-from course_lib.debugger import AgentDebugger, DebuggerView, debug_agent, debugger_view
+from course_lib.debugger import FIELD_COLOURS, AgentDebugger, DebuggerView, debug_agent, debugger_view, details_html
+from course_lib.records import Detail, FinalStep
 from course_lib.react import JsonReAct, LineReAct
 
 ACTION = "Thought: 我需要计算\nAction: calculate: 20 * 15\nPAUSE"
@@ -61,6 +62,7 @@ def test_max_steps_is_the_loops_limit_and_editable():
     dbg.step()
     info = dbg.step()  # the limit's last request
     assert info.step.kind == "final" and dbg.done and dbg.stopped_reason == "max_steps"
+    assert info.details[:2] == [("Thought", "我需要计算"), ("Error", "最后一次请求也没有给出答案")]  # an Action is no answer
     assert "max_steps" in dbg.stop_text()
 
 
@@ -121,7 +123,9 @@ def test_native_loop_shows_tool_calls_and_results():
     assert info.log.startswith("[步 1/5] 调用工具 get_weather")
     info = dbg.step()
     assert dbg.done and dbg.stopped_reason == "answer" and dbg.answer == "北京晴，上海多云。"
-    assert info.details == [("content", "北京晴，上海多云。")] and dbg.highlight == [5]
+    # the native answer row is labelled "Answer" (as in the ReAct loops; it was "content")
+    assert info.details == [("Answer", "北京晴，上海多云。")] and dbg.highlight == [5]
+    assert [d.field for d in info.details] == ["answer"]
 
 
 def test_native_loop_stopped_by_max_steps_says_why():
@@ -131,11 +135,13 @@ def test_native_loop_stopped_by_max_steps_says_why():
     info = dbg.step()  # the second request: the limit is reached, a user message is appended
     labels = [label for label, _ in info.details]
     assert "下一步" in labels and dbg.messages[-1]["role"] == "user" and not dbg.done
+    assert info.details[-1].field == "next" and dbg.messages[-1]["content"] in info.details[-1][1]
     assert "与第 1 步的调用相同" in dict(info.details)["→ 结果"]  # the repeat was not run again
     info = dbg.step()
     assert "tools" not in fake.requests[2] and "tool_choice" not in fake.requests[2]
     assert dbg.done and dbg.stopped_reason == "max_steps" and "max_steps" in dbg.stop_text()
-    assert ("content", "我查不到永远不下雨的城市。") in info.details and ("说明", "这一次请求没有带 tools，模型只能直接回答") in info.details
+    assert isinstance(info.step, FinalStep) and info.step.reason == "max_steps"
+    assert info.details == [("Answer", "我查不到永远不下雨的城市。"), ("说明", "达到上限后的最后一次请求：不再运行任何工具，这次的回答就是最终答案")]
     assert dbg.step() is None and len(fake.requests) == 3
 
 
@@ -149,15 +155,33 @@ def test_native_loop_max_steps_edited_between_steps():
     assert dbg.done and len(fake.requests) == 2
 
 
-def test_message_details_for_any_loop_with_a_message_list():
-    messages = [
-        {"role": "user", "content": "q"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "calculate", "arguments": '{"expression": "1+1"}'}}]},
-        {"role": "tool", "tool_call_id": "c1", "content": "2"},
-    ]
-    rows = AgentDebugger._message_details(messages, [1, 2])
-    assert rows == [("tool_call", 'calculate({"expression": "1+1"})  [id=c1]'), ("→ 结果", "2")]
+def test_a_loop_needs_start_step_and_result():
+    class NoResult:
+        done = False
+
+        def start(self, question):
+            pass
+
+        def step(self):
+            pass
+
+    with pytest.raises(TypeError, match="result"):
+        AgentDebugger(NoResult(), "q")
+
+
+def test_native_loop_shows_the_corrective_message_of_an_unusable_reply():
+    fake, dbg = agent_debugger("", "好的。")
+    info = dbg.step()
+    assert info.step.kind == "empty" and dbg.messages[-1] == {"role": "user", "content": info.step.observation}
+    assert ("纠正消息", info.step.observation) in info.details
+    assert {d.field for d in info.details} >= {"correction"}
+
+
+def test_each_row_is_coloured_by_its_field_never_by_its_label():
+    rows = [Detail("thought", "思路", "x"), Detail("result", "Thought", "y"), Detail("no_such_field", "z", "w")]
+    page = details_html(rows)
+    assert page.index(FIELD_COLOURS["thought"]) < page.index(FIELD_COLOURS["result"]) < page.index("#f3f4f6")
+    assert rows[0] == ("思路", "x") and rows[0].field == "thought"
 
 
 # --------------------------------------------------------------------------- the view

@@ -16,7 +16,7 @@ import pytest
 from fakes import FakeLLM, raw_completion, sdk_message
 
 from course_lib import messages as M
-from course_lib.messages import MessageError, normalize, request_kwargs, to_dict, to_wire, validate
+from course_lib.messages import MessageError, content_text, normalize, request_kwargs, to_dict, to_wire, validate
 from course_lib.providers import PRESETS, Provider
 
 WEATHER = {
@@ -387,3 +387,11 @@ def test_strict_validation_names_what_a_strict_endpoint_refuses():
         assert err.value.index == 1 and words in str(err.value)
     with pytest.raises(MessageError, match="字符串"):
         validate([good[0], good[1], {**good[2], "content": 25}], strict=True)
+
+
+def test_content_text_reads_every_shape_of_content():
+    assert content_text("你好") == "你好" and content_text(None) == "" and content_text(42) == ""
+    parts = [{"type": "text", "text": "你"}, {"type": "thinking", "thinking": "想"}, {"text": "好"},
+             {"type": "image_url", "image_url": {"url": "x"}}, "不是部分", {"type": "text", "text": None}]
+    assert content_text(parts) == "你好"  # only the text parts, joined
+    assert content_text([]) == ""

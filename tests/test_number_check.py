@@ -7,11 +7,12 @@ from fakes import FakeLLM
 from course_lib.agent import RECHECK_MAX_TOKENS, Agent
 from course_lib.debugger import AgentDebugger
 from course_lib.messages import validate
-from course_lib.number_check import invented_numbers, numbers_in, ungrounded_numbers, without_tool
-from course_lib.tables import agent_steps_frame
+from course_lib.number_check import check_calls, invented_numbers, numbers_in, ungrounded_numbers, without_tool
+from course_lib.records import InvalidStep, ToolCallsStep, ToolResult
+from course_lib.tables import steps_frame
 from course_lib.tool_calls import ToolCall
 from course_lib.tools import CALCULATOR_TOOL, WEATHER_TOOL
-from course_lib.tools.registry import ToolRegistry, default_registry
+from course_lib.tools.registry import Tool, ToolRegistry, default_registry
 
 QUESTION = "买 3 个足球一共多少钱？"
 INVENTED = {"tool_calls": [("calculate", {"expression": "3 * 40"})], "usage": {"prompt_tokens": 50, "completion_tokens": 7}}
@@ -31,7 +32,12 @@ def test_a_number_is_grounded_only_by_a_user_message_or_a_tool_result():
                 {"role": "tool", "tool_call_id": "c2", "content": "错误：算式里的 55 …"}]
     assert ungrounded_numbers("3 * 120", messages) == []             # 3 asked, 120 looked up (120.0 == 120)
     assert ungrounded_numbers("3 * 40", messages) == ["40"]          # 40 only in the system prompt
-    assert ungrounded_numbers("55 + 55 + 2", messages) == ["55", "2"]  # an error is no source; 2 is not free
+    # A tool result that is not a result (its id in ``failed``: the tool did not run) is no source; 2 is not free.
+    assert ungrounded_numbers("55 + 55 + 2", messages, failed={"c2"}) == ["55", "2"]
+    # Which results failed is said by their ids, never guessed from the text ("错误" alone proves nothing).
+    assert ungrounded_numbers("55 + 55 + 2", messages) == ["2"]
+    assert ungrounded_numbers("3 * 120", messages, failed={"c2"}) == []
+    assert ungrounded_numbers("3 * 120", messages, failed={"c1"}) == ["120"]
     assert ungrounded_numbers("(1 + 0) * 3", messages) == []           # 0 and 1 are free
     assert ungrounded_numbers("2 + 2", messages, free={"2"}) == []
 
@@ -70,8 +76,12 @@ def test_a_reply_with_invented_numbers_is_dropped_and_the_request_sent_again_wit
     assert (first.prompt_tokens, first.completion_tokens) == (95, 16)            # both requests counted
     assert "3 * 40" in lines[0] and "calculate" in lines[1] and "query_by_product_name" in lines[2]
 
-    table = agent_steps_frame(result.steps)
+    assert isinstance(first, ToolCallsStep)
+    assert first.dropped[0].ok is False and first.dropped[0].missing_numbers == ["40"]
+
+    table = steps_frame(result.steps)
     assert list(table["kind"][:2]) == ["dropped", "tool_calls"] and table["prompt_tokens"].iloc[0] == 95
+    assert table["input"].iloc[0] == '{"expression": "3 * 40"}' and table["tool"].iloc[1] == "query_by_product_name"
 
 
 def test_grounded_calculations_and_other_tools_go_through_with_one_request():
@@ -103,7 +113,8 @@ def test_a_calculation_written_as_text_in_the_resent_reply_is_not_run():
     fake = FakeLLM([INVENTED, text_call, "我查一下。"], default="一共 360 元。")
     result = Agent(fake.client(), "fake-model", default_registry(), trace=None, max_steps=3).run(QUESTION)
     first = result.steps[0]
-    assert first.dropped and not first.tool_calls and first.kind == "invalid"
+    assert first.dropped and isinstance(first, InvalidStep) and first.kind == "invalid"
+    assert result.tool_calls == 0  # nothing ran in that step
     assert "3 * 40" not in str([m for m in result.messages if m["role"] == "tool"])
     assert validate(result.messages) is None
 
@@ -129,3 +140,43 @@ def test_the_debugger_shows_the_dropped_call_and_counts_both_requests():
     labels = [label for label, _ in info.details]
     assert info.model_calls == 2 and labels[0] == "丢弃的调用" and "3 * 40" in info.details[0][1]
     assert "tool_call" in labels and "3 * 40" not in str(debugger.messages)
+
+
+def test_check_calls_drops_the_whole_reply_as_tool_results_that_did_not_run():
+    messages = [{"role": "user", "content": QUESTION}]
+    calls = [ToolCall("c1", "query_by_product_name", {"product_name": "足球"}, '{"product_name": "足球"}'),
+             ToolCall("c2", "calculate", {"expression": "3 * 40"}, '{"expression": "3 * 40"}')]
+    dropped = check_calls(calls, messages)
+    assert [type(d) for d in dropped] == [ToolResult, ToolResult]
+    assert [(d.id, d.name, d.arguments_text, d.ok) for d in dropped] == [
+        ("c1", "query_by_product_name", '{"product_name": "足球"}', False), ("c2", "calculate", '{"expression": "3 * 40"}', False)]
+    assert dropped[0].missing_numbers == [] and "calculate" in dropped[0].observation   # dropped with the other call
+    assert dropped[1].missing_numbers == ["40"] and "40" in dropped[1].observation
+    assert check_calls(calls[:1], messages) == []                                        # nothing to check: the reply stands
+    grounded = [*messages, {"role": "tool", "tool_call_id": "t1", "content": "价格 40 元"}]
+    assert check_calls(calls, grounded) == []
+    assert [d.missing_numbers for d in check_calls(calls, grounded, failed={"t1"})] == [[], ["40"]]  # t1 did not run
+
+
+def test_a_failed_tool_result_grounds_no_number_in_the_loop():
+    """The native loop passes the ids of its tool results with ok False to the number check: the error
+    text of an unknown tool (here its name holds a 40) grounds nothing."""
+    unknown = {"tool_calls": [("price40", {"product_name": "足球"})]}
+    fake = FakeLLM([unknown, INVENTED, LOOK_UP, "一共 360 元。"])
+    result = Agent(fake.client(), "fake-model", default_registry(), max_steps=4, trace=None).run(QUESTION)
+    first, second = result.steps[0], result.steps[1]
+    assert first.tool_calls[0].ok is False and "40" in first.tool_calls[0].observation
+    assert {"role": "tool", "tool_call_id": first.tool_calls[0].id, "content": first.tool_calls[0].observation} in result.messages
+    assert [d.missing_numbers for d in second.dropped] == [["40"]] and second.requests == 2
+    assert [("calculate" in names(body)) for body in fake.requests] == [True, True, False, True]
+    assert result.answer == "一共 360 元。"
+    # The same tool result from a tool that ran would ground the 40: the calculation runs as asked.
+    registry = default_registry()
+    registry.add(Tool("price40", lambda product_name: "错误：价格表第 40 行", {
+        "type": "function", "function": {"name": "price40", "description": "价格",
+                                         "parameters": {"type": "object", "properties": {"product_name": {"type": "string"}},
+                                                        "required": ["product_name"]}}}))
+    fake = FakeLLM([unknown, INVENTED, "一共 120 元。"])
+    result = Agent(fake.client(), "fake-model", registry, max_steps=4, trace=None).run(QUESTION)
+    assert result.steps[0].tool_calls[0].ok is True and not result.steps[1].dropped
+    assert result.steps[1].tool_calls[0].observation == "120" and len(fake.requests) == 3

@@ -1,4 +1,4 @@
-"""Per-provider request rules (issue 11, item 4): providers.REQUEST_RULES, COURSE_EXTRA_BODY, stream_options.
+"""Per-provider request rules (issue 11, item 4): request_rules.REQUEST_RULES, COURSE_EXTRA_BODY, stream_options.
 
 Every test talks through the real ``openai`` client to a fake server that
 answers 400 to the body the real endpoint refuses (tests/fakes.py StrictLLM),
@@ -19,10 +19,11 @@ from fakes import (
     sse_response,
 )
 
-from course_lib import providers
+from course_lib import request_rules
 from course_lib.agent import Agent
 from course_lib.messages import request_kwargs
-from course_lib.providers import PRESETS, Provider, ProviderError, apply_request_rules, get_client, get_provider, ping
+from course_lib.providers import PRESETS, Provider, ProviderError, get_client, get_provider, ping
+from course_lib.request_rules import apply_request_rules, endpoint_of, remember_no_stream_options
 from course_lib.react import JsonReAct, LineReAct
 from course_lib.widgets import ChatBox, ChatSession
 
@@ -35,7 +36,7 @@ def clean(monkeypatch):
     monkeypatch.setenv("COURSE_IGNORE_DOTENV", "1")
     for name in ("COURSE_PROVIDER", "COURSE_MODEL", "COURSE_BASE_URL", "COURSE_EXTRA_BODY"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(providers, "_NO_STREAM_OPTIONS", set())
+    monkeypatch.setattr(request_rules, "_NO_STREAM_OPTIONS", set())
 
 
 def provider(name: str, model: str, base_url: str | None = None, extra_body: dict | None = None) -> Provider:
@@ -167,7 +168,7 @@ def test_relay_without_stream_options_falls_back_and_remembers():
     box.on_send()
     assert box.session.error is None and box.session.history[-1]["content"] == "你好"
     assert len(fake.rejected) == 1 and "stream_options" not in fake.requests[1]
-    assert providers.stream_usage_unavailable(prov)
+    assert request_rules.stream_usage_unavailable(prov)
     box.text.value = "再见"
     box.on_send()
     assert box.session.history[-1]["content"] == "再见"
@@ -183,7 +184,7 @@ def test_stream_options_are_still_sent_where_they_work():
     box.text.value = "你好"
     box.on_send()
     assert fake.requests[0]["stream_options"] == {"include_usage": True}
-    assert "completion 2" in box.status.value and not providers.stream_usage_unavailable(prov)
+    assert "completion 2" in box.status.value and not request_rules.stream_usage_unavailable(prov)
 
 
 def test_other_400s_are_not_mistaken_for_stream_options():
@@ -192,4 +193,15 @@ def test_other_400s_are_not_mistaken_for_stream_options():
     with pytest.raises(openai.BadRequestError):
         client_for(fake, prov).chat.completions.create(model="m", messages=QUESTION, stream=True,
                                                        stream_options={"include_usage": True})
-    assert len(fake.requests) == 1 and not providers.stream_usage_unavailable(prov)
+    assert len(fake.requests) == 1 and not request_rules.stream_usage_unavailable(prov)
+
+
+def test_an_endpoint_that_refused_stream_options_is_remembered():
+    assert endpoint_of(None) == ("", "", {})
+    prov = provider("custom", "m", base_url="http://relay.test/v1/", extra_body={"top_k": 20})
+    assert endpoint_of(prov) == ("custom", "http://relay.test/v1", {"top_k": 20})
+    request = {"model": "m", "messages": QUESTION, "stream": True, "stream_options": {"include_usage": True}}
+    assert "stream_options" in apply_request_rules(request, prov) and not request_rules.stream_usage_unavailable(prov)
+    remember_no_stream_options("http://relay.test/v1/")
+    assert request_rules.stream_usage_unavailable(prov) and request_rules.stream_usage_unavailable("http://relay.test/v1")
+    assert "stream_options" not in apply_request_rules(request, prov) and "stream_options" in request

@@ -15,12 +15,12 @@ import pytest
 
 from fakes import FakeLLM
 
-from course_lib import local_server, providers
+from course_lib import http_client, local_server, providers
+from course_lib.http_client import REQUEST_TIMEOUT_S
 from course_lib.providers import (
     LOCAL_MAX_RETRIES,
     MAX_RETRIES,
     PRESETS,
-    REQUEST_TIMEOUT_S,
     Provider,
     ProviderError,
     get_client,
@@ -137,8 +137,8 @@ def test_local_client_restarts_the_server_instead_of_retrying(monkeypatch):
     client = get_client(get_provider("local"))
     assert started == [1]  # the server is started (or found) before the first request
     assert client.max_retries == LOCAL_MAX_RETRIES == 0
-    assert isinstance(client._client._transport, providers._RestartingTransport)
-    assert isinstance(client._client, providers.CourseHttpClient)
+    assert isinstance(client._client._transport, http_client.RestartingTransport)
+    assert isinstance(client._client, http_client.CourseHttpClient)
 
 
 # --------------------------------------------------------------------------- transport failures

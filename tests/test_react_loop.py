@@ -8,7 +8,7 @@ import pytest
 
 from fakes import FakeLLM, no_choices, raw_completion
 
-from course_lib.loop import RunResult, Step
+from course_lib.records import ActionStep, AnswerStep, FinalStep, InvalidStep, RunResult, Step
 from course_lib.messages import validate
 from course_lib.replies import ReplyError
 from course_lib.react import (
@@ -24,7 +24,8 @@ from course_lib.react import (
     run_line_react,
     tool_arguments,
 )
-from course_lib.tables import react_steps_frame
+from course_lib.tables import steps_frame
+from course_lib.texts import t
 from course_lib.tools import CALCULATOR_TOOL, WEATHER_TOOL, calculate, get_weather
 from course_lib.tools.registry import Tool, ToolRegistry, default_registry
 
@@ -107,7 +108,9 @@ def test_a_action_then_answer():
     assert second["messages"][-2]["role"] == "assistant"
     s1, s2 = result.steps
     assert (s1.kind, s1.thought, s1.action, s1.action_input, s1.observation) == ("action", "我需要计算", "calculate", "20 * 15", "300")
-    assert s2.kind == "answer" and s2.observation is None
+    assert isinstance(s1, ActionStep) and s1.ok is True
+    assert isinstance(s2, AnswerStep) and s2.kind == "answer" and s2.text == s2.answer == "20 * 15 = 300"
+    assert not hasattr(s2, "observation")  # an answer sends nothing back
     assert result.prompt_tokens == s1.prompt_tokens + s2.prompt_tokens > 0
     assert result.completion_tokens == 14 and result.requests == 2 and result.tool_calls == 1
     all_valid(fake)
@@ -156,6 +159,7 @@ def test_a_unparseable_reply_gets_the_corrective_observation_and_counts():
     assert [s.kind for s in result.steps] == ["invalid", "action", "answer"]
     sent = fake.requests[1]["messages"][-1]["content"]
     assert sent.startswith("Observation: 格式错误") and "Action: 工具名: 输入" in sent and "calculate" in sent
+    assert isinstance(result.steps[0], InvalidStep) and result.steps[0].answer is None
     assert result.steps[0].error and result.steps[0].observation in sent
     all_valid(fake)
 
@@ -185,6 +189,8 @@ def test_a_tool_that_raises_becomes_an_error_observation():
     fake, loop = line(A_ACTION, A_ANSWER, registry=reg)
     result = loop.run("20 * 15?")
     assert result.steps[0].observation.startswith("错误：") and "disk on fire" in result.steps[0].observation
+    assert result.steps[0].kind == "action" and result.steps[0].ok is False  # the tool did not produce it
+    assert fake.requests[1]["messages"][-1]["content"] == f"Observation: {result.steps[0].observation}"
     assert result.stopped_reason == "answer"
 
 
@@ -192,6 +198,7 @@ def test_a_tool_error_string_is_passed_back():
     fake, loop = line("Action: get_weather: 火星", "Answer: 没有数据")
     result = loop.run("火星天气")
     assert "火星" in result.steps[0].observation
+    assert result.steps[0].ok is True  # the tool ran; what it says is its result
     assert fake.requests[1]["messages"][-1]["content"] == f"Observation: {get_weather('火星')}"
 
 
@@ -199,6 +206,8 @@ def test_a_max_steps_then_one_last_request():
     fake, loop = line(A_ACTION, A_ACTION, "Answer: 300", max_steps=2)
     result = loop.run("20 * 15?")
     assert len(fake.requests) == 3 and [s.kind for s in result.steps] == ["action", "action", "final"]
+    assert isinstance(result.steps[-1], FinalStep) and result.steps[-1].reason == "max_steps"
+    assert result.steps[-1].text == result.steps[-1].answer == "300"
     last = fake.requests[2]["messages"][-1]["content"]
     assert "步数上限" in last and "Answer:" in last
     assert result.stopped_reason == "max_steps" and result.answer == "300"
@@ -210,7 +219,8 @@ def test_a_max_steps_final_without_answer_label_takes_the_text_but_not_an_action
     assert loop.run("q").answer == "结果是 300"
     fake, loop = line(A_ACTION, A_ACTION, max_steps=1)
     result = loop.run("q")
-    assert result.answer is None and result.stopped_reason == "max_steps" and result.steps[-1].error
+    assert result.answer is None and result.stopped_reason == "max_steps" and isinstance(result.steps[-1], FinalStep)
+    assert result.steps[-1].text is None and ("Error", t("loops.final_without_answer")) in result.steps[-1].details()
 
 
 def test_a_never_answering_model_stops():
@@ -260,9 +270,12 @@ def test_trace_callback_and_frame():
     result = loop.run("q")
     assert lines[0].startswith("[步 1/5] Action calculate: 20 * 15") and "300" in lines[0]
     assert lines[1].startswith("[步 2/5] Answer:")
-    frame = react_steps_frame(result.steps)
-    assert list(frame.index) == [1, 2] and frame.loc[1, "observation"] == "300" and frame.loc[1, "action"] == "calculate"
-    assert "prompt_tokens" in frame.columns and frame.loc[1, "action_input"] == "20 * 15"
+    frame = steps_frame(result.steps)
+    assert list(frame["step"]) == [1, 2] and list(frame["kind"]) == ["action", "answer"]
+    first = frame.iloc[0]
+    assert first["observation"] == "300" and first["tool"] == "calculate" and first["input"] == "20 * 15"
+    assert first["thought"] == "我需要计算" and frame.iloc[1]["answer"] == "20 * 15 = 300"
+    assert "prompt_tokens" in frame.columns and "repeated" not in frame.columns  # empty in every ReAct row
     assert isinstance(result, RunResult) and result.tool_calls == 1
     assert "协议 A" in str(result.table())
     assert result.summary()["requests"] == 2
@@ -326,7 +339,17 @@ def test_b_unknown_tool_and_raising_tool():
     result = loop.run("q")
     assert result.steps[0].kind == "invalid" and "wikipedia" in result.steps[0].error
     assert result.steps[1].observation.startswith("错误：") and "no network" in result.steps[1].observation
+    assert result.steps[1].kind == "action" and result.steps[1].ok is False
     assert result.answer == "300"
+
+
+def test_b_arguments_that_do_not_fit_the_tool_are_not_run():
+    fake, loop = json_loop(b_action("get_weather", '{"town": "北京"}'), B_ANSWER)
+    result = loop.run("q")
+    step = result.steps[0]
+    assert isinstance(step, ActionStep) and step.action_input == {"town": "北京"}
+    assert step.ok is False and step.observation.startswith("错误：") and "city" in step.observation
+    assert "Observation: " + step.observation in fake.requests[1]["messages"][1]["content"]
 
 
 def test_b_max_steps_final_request_says_final_answer():
@@ -404,7 +427,7 @@ def test_a_react_answer_cut_at_max_tokens_is_not_a_success(loop_type, answer):
     result = loop_type(fake.client(), "fake-model", trace=lines.append).run("店里有哪些篮球？")
     assert result.stopped_reason == "length" and result.answer == "…店里有三种篮球：1. 斯伯丁 199 元；2. 李宁"
     assert "max_tokens" in lines[-1]
-    assert react_steps_frame(result.steps)["finish_reason"].tolist() == ["length"]
+    assert steps_frame(result.steps)["finish_reason"].tolist() == ["length"]
 
 
 @pytest.mark.parametrize("loop_type, answer", [(LineReAct, "Answer: 你好！有什么可以帮你的？"),
@@ -416,7 +439,7 @@ def test_react_ignores_labels_inside_the_thinking(loop_type, answer):
     assert result.stopped_reason == "answer" and result.answer == "你好！有什么可以帮你的？" and result.tool_calls == 0
     assert result.steps[0].reasoning.startswith("Action: calculate")
     assert all("<think>" not in (m["content"] or "") for m in result.messages)
-    assert "Action: calculate" in react_steps_frame(result.steps)["reasoning"].iloc[0]
+    assert "Action: calculate" in steps_frame(result.steps)["reasoning"].iloc[0]
 
 
 @pytest.mark.parametrize("loop_type, answer", [(LineReAct, A_ANSWER), (JsonReAct, B_ANSWER)])
@@ -465,3 +488,12 @@ def test_react_runs_the_classic_action_and_input_written_on_one_line(loop_type, 
     assert "北京" in first.observation and "错误" not in first.observation
     assert result.stopped_reason == "answer"
     all_valid(fake)
+
+
+def test_trace_lines_of_an_invalid_and_a_final_step():
+    lines: list[str] = []
+    fake, loop = line("20 乘以 15 等于 300。", A_ACTION, "Answer: 300", max_steps=2, trace=lines.append)
+    loop.run("20 * 15?")
+    assert lines[0].startswith("[步 1/2] 无法解析（") and lines[0].endswith("）→ 发回格式提醒")
+    assert lines[1].startswith("[步 2/2] Action calculate: 20 * 15 → Observation: 300")
+    assert lines[2] == "[达到 max_steps=2] 最后一次请求的回答：300"

@@ -15,6 +15,7 @@ from course_lib.react_parser import (
     parse_line_protocol,
     strip_partial_stop_word,
 )
+from course_lib.tools.registry import unknown_tool_text
 
 TOOLS = ["calculate", "search", "get_weather"]
 
@@ -476,5 +477,7 @@ def test_classic_form_on_one_line_json_input():
 
 
 def test_classic_form_on_one_line_with_an_unknown_tool_or_a_second_label():
-    assert "没有名为 'get_wether'" in parse_line_protocol("Action: get_wether Action Input: 北京", TOOLS).error
+    # the same words as every loop's unknown-tool message (tools.registry.unknown_tool_text)
+    error = parse_line_protocol("Action: get_wether Action Input: 北京", TOOLS).error
+    assert error == unknown_tool_text("get_wether", TOOLS) + "。" and "get_wether" in error and "get_weather" in error
     assert parse_line_protocol("Action: get_weather Action Input: 北京 Final Answer: 晴", TOOLS).kind == "invalid"

@@ -14,6 +14,7 @@ from course_lib.replies import (
     Reply,
     ReplyError,
     collect_stream,
+    cut_text,
     describe_error,
     read_reply,
     read_usage,
@@ -270,3 +271,11 @@ def test_collect_stream_orders_indexed_calls_by_index():
         {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "a", "function": {"name": "get_weather", "arguments": "{}"}}]}}]},
     ]
     assert [c["id"] for c in collect_stream(chunks).message["tool_calls"]] == ["a", "b"]
+
+
+def test_cut_text_says_why_a_reply_is_incomplete(fake_llm):
+    assert "max_tokens" in cut_text("length") and "finish_reason=length" in cut_text("length")
+    assert "finish_reason=content_filter" in cut_text("content_filter")
+    assert cut_text("stop") is None and cut_text("tool_calls") is None and cut_text(None) is None
+    reply = read_reply(_sdk_response(fake_llm, {"content": "店里有：1.", "finish_reason": "length"}))
+    assert reply.cut == cut_text("length")

@@ -15,6 +15,7 @@ from fakes import FakeLLM, sse_response
 
 from course_lib.providers import PRESETS, Provider, get_client
 from course_lib.replies import collect_stream
+from course_lib.request_log import TeeStream, sse_chunks
 
 KEY = "s" + "k-" + "LogTest0Key1" * 3
 
@@ -81,3 +82,26 @@ def test_a_streamed_reply_already_in_memory_is_logged_at_once(tmp_path, monkeypa
     stream = client.chat.completions.create(model="fake-model", messages=[{"role": "user", "content": "hi"}], stream=True)
     assert collect_stream(stream).text == "好"
     assert [line["content"] for line in lines(log)] == ["好"]
+
+
+def test_sse_chunks_reads_the_data_lines_only():
+    body = 'data: {"a": 1}\n\n: keep-alive\ndata: not json\n\ndata:{"b": 2}\n\ndata: [DONE]\n\n'.encode()
+    assert sse_chunks(body) == [{"a": 1}, {"b": 2}] and sse_chunks(b"") == []
+
+
+def test_tee_stream_passes_every_byte_on_and_hands_them_over_when_closed():
+    got = []
+
+    class Inner:
+        closed = False
+
+        def __iter__(self):
+            yield from (b"ab", b"c")
+
+        def close(self):
+            Inner.closed = True
+
+    tee = TeeStream(Inner(), got.append)
+    assert list(tee) == [b"ab", b"c"] and got == []
+    tee.close()
+    assert got == [b"abc"] and Inner.closed

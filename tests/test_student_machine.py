@@ -17,7 +17,7 @@ import pytest
 
 from fakes import FakeLLM
 
-from course_lib import local_server, providers, settings
+from course_lib import http_client, local_server, providers, settings
 from course_lib.providers import PRESETS, Provider, ProviderError, get_client, get_provider, ping
 from course_lib.replies import describe_error
 from course_lib.widgets import ChatSession
@@ -112,7 +112,7 @@ def test_local_server_health_check_ignores_the_environment_proxy(monkeypatch, se
                                            ("http://192.168.1.5:11434/v1", False), ("https://api.deepseek.com", False),
                                            ("http://localhost.example.com/v1", False)])
 def test_is_loopback(url, loopback):
-    assert providers.is_loopback(url) is loopback
+    assert http_client.is_loopback(url) is loopback
 
 
 # --------------------------------------------------------------------------- a remote provider through a proxy
@@ -143,10 +143,10 @@ def test_remote_provider_behind_a_proxy_that_answers_502(monkeypatch, server):
 
 def test_no_proxy_is_respected(monkeypatch):
     monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
-    assert providers.proxy_variable("https://api.deepseek.com/v1") == "HTTPS_PROXY"
+    assert http_client.proxy_variable("https://api.deepseek.com/v1") == "HTTPS_PROXY"
     monkeypatch.setenv("NO_PROXY", "deepseek.com")
-    assert providers.proxy_variable("https://api.deepseek.com/v1") is None
-    assert providers.proxy_variable("http://localhost:11434/v1") is None
+    assert http_client.proxy_variable("https://api.deepseek.com/v1") is None
+    assert http_client.proxy_variable("http://localhost:11434/v1") is None
 
 
 # --------------------------------------------------------------------------- ALL_PROXY=socks5://

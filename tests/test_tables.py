@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import pandas as pd
 
-from course_lib.loop import Step, ToolCallRecord
+from course_lib.records import STEP_COLUMNS, ActionStep, AnswerStep, FinalStep, InvalidStep, ToolCallsStep, ToolResult
 from course_lib.tables import (
-    AGENT_STEP_COLUMNS,
-    REACT_STEP_COLUMNS,
     Table,
-    agent_steps_frame,
     messages_frame,
-    react_steps_frame,
     response_frame,
-    shorten,
     show_messages,
     show_response,
+    steps_frame,
 )
+from course_lib.texts import shorten
 from fakes import FakeLLM, sdk_message
 
 USER = {"role": "user", "content": "北京和上海天气怎么样？"}
@@ -93,36 +90,55 @@ def test_table_len_title_and_html_colours():
 
 def _react_steps():
     return [
-        Step(1, "action", thought="查天气", action="get_weather", action_input={"city": "北京"},
-             observation="北京：晴" * 50, prompt_tokens=100, completion_tokens=10),
-        Step(2, "answer", thought=None, answer="北京晴。", prompt_tokens=130, completion_tokens=8),
+        ActionStep(1, thought="查天气", action="get_weather", action_input={"city": "北京"},
+                   observation="北京：晴" * 50, prompt_tokens=100, completion_tokens=10),
+        AnswerStep(2, thought=None, text="北京晴。", prompt_tokens=130, completion_tokens=8),
     ]
 
 
-def test_react_steps_frame_one_row_per_request():
-    frame = react_steps_frame(_react_steps(), max_chars=20)
-    assert list(frame.index) == [1, 2] and list(frame.columns) == REACT_STEP_COLUMNS[1:]
-    assert frame.loc[1, "action_input"] == '{"city": "北京"}'
-    assert frame.loc[1, "observation"].endswith("…[+180 chars]") and frame.loc[2, "thought"] == ""
-    assert frame.loc[2, "answer"] == "北京晴。" and list(frame["prompt_tokens"]) == [100, 130]
+def test_steps_frame_of_a_react_run_one_row_per_request():
+    frame = steps_frame(_react_steps(), max_chars=20)
+    # reasoning (no thinking) and repeated (no native calls) are empty in every row: left out
+    assert list(frame.columns) == [c for c in STEP_COLUMNS if c not in ("reasoning", "repeated")]
+    assert list(frame["step"]) == [1, 2] and list(frame["kind"]) == ["action", "answer"]
+    assert list(frame["tool"]) == ["get_weather", ""] and frame["input"].iloc[0] == '{"city": "北京"}'
+    assert frame["observation"].iloc[0].endswith("…[+180 chars]") and frame["thought"].iloc[1] == ""
+    assert frame["answer"].iloc[1] == "北京晴。" and list(frame["prompt_tokens"]) == [100, 130]
 
 
-def test_agent_steps_frame_one_row_per_tool_call_tokens_once():
-    calls = [ToolCallRecord("c1", "get_weather", {"city": "北京"}, '{"city": "北京"}', "北京：晴"),
-             ToolCallRecord("c2", "get_weather", {"city": "北京"}, '{"city": "北京"}', "北京：晴\n（注意：重复）",
-                            repeated=True, first_step=1)]
-    steps = [Step(1, "tool_calls", tool_calls=calls, prompt_tokens=50, completion_tokens=20),
-             Step(2, "invalid", observation="格式错误", error="读不出来", prompt_tokens=60, completion_tokens=5),
-             Step(3, "final", answer="北京晴。")]
-    frame = agent_steps_frame(steps)
-    assert list(frame.columns) == AGENT_STEP_COLUMNS
+def test_steps_frame_of_a_native_run_one_row_per_tool_call_tokens_once():
+    calls = [ToolResult("c1", "get_weather", {"city": "北京"}, '{"city": "北京"}', "北京：晴"),
+             ToolResult("c2", "get_weather", {"city": "北京"}, '{"city": "北京"}', "北京：晴\n（注意：重复）",
+                        repeated=True, first_step=1)]
+    steps = [ToolCallsStep(1, tool_calls=calls, prompt_tokens=50, completion_tokens=20),
+             InvalidStep(2, observation="格式错误", error="读不出来", prompt_tokens=60, completion_tokens=5),
+             FinalStep(3, text="北京晴。")]
+    frame = steps_frame(steps)
+    assert list(frame.columns) == [c for c in STEP_COLUMNS if c not in ("reasoning", "thought")]
+    assert list(frame["kind"]) == ["tool_calls", "tool_calls", "invalid", "final"]
     assert list(frame["tool"]) == ["get_weather", "get_weather", "", ""]
-    assert list(frame["repeated"]) == [False, True, False, False]
+    assert list(frame["repeated"]) == [False, True, "", ""]  # only a tool call is or is not a repeat
     assert list(frame["observation"]) == ["北京：晴", "北京：晴\n（注意：重复）", "格式错误", ""]
     assert list(frame["answer"]) == ["", "", "", "北京晴。"]
     assert frame["prompt_tokens"].isna().tolist() == [False, True, False, True]  # a request's tokens once
     assert frame["prompt_tokens"][0] == 50 and frame["prompt_tokens"][2] == 60
     assert str(frame["prompt_tokens"].dtype) == "Int64"
+
+
+def test_steps_frame_puts_the_dropped_calls_first_with_the_tokens():
+    dropped = [ToolResult("d1", "calculate", {"expression": "3 * 40"}, '{"expression": "3 * 40"}', "没有运行：40", ok=False,
+                          missing_numbers=["40"])]
+    looked_up = [ToolResult("c1", "query_by_product_name", {"product_name": "足球"}, '{"product_name": "足球"}', "120 元")]
+    step = ToolCallsStep(1, reasoning="先算", dropped=dropped, requests=2, tool_calls=looked_up,
+                         prompt_tokens=95, completion_tokens=16, finish_reason="tool_calls")
+    frame = steps_frame([step])
+    assert list(frame["kind"]) == ["dropped", "tool_calls"] and list(frame["step"]) == [1, 1]
+    assert list(frame["tool"]) == ["calculate", "query_by_product_name"]
+    assert list(frame["input"]) == ['{"expression": "3 * 40"}', '{"product_name": "足球"}']
+    assert list(frame["observation"]) == ["没有运行：40", "120 元"]
+    assert list(frame["reasoning"]) == ["先算", ""] and frame["prompt_tokens"].isna().tolist() == [False, True]
+    assert list(frame["finish_reason"]) == ["tool_calls", "tool_calls"]
+    assert steps_frame([]).empty
 
 
 def test_dollar_signs_are_not_math_in_the_html_only():

@@ -16,7 +16,9 @@ import pytest
 from fakes import FakeLLM, raw_completion, sdk_message
 
 from course_lib.messages import request_kwargs, validate
-from course_lib.tool_calls import AssistantTurn, ToolCall, execute, find_text_calls, parse_arguments, read_assistant, tool_reply
+from course_lib.records import ToolResult
+from course_lib.tool_calls import (AssistantTurn, ToolCall, execute, find_text_calls, parse_arguments, read_assistant, run_call,
+                                   tool_reply)
 from course_lib.tools import Tool, ToolRegistry, default_registry
 
 REGISTRY = default_registry()
@@ -382,15 +384,47 @@ def test_replies_are_strings_in_call_order():
 
 
 def test_execute_never_raises_even_with_a_broken_registry():
-    class Exploding:
+    class Exploding:  # a registry's interface is call(name, arguments) -> (text, ok) (ToolRegistry.call)
         names = ["get_weather"]
 
-        def run(self, name, arguments):
+        def call(self, name, arguments):
             raise KeyError(name)
 
-    (reply,) = execute(calls_for(("get_weather", '{"city": "北京"}')), Exploding())
+    calls = calls_for(("get_weather", '{"city": "北京"}'))
+    (reply,) = execute(calls, Exploding())
     assert reply["content"].startswith("错误：") and "KeyError" in reply["content"]
+    result = run_call(calls[0], Exploding())
+    assert result.ok is False and result.message() == reply
     assert execute([], REGISTRY) == []
+
+
+def test_run_call_says_whether_the_tool_ran():
+    """run_call answers one call with a records.ToolResult; ok is True only when the tool ran."""
+    (good,) = calls_for(("get_weather", '{"city": "北京"}'))
+    result = run_call(good, REGISTRY)
+    assert isinstance(result, ToolResult)
+    assert (result.id, result.name, result.arguments, result.arguments_text) == (good.id, "get_weather", {"city": "北京"}, '{"city": "北京"}')
+    assert result.ok is True and result.observation == REGISTRY.run("get_weather", {"city": "北京"})
+    assert result.message() == {"role": "tool", "tool_call_id": good.id, "content": result.observation}
+    assert result.call_text == 'get_weather({"city": "北京"})'
+    assert (result.repeated, result.first_step, result.recovered, result.missing_numbers) == (False, None, False, [])
+    # Not run: an unknown tool, unreadable arguments, arguments that do not fit, a tool that raised.
+    unknown = run_call(ToolCall("c1", "get_stock", {"code": "1"}, '{"code": "1"}'), REGISTRY)
+    assert unknown.ok is False and unknown.observation.startswith("错误：") and "get_weather" in unknown.observation
+    (broken,) = calls_for(("get_weather", '{"city": "北京"'))
+    assert broken.error is not None
+    unreadable = run_call(broken, REGISTRY)
+    assert unreadable.ok is False and unreadable.observation.startswith("错误：") and unreadable.arguments_text == "{}"
+    wrong = run_call(ToolCall("c2", "get_weather", {"town": "北京"}, '{"town": "北京"}'), REGISTRY)
+    assert wrong.ok is False and wrong.observation.startswith("错误：")
+    raising = run_call(ToolCall("c3", "add", {"a": 1}, '{"a": 1}'), {"add": lambda a, b: a + b})
+    assert raising.ok is False and "TypeError" in raising.observation
+    assert run_call(ToolCall("c4", "add", {"a": 1, "b": 2}, '{"a": 1, "b": 2}'), {"add": lambda a, b: a + b}).ok is True
+    assert run_call(ToolCall("c5", "sub", {}, "{}"), {"add": lambda a, b: a + b}).ok is False
+    # answer=(text, ok): answered without running the tool (the native loop reuses a result this way).
+    ran = []
+    reused = run_call(good, {"get_weather": lambda city: ran.append(city)}, answer=("早先的结果", False))
+    assert (reused.observation, reused.ok, ran) == ("早先的结果", False, [])
 
 
 def test_execute_with_a_plain_dict_of_functions():

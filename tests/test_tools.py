@@ -432,3 +432,19 @@ def test_registry_and_execute_convert_results_the_same_way(value):
 def test_tool_name_must_match_schema():
     with pytest.raises(ValueError):
         Tool("a", lambda: None, _schema("b"))
+
+
+def test_a_tools_own_error_is_a_failure_not_a_result():
+    # The course tools answer bad input with a sentence, typed ToolFailure; the registry says ok False.
+    from course_lib.tools import ToolFailure, default_registry
+
+    registry = default_registry()
+    for name, arguments in [("calculate", {"expression": "1 / 0"}), ("get_weather", {"city": ""}),
+                            ("query_by_product_name", {"product_name": " "}), ("search_knowledge", {"query": ""})]:
+        text, ok = registry.call(name, arguments)
+        assert text.startswith("错误：") and ok is False, name
+        assert type(text) is str  # sent as a plain str
+    assert registry.call("calculate", {"expression": "20 * 15"}) == ("300", True)
+    assert registry.call("get_weather", {"city": "火星"})[1] is True  # "no data" is an answer, not a failure
+    failure = ToolFailure("错误：x")
+    assert failure == "错误：x" and isinstance(failure, str) and repr(failure) == "'错误：x'"

@@ -16,7 +16,11 @@ import pytest
 
 from fakes import FILTERED, FakeLLM, lone_surrogate_completion, no_choices, raw_completion, sse_response
 
-from course_lib.tools.products import PRODUCT_TOOL
+from course_lib.agent import EMPTY_REPLY_PROMPT, FINAL_ANSWER_PROMPT, REPEAT_NOTE, STOP_REASONS_TEXT, Agent
+from course_lib.records import FinalStep, InvalidStep, ToolCallsStep, stop_reason_text
+from course_lib.texts import t
+from course_lib.tools import Tool, ToolRegistry
+from course_lib.tools.products import PRODUCT_TOOL, query_by_product_name
 from course_lib.widgets import ChatBox, ChatSession, chat_box
 
 
@@ -95,6 +99,7 @@ def test_tools_mode_runs_the_product_tool_and_answers(fake):
     assert session.mode == "tools" and session.registry.names == ["query_by_product_name"]
     assert session.send("你好，你家都卖什么球？") == "我们卖篮球和足球。"
     assert fake.requests[0]["tools"] == [PRODUCT_TOOL]
+    assert {k for k in fake.requests[0] if k != "messages"} == {"model", "tools", "max_tokens", "temperature"}  # as before
     roles = [m["role"] for m in session.history]
     assert roles == ["system", "user", "assistant", "tool", "assistant"]
     assistant, tool = session.history[2], session.history[3]
@@ -112,16 +117,73 @@ def test_tools_mode_recovers_a_call_written_as_text(fake):
     assert [m["role"] for m in session.history] == ["system", "user", "assistant", "tool", "assistant"]
 
 
-def test_tools_mode_stops_after_max_steps(fake):
-    call = {"tool_calls": [("query_by_product_name", {"product_name": "球"})]}
-    fake.add(call, call)
+def test_tools_mode_asks_for_the_final_answer_without_tools_after_max_steps(fake):
+    """max_steps steps with tools (the agent.Agent's), then one request WITHOUT tools asks for the answer."""
+    ball = {"tool_calls": [("query_by_product_name", {"product_name": "球"})]}
+    shoe = {"tool_calls": [("query_by_product_name", {"product_name": "跑步鞋"})]}
+    fake.add(ball, shoe, "我们卖篮球、足球和跑步鞋。")
     session = ChatSession(fake.client(), "fake-model", memory=True, tools=[PRODUCT_TOOL], max_steps=2)
-    assert session.send("球") == ""
-    assert "模型连续 2 次调用工具" in session.notice and "max_steps=2" in session.notice
-    assert len(fake.requests) == 2
-    assert [m["role"] for m in session.history][-2:] == ["assistant", "tool"]
+    assert session.send("球") == "我们卖篮球、足球和跑步鞋。"  # the answer comes from the request without tools
+    assert len(fake.requests) == 3 and all("tools" in body for body in fake.requests[:2])
+    final = fake.requests[2]
+    assert not {"tools", "tool_choice", "parallel_tool_calls"} & set(final)
+    prompt = FINAL_ANSWER_PROMPT.format(reason=STOP_REASONS_TEXT["max_steps"].format(max_steps=2))
+    assert final["messages"][-1] == {"role": "user", "content": prompt}
+    assert session.notice == t("widgets.final_answer_forced", why=stop_reason_text("max_steps"), max_steps=2)
+    assert "max_steps=2" in session.notice
+    assert [m["role"] for m in session.history] == ["system", "user", "assistant", "tool", "assistant", "tool", "user", "assistant"]
+    assert session.history[-2]["content"] == prompt and session.history[-1] == {"role": "assistant", "content": "我们卖篮球、足球和跑步鞋。"}
+    assert [type(s) for s in session.agent.steps] == [ToolCallsStep, ToolCallsStep, FinalStep]
     fake.add("好的")
-    assert session.send("谢谢") == "好的"  # the history is still a valid chain
+    assert session.send("谢谢") == "好的" and session.notice is None  # the history is still a valid chain
+    assert "tools" in fake.requests[3]  # a new send offers the tools again
+
+
+def test_tools_mode_does_not_run_an_identical_call_again(fake):
+    ran = []
+
+    def counted(product_name: str, limit: int = 10):
+        ran.append(product_name)
+        return query_by_product_name(product_name, limit)
+
+    call = {"tool_calls": [("query_by_product_name", {"product_name": "球"})]}
+    fake.add(call, call, "有篮球。")
+    registry = ToolRegistry([Tool("query_by_product_name", counted, PRODUCT_TOOL)])
+    session = ChatSession(fake.client(), "fake-model", memory=True, tools=[PRODUCT_TOOL], registry=registry)
+    assert session.send("卖什么球") == "有篮球。" and ran == ["球"]
+    first, second = [m["content"] for m in session.history if m["role"] == "tool"]
+    assert second == first + "\n" + REPEAT_NOTE.format(step=1)
+
+
+def test_tools_mode_an_empty_or_unreadable_reply_gets_a_corrective_message(fake):
+    broken = '{"name": "query_by_product_name", "arguments": {"product_name": 球}}'
+    fake.add("", broken, "有篮球。")
+    session = ChatSession(fake.client(), "fake-model", memory=True, tools=[PRODUCT_TOOL])
+    assert session.send("卖什么球") == "有篮球。" and session.notice is None
+    kinds = [s.kind for s in session.agent.steps]
+    assert kinds == ["empty", "invalid", "answer"] and isinstance(session.agent.steps[1], InvalidStep)
+    assert [m["role"] for m in session.history] == ["system", "user", "user", "assistant", "user", "assistant"]
+    assert session.history[2] == {"role": "user", "content": EMPTY_REPLY_PROMPT}
+    assert session.history[4] == {"role": "user", "content": session.agent.steps[1].observation}
+    assert all("tools" in body for body in fake.requests)  # the loop went on with the tools
+
+
+def test_tools_mode_streams_every_request_through_the_agents_send_hook(fake):
+    """The chat box runs agent.Agent and streams through its public hook Agent.send: every request
+    of the run streams, the forced final one included, and its usage is counted."""
+    fake.add({"tool_calls": [("query_by_product_name", {"product_name": "球"})]}, "有篮球。")
+    session = ChatSession(fake.client(), "fake-model", memory=True, tools=[PRODUCT_TOOL], max_steps=1)
+    pieces: list[str] = []
+    assert session.send("卖什么球", on_token=pieces.append) == "有篮球。"
+    assert isinstance(session.agent, Agent) and "send" in vars(session.agent)  # the hook, set on the instance
+    assert len(fake.requests) == 2 and "tools" in fake.requests[0] and "tools" not in fake.requests[1]
+    assert all(body["stream"] is True and body["stream_options"] == {"include_usage": True} for body in fake.requests)
+    assert "".join(pieces) == "有篮球。"  # the first reply was only a call: no text
+    steps = session.agent.steps
+    assert [s.kind for s in steps] == ["tool_calls", "final"] and all(s.prompt_tokens for s in steps)
+    assert session.last_request == fake.requests[1]["messages"]
+    assert session.total_tokens == sum(s.prompt_tokens + s.completion_tokens for s in steps)
+    assert session.last_usage["prompt_tokens"] == steps[-1].prompt_tokens
 
 
 def test_unknown_tool_without_a_registry_is_refused(fake):
@@ -165,7 +227,8 @@ def test_streaming_collects_tool_call_pieces(fake):
     assert reply == "有瑜伽垫。" and "".join(pieces) == "有瑜伽垫。"
     call = session.history[2]["tool_calls"][0]
     assert json.loads(call["function"]["arguments"]) == {"product_name": "瑜伽垫"}
-    assert updates == [["user"], ["user", "assistant"], ["user", "assistant", "tool"], ["user", "assistant", "tool", "assistant"]]
+    # on_update: after the user message, then after each step of the agent (its tool messages included)
+    assert updates == [["user"], ["user", "assistant", "tool"], ["user", "assistant", "tool", "assistant"]]
 
 
 def test_streaming_sends_back_a_repeated_id_once(fake):
@@ -246,10 +309,13 @@ def test_chat_box_tools_mode_shows_tool_messages_and_reset(fake):
     fake.add({"tool_calls": [("query_by_product_name", {"product_name": "球"})]}, "有篮球。")
     box = ChatBox(ChatSession(fake.client(), "fake-model", memory=True, tools=[PRODUCT_TOOL]))
     tables: list[str] = []
+    statuses: list[str] = []
     box.table.observe(lambda change: tables.append(change["new"]), names="value")
+    box.status.observe(lambda change: statuses.append(change["new"]), names="value")
     box.text.value = "卖什么球"
     box.send_button.click()
     assert "query_by_product_name" in box.table.value and "tool" in box.table.value
+    assert t("widgets.reading_results", names="query_by_product_name") in statuses  # after the step that ran the tool
     assert any("query_by_product_name" in t and "有篮球" not in t for t in tables)  # tool step shown before the answer
     box.reset_button.click()
     assert box.session.history == [box.session.system] and box.reply.value == ""

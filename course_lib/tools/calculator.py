@@ -15,6 +15,8 @@ import math
 import operator
 import unicodedata
 
+from .failure import ToolFailure
+
 MAX_EXPRESSION_LENGTH = 200  # characters
 MAX_DIGITS = 1000            # largest result we accept, in decimal digits
 MAX_EXPONENT = 10_000        # largest |exponent| we accept in a ** b
@@ -76,22 +78,22 @@ def calculate(expression: str) -> str:
         gives a string starting with "错误：".
     """
     if not isinstance(expression, str):
-        return "错误：expression 必须是字符串，例如 \"20 * 15\""
+        return ToolFailure("错误：expression 必须是字符串，例如 \"20 * 15\"")
     text = unicodedata.normalize("NFKC", expression).translate(_REPLACEMENTS).strip()
     if not text:
-        return "错误：expression 不能为空"
+        return ToolFailure("错误：expression 不能为空")
     if len(text) > MAX_EXPRESSION_LENGTH:
-        return f"错误：表达式太长（最多 {MAX_EXPRESSION_LENGTH} 个字符）"
+        return ToolFailure(f"错误：表达式太长（最多 {MAX_EXPRESSION_LENGTH} 个字符）")
 
     try:
         tree = ast.parse(text, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return f"错误：无法解析表达式 {text!r}，{_ALLOWED}"
+        return ToolFailure(f"错误：无法解析表达式 {text!r}，{_ALLOWED}")
 
     try:
         value = _evaluate(tree.body)
     except CalculatorError as error:
-        return f"错误：{error}"
+        return ToolFailure(f"错误：{error}")
     return _format(value)
 
 

@@ -13,6 +13,8 @@ import json
 import os
 from pathlib import Path
 
+from .failure import ToolFailure
+
 KNOWLEDGE_TOOL = {
     "type": "function",
     "function": {
@@ -69,7 +71,7 @@ def search_knowledge(query: str) -> str:
     Data: data/knowledge.json (offline, about 20 entries).
     """
     if not isinstance(query, str) or not query.strip(_PUNCTUATION):
-        return "错误：query 不能为空"
+        return ToolFailure("错误：query 不能为空")
     cleaned = query.strip(_PUNCTUATION).lower()
 
     scored = [(score(entry, cleaned), entry) for entry in load_knowledge()]

@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 from ..texts import t
+from .failure import ToolFailure
 
 DB_NAME = "SportsEquipment.db"
 CSV_NAME = "products.csv"
@@ -174,12 +175,12 @@ def query_by_product_name(product_name: str, limit: int = 20) -> str:
     Data: data/SportsEquipment.db (built from data/products.csv), opened read-only.
     """
     if not isinstance(product_name, str):
-        return "错误：product_name 必须是字符串，例如 \"球\""
+        return ToolFailure("错误：product_name 必须是字符串，例如 \"球\"")
     keyword = product_name.strip()
     if not keyword:
-        return "错误：product_name 不能为空，请给出商品名关键词，例如 球"
+        return ToolFailure("错误：product_name 不能为空，请给出商品名关键词，例如 球")
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        return "错误：limit 必须是正整数"
+        return ToolFailure("错误：limit 必须是正整数")
 
     pattern = "%" + escape_like(keyword) + "%"
     connection = connect_readonly(database_path())
@@ -187,7 +188,7 @@ def query_by_product_name(product_name: str, limit: int = 20) -> str:
         connection.row_factory = sqlite3.Row
         rows = connection.execute(QUERY_SQL, (pattern, limit)).fetchall()
     except sqlite3.Error as error:
-        return f"错误：数据库查询失败：{error}"
+        return ToolFailure(f"错误：数据库查询失败：{error}")
     finally:
         connection.close()
     return json.dumps([dict(row) for row in rows], ensure_ascii=False)

@@ -7,20 +7,74 @@ name up, checks the arguments against the tool's JSON schema, calls the
 function and always hands back a string for the ``role="tool"`` message
 (``messages.tool_content``, the course's one tool-result converter).
 Errors come back as short Chinese strings too, so the model can read them and
-try again instead of crashing the loop.
+try again instead of crashing the loop; ``call`` also says whether the tool
+really ran (``ok``), so code never has to guess that from the text.
+
+Tool names are matched here, once, for every loop (``lookup_tool``: case,
+full-width letters and markdown around a name do not matter), and the names
+of a list of schemas are ``names_of(schemas)``.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from ..messages import tool_content
 from ..texts import t
 from .calculator import CALCULATOR_TOOL, calculate
+from .failure import ToolFailure
 from .knowledge import KNOWLEDGE_TOOL, search_knowledge
 from .products import PRODUCT_TOOL, query_by_product_name
 from .weather import WEATHER_TOOL, get_weather
+
+
+# Markdown wrapped around a whole name: **x**, __x__, `x`, ```x```, *x*.
+WRAPPED_RE = re.compile(r"^(?P<mark>\*\*|__|`{1,3}|\*)(?P<body>.+)(?P=mark)$", re.DOTALL)
+
+
+def names_of(schemas: Iterable[dict]) -> list[str]:
+    """The function names of OpenAI tool schemas, in order (``""`` for a schema without one)."""
+    return [(schema.get("function") or {}).get("name", "") for schema in schemas]
+
+
+def unwrap(text: str) -> str:
+    """``text`` without markdown wrapped around the whole of it: ``**x**`` / ```x``` -> ``x``."""
+    m = WRAPPED_RE.match(text)
+    return m.group("body").strip() if m else text
+
+
+def tool_key(name: str) -> str:
+    """Comparison key for tool names: NFKC (full-width letters -> ASCII), trimmed, case-folded."""
+    return unicodedata.normalize("NFKC", name).strip().casefold()
+
+
+def lookup_tool(name: str, tool_names: Iterable[str]) -> str | None:
+    """The registered spelling of ``name`` among ``tool_names``, or None.
+
+    Case, full-width letters (NFKC), surrounding spaces, quotes, backticks and
+    markdown emphasis do not matter: ``"**Get_Weather**"`` finds ``get_weather``.
+    Used by the ReAct parser, the recovery of calls written as text, and the
+    native loop's reading of ``tool_calls``.
+    """
+    names = [tool_names] if isinstance(tool_names, str) else list(tool_names)
+    table = {tool_key(n): n for n in names}
+    return table.get(tool_key(unwrap(name.strip()).strip("`*'\" ")))
+
+
+def available_text(names: Iterable[str]) -> str:
+    """The tool names as the model reads them in an error: ``"a, b"`` (a sentence when there are none)."""
+    return ", ".join(names) or t("tools.no_tools")
+
+
+def unknown_tool_text(name: str, names: Iterable[str]) -> str:
+    """What the model reads when it called a tool that does not exist, naming the available ones:
+    ``"工具 X 不存在。可用的工具：a, b"``.  Every loop says it this way: the native loop's tool
+    result (``"错误："`` in front, like every tool error), the ReAct parser's correction, the
+    correction for a call written as text."""
+    return t("tools.unknown_tool", name=name, available=available_text(names))
 
 
 @dataclass
@@ -95,8 +149,7 @@ class ToolRegistry:
         otherwise None."""
         tool = self.get(name)
         if tool is None:
-            available = ", ".join(self.names) or "（无）"
-            return f"错误：工具 {name} 不存在。可用的工具：{available}"
+            return "错误：" + unknown_tool_text(name, self.names)
         params = tool.describe_parameters()
         if not isinstance(arguments, dict):
             return (f"错误：工具 {name} 的参数必须是 JSON 对象（dict），"
@@ -111,24 +164,30 @@ class ToolRegistry:
             return f"错误：工具 {name} 没有参数 {', '.join(unexpected)}。参数：{params}"
         return None
 
-    def run(self, name: str, arguments: dict) -> str:
+    def call(self, name: str, arguments: dict) -> tuple[str, bool]:
         """Run tool ``name`` with ``arguments`` (an already json.loads-ed dict).
 
         Returns:
-            The tool's result as the string of a tool message
+            ``(text, ok)``: the tool's result as the string of a tool message
             (``messages.tool_content``: str unchanged, None -> "", dict/list/
-            tuple/bool/numbers -> JSON, anything else -> str()).  Never raises:
-            unknown tools, bad arguments and exceptions inside the tool all
-            come back as strings starting with "错误：".
+            tuple/bool/numbers -> JSON, anything else -> str()) and True; or,
+            when the tool gave no result - an unknown tool, arguments that do not
+            fit its schema, an exception inside it, or the tool's own
+            ``failure.ToolFailure`` (its sentence is the text) - a string starting
+            with "错误：" that says why, and False.  Never raises.
         """
         problem = self.check_arguments(name, arguments)
         if problem:
-            return problem
+            return problem, False
         try:
             result = self._tools[name].function(**arguments)
         except Exception as error:
-            return f"错误：工具 {name} 出错：{type(error).__name__}: {error}"
-        return tool_content(result)
+            return f"错误：工具 {name} 出错：{type(error).__name__}: {error}", False
+        return tool_content(result), not isinstance(result, ToolFailure)
+
+    def run(self, name: str, arguments: dict) -> str:
+        """``call(name, arguments)``'s text: the tool's result, or a string starting with "错误：". Never raises."""
+        return self.call(name, arguments)[0]
 
 
 def default_registry() -> ToolRegistry:

@@ -12,6 +12,8 @@ import json
 import os
 from pathlib import Path
 
+from .failure import ToolFailure
+
 UNITS = ("celsius", "fahrenheit")
 
 WEATHER_TOOL = {
@@ -67,11 +69,11 @@ def get_weather(city: str, unit: str = "celsius") -> str:
     Data: data/weather.json (offline, fixed values).
     """
     if not isinstance(city, str) or not city.strip():
-        return "错误：city 不能为空，请给出城市名，例如 北京"
+        return ToolFailure("错误：city 不能为空，请给出城市名，例如 北京")
     if unit is None:
         unit = "celsius"
     if not isinstance(unit, str) or unit.strip().lower() not in UNITS:
-        return f"错误：unit 只能是 celsius 或 fahrenheit，收到 {unit!r}"
+        return ToolFailure(f"错误：unit 只能是 celsius 或 fahrenheit，收到 {unit!r}")
     unit = unit.strip().lower()
 
     name = city.strip()

@@ -1,0 +1,223 @@
+"""The HTTP layer under every client of ``providers.get_client``: rules, proxies, the class server's errors.
+
+Taught in notebook 00 (what a set-up error says) and the teacher's guide (the class server).
+
+``CourseHttpClient`` is an ``httpx.Client`` that applies the request rules
+(``request_rules``) to each chat request's JSON body, re-sends a streamed
+request without ``stream_options`` when a relay refuses it, names the proxy
+variable when a proxy from the environment failed, and turns what goes wrong
+between a student and the class server into the SDK's own error types with a
+Chinese message (``classroom_error``), never with the key in it.
+
+The student's machine: a loopback base URL (``localhost``, ``127.0.0.1``,
+``::1``: the local server, Ollama) and a LAN address (the class server) never go
+through a proxy from ``HTTP_PROXY``/``HTTPS_PROXY``/``ALL_PROXY``; for a remote
+provider such a proxy is used, and a failure names the variable
+(``proxy_variable``).  ``RestartingTransport`` starts the local server again
+if it died mid-lesson.
+
+A "provider" here is a ``providers.Provider`` (its ``base_url``, ``preset``,
+``api_key``, ``key_source`` and ``is_classroom`` are read).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import urllib.request
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import openai
+
+from . import local_server
+from .request_rules import apply_request_rules, remember_no_stream_options
+from .settings import PROJECT_ROOT, SOURCE_DOTENV, source_label, source_of
+from .texts import t
+
+REQUEST_TIMEOUT_S = 120.0  # one request; a 1.5B model on 2 cores can take a while
+# One request to the class server: it may wait behind the whole class's requests first
+# (bench/results/classroom.md: the longest wait measured, and when a class needs a bigger machine).
+CLASSROOM_TIMEOUT_S = 600.0
+
+
+
+def is_loopback(url: str) -> bool:
+    """True if ``url``'s host is this machine (``localhost``, ``127.x.x.x``, ``::1``)."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def is_local_network(url: str) -> bool:
+    """True if ``url``'s host is this machine or on the local network: loopback, a private
+    (RFC 1918 / RFC 4193) or link-local address, or a ``.local`` (mDNS) name - the class
+    server's address.  A proxy from the environment would not reach such a host."""
+    if is_loopback(url):
+        return True
+    host = (urlsplit(url).hostname or "").lower()
+    if host.endswith(".local"):
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return ip.is_private or ip.is_link_local
+
+
+def proxy_variable(url: str) -> str | None:
+    """The environment variable whose proxy a request to ``url`` goes through, or None.
+
+    Follows what httpx does with ``trust_env``: ``https_proxy``/``http_proxy``
+    for the URL's scheme, else ``all_proxy`` (lower or upper case), unless
+    ``no_proxy`` covers the host; loopback and LAN URLs never use one here (see
+    ``get_client``).  Returns the variable's name, never its value (a proxy URL
+    can hold a password).
+    """
+    parts = urlsplit(url)
+    if is_local_network(url) or urllib.request.proxy_bypass_environment(parts.hostname or ""):
+        return None
+    for base in (f"{parts.scheme}_proxy", "all_proxy"):
+        for var in (base, base.upper()):
+            if os.environ.get(var, "").strip():
+                return var
+    return None
+
+
+def socks_variable() -> tuple[str, str] | None:
+    """``(variable, scheme)`` of a SOCKS proxy set in the environment, or None."""
+    for base in ("all_proxy", "https_proxy", "http_proxy"):
+        for var in (base, base.upper()):
+            value = os.environ.get(var, "").strip().lower()
+            if value.startswith("socks"):
+                return var, value.split(":", 1)[0]
+    return None
+
+
+def _stream_options_rejected(request: httpx.Request, response: httpx.Response) -> bool:
+    """True for a 400 that names ``stream_options`` in answer to a request that sent it."""
+    if response.status_code != 400 or b'"stream_options"' not in (request.content or b""):
+        return False
+    response.read()
+    return "stream_options" in response.text
+
+
+class CourseHttpClient(httpx.Client):
+    """The HTTP client under every client from ``get_client``.
+
+    On each chat request it applies ``apply_request_rules`` to the JSON body
+    (so a request written with the raw SDK is fixed the same way as one from
+    ``request_kwargs``); when the server answers 400 to ``stream_options``
+    it remembers that for this base URL and sends the request again without
+    it; a connection failure through an environment proxy names the variable.
+
+    Args:
+        provider: the ``Provider`` whose rules and ``extra_body`` apply.
+        **kwargs: for ``httpx.Client``.
+    """
+
+    def __init__(self, provider: Any, **kwargs: Any):
+        self.course_provider = provider
+        super().__init__(**kwargs)
+
+    def _with_rules(self, request: httpx.Request) -> httpx.Request:
+        if request.method != "POST" or not request.url.path.endswith("/chat/completions"):
+            return request
+        try:
+            body = json.loads(request.read() or b"{}")
+        except ValueError:
+            return request
+        if not isinstance(body, dict):
+            return request
+        new = apply_request_rules(body, self.course_provider, as_kwargs=False)
+        if new == body:
+            return request
+        headers = {k: v for k, v in request.headers.items() if k.lower() != "content-length"}
+        return httpx.Request(request.method, request.url, headers=headers,
+                             content=json.dumps(new, ensure_ascii=False).encode("utf-8"), extensions=request.extensions)
+
+    def send(self, request: httpx.Request, **kwargs: Any) -> httpx.Response:  # noqa: D102 - see the class
+        request = self._with_rules(request)
+        try:
+            response = super().send(request, **kwargs)
+            if _stream_options_rejected(request, response):
+                response.close()
+                remember_no_stream_options(self.course_provider.base_url)
+                response = super().send(self._with_rules(request), **kwargs)
+        except (httpx.ProxyError, httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            if self.course_provider.is_classroom:
+                raise classroom_error(self.course_provider, request, exc) from exc
+            var = proxy_variable(str(request.url)) if self.trust_env else None
+            if var is None:
+                raise
+            note = t("providers.proxy_used", var=var, host=request.url.host)
+            raise type(exc)(f"{exc}（{note}）", request=request) from exc
+        except httpx.TimeoutException as exc:
+            if self.course_provider.is_classroom:
+                raise classroom_error(self.course_provider, request, exc) from exc
+            raise
+        if self.course_provider.is_classroom and response.status_code in (401, 503):
+            raise classroom_error(self.course_provider, request, response)
+        return response
+
+
+def classroom_error(provider: Any, request: httpx.Request,
+                    problem: httpx.Response | BaseException) -> openai.APIError:
+    """The SDK's own error for what went wrong between a student and the class server, with a Chinese message.
+
+    Raised from ``CourseHttpClient.send``; the SDK passes an ``openai.APIError``
+    on unchanged (it neither wraps nor retries it), so ``except
+    openai.AuthenticationError`` and friends still work, and the message is
+    what the student reads.  The key is never in it: only the variable's
+    name and where it came from.
+
+    Args:
+        provider: the classroom provider.  request: the request that failed.
+        problem: a 401 or 503 response, or the httpx exception (connection
+            failed, timed out).
+    Returns:
+        ``openai.AuthenticationError`` (401: key missing or refused),
+        ``openai.InternalServerError`` (503: the server is still loading the model),
+        ``openai.APITimeoutError`` (no answer within the timeout: the class queue)
+        or ``openai.APIConnectionError`` (the server cannot be reached).
+    """
+    url = provider.base_url
+    if isinstance(problem, httpx.Response):
+        problem.read()
+        try:
+            body = problem.json()
+        except ValueError:
+            body = None
+        if problem.status_code == 401:
+            key_env = provider.preset.key_env
+            if provider.api_key:
+                source = source_label(provider.key_source or source_of(key_env) or SOURCE_DOTENV)
+                text = t("providers.classroom_key_rejected", url=url, key_env=key_env, source=source)
+            else:
+                text = t("providers.classroom_key_missing", url=url, key_env=key_env, root=PROJECT_ROOT)
+            return openai.AuthenticationError(text, response=problem, body=body)
+        return openai.InternalServerError(t("providers.classroom_loading", url=url), response=problem, body=body)
+    if isinstance(problem, httpx.TimeoutException) and not isinstance(problem, httpx.ConnectTimeout):
+        timeout = request.extensions.get("timeout", {}).get("read") or CLASSROOM_TIMEOUT_S
+        error = openai.APITimeoutError(request=request)
+        error.message = t("providers.classroom_timeout", url=url, seconds=timeout)
+        error.args = (error.message,)
+        return error
+    return openai.APIConnectionError(message=t("providers.classroom_unreachable", url=url), request=request)
+
+
+class RestartingTransport(httpx.HTTPTransport):
+    """For the local provider only: if the server is gone, start it again once, then retry."""
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        try:
+            return super().handle_request(request)
+        except httpx.ConnectError:
+            local_server.ensure_server()
+            return super().handle_request(request)

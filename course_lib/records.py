@@ -1,0 +1,410 @@
+"""What a loop run leaves behind: one record per step, the tool results, the run's result.
+
+Taught in notebooks 05 and 06 (the trace, the step tables, the debugger);
+compared in 07.
+
+Every loop of the course - the prompt-based ReAct loops (``react.py``,
+notebook 05) and the native tool-calling loop (``agent.py``, notebook 06) -
+records each model request as one ``Step``.  What a step was is its class,
+and its ``kind`` (a ``StepKind``) says the same as a word:
+
+==================  ==========================================================
+``ToolCallsStep``   native: the reply had ``tool_calls``; they ran (each a ``ToolResult``)
+``ActionStep``      ReAct: the reply had an ``Action``; the tool ran, its Observation goes back
+``AnswerStep``      the model answered by itself: the run is done
+``InvalidStep``     the reply could not be used (no Action/Answer, a tool call written as
+                    unreadable text); a corrective message goes back and the step counts
+``EmptyStep``       native: no text and no tool calls; a reminder goes back
+``FinalStep``       the one request after ``max_steps`` (or repeated calls): its text is the answer
+==================  ==========================================================
+
+Each record renders itself one way: ``rows()`` gives its table rows (the
+step tables of ``tables.py``) and ``details()`` its ``(label, text)`` pairs
+(the debugger).  The loops' trace lines are written in the loop files.
+
+A tool that ran - or was refused - is a ``ToolResult``: its ``observation``
+is the text the model reads, ``ok`` whether the tool really produced it
+(never guessed from the text).  ``RunResult`` is what a whole run gives back;
+``StopReason`` says why it ended, ``STOP_REASONS`` in words for the class.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from .replies import cut_text
+from .texts import t
+
+# The protocol of a loop (RunResult.protocol): 05's line protocol "A", its JSON protocol "B", 06's "native".
+LoopProtocol = Literal["A", "B", "native"]
+# What one step was (Step.kind; one Step class each).
+StepKind = Literal["tool_calls", "action", "answer", "invalid", "empty", "final"]
+# Why a run ended (RunResult.stopped_reason; "running" while it has not).
+StopReason = Literal["answer", "max_steps", "repeated_calls", "length", "content_filter"]
+RUNNING = "running"
+# The same, in words for the class (trace, debugger, tables): the texts.py key of each.
+STOP_REASONS: dict[str, str] = {
+    "answer": "loops.stop_answer",
+    "max_steps": "loops.stop_max_steps",
+    "repeated_calls": "loops.stop_repeated_calls",
+    "length": "loops.stop_length",
+    "content_filter": "loops.stop_content_filter",
+}
+
+# The columns of the step tables (tables.steps_frame), in order.
+STEP_COLUMNS = ["step", "kind", "reasoning", "thought", "tool", "input", "observation", "repeated", "answer",
+                "finish_reason", "prompt_tokens", "completion_tokens"]
+
+
+def stop_reason_text(reason: str | None) -> str:
+    """Why a run ended, in words for the class (``STOP_REASONS``); a generic sentence for any other reason."""
+    return t(STOP_REASONS.get(reason or "", "loops.stop_other"))
+
+
+class Detail(tuple):
+    """One ``(label, text)`` row of a step's ``details()``; ``field`` is its fixed id
+    (``"thought"``, ``"result"``, ``"correction"`` ...) - the debugger colours rows by it,
+    never by the translated label."""
+
+    field: str
+
+    def __new__(cls, field: str, label: str, text: Any) -> "Detail":
+        row = super().__new__(cls, (label, text))
+        row.field = field
+        return row
+
+
+def reply_fields(reply: Any) -> dict[str, Any]:
+    """The ``Step`` fields every step takes from its reply (a ``replies.Reply``):
+    text, reasoning, finish_reason and the two token counts."""
+    return {"reply": reply.text, "reasoning": reply.reasoning or "", "finish_reason": reply.finish_reason,
+            "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
+
+
+def _checked(dropped: list[ToolResult]) -> str:
+    """The tool the number check is about (the calculate call among the dropped ones)."""
+    return next((c.name for c in dropped if c.missing_numbers), dropped[0].name)
+
+
+def _text(value: Any) -> str:
+    """A field shown as text: str as it is, anything else as JSON, None as ""."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+
+
+@dataclass
+class ToolResult:
+    """One tool call and what the model got back for it.
+
+    Attributes:
+        id: the tool_call id (native loop; answered by exactly one tool message), or "" (ReAct).
+        name: the tool name.
+        arguments: the parsed arguments dict, or None if unreadable.
+        arguments_text: the arguments as JSON text (what the model wrote, made valid).
+        observation: the text the model reads back: the tool's result, or why there is none.
+        ok: True when the tool ran and returned ``observation``; False when it did not run
+            (unreadable arguments, unknown tool, the tool raised, the number check refused it).
+        repeated: True if an earlier identical call's result was reused instead of running again.
+        first_step: for a repeat, the step whose result was reused.
+        recovered: True if the call was written as JSON text in content and recovered.
+        missing_numbers: for a calculate call the number check refused, the numbers of its
+            expression found in no user message and no tool result; ``[]`` otherwise.
+    """
+
+    id: str
+    name: str
+    arguments: dict | None
+    arguments_text: str
+    observation: str
+    ok: bool = True
+    repeated: bool = False
+    first_step: int | None = None
+    recovered: bool = False
+    missing_numbers: list[str] = field(default_factory=list)
+
+    def message(self) -> dict:
+        """The ``role="tool"`` message that answers this call."""
+        return {"role": "tool", "tool_call_id": self.id, "content": self.observation}
+
+    @property
+    def call_text(self) -> str:
+        """``name(arguments)`` as the trace and the tables show it."""
+        return f"{self.name}({self.arguments_text})"
+
+
+@dataclass
+class Step:
+    """What every step of every loop has: one model request and its reply.
+
+    Attributes:
+        step: 1, 2, ... (the final request after a stop gets the next number).
+        reply: the reply text (``message.content``; ``""`` if none), without its thinking.
+        reasoning: the model's thinking (a leading ``<think>...</think>``,
+            ``reasoning_content``, thinking parts; ``replies.Reply.reasoning``),
+            ``""`` if none.  Shown, never parsed, never sent back.
+        finish_reason: from the response; ``"length"``/``"content_filter"``: the reply was cut (``cut``).
+        prompt_tokens, completion_tokens: from ``response.usage`` (None if the server sent none),
+            summed over both requests when a reply was dropped and sent again.
+        requests: model requests this step made: 1, or 2 when the native loop's number check
+            dropped a reply and sent the request again.
+        dropped: the calls of that dropped reply (``ok`` False, ``observation`` says why); they
+            never ran and nothing of the reply entered ``messages``.  ``[]`` otherwise.
+        seconds: wall time of the request(s) plus the tool runs.
+    """
+
+    kind: ClassVar[StepKind]
+    step: int
+    reply: str = ""
+    reasoning: str = ""
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    requests: int = 1
+    dropped: list[ToolResult] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def cut(self) -> str | None:
+        """Why this step's reply is incomplete (``replies.cut_text``: a cut reply is never silently an answer), or None."""
+        return cut_text(self.finish_reason)
+
+    @property
+    def answer(self) -> str | None:
+        """The answer this step gave (``AnswerStep``, ``FinalStep``), else None."""
+        return None
+
+    @property
+    def calls(self) -> int:
+        """How many tool calls the model asked for in this step (ReAct: its one Action)."""
+        return 0
+
+    # -- how a step shows itself ------------------------------------------------
+
+    def _fields(self) -> dict[str, Any]:
+        """This kind's own table fields (``STEP_COLUMNS`` names): by default its Thought and its
+        answer (``AnswerStep``, ``FinalStep``); overridden by the kinds with other fields."""
+        return {"thought": getattr(self, "thought", None), "answer": self.answer}
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The step as table rows (``STEP_COLUMNS``): the calls the number check dropped first
+        (kind ``"dropped"``), then one row per tool call of a ``ToolCallsStep``, else one row.
+        A step's reasoning and tokens are on its first row only (each request is counted once)."""
+        first = {"reasoning": self.reasoning, "prompt_tokens": self.prompt_tokens,
+                 "completion_tokens": self.completion_tokens}
+        rows = [{"step": self.step, "kind": "dropped", "tool": c.name, "input": c.arguments_text,
+                 "observation": c.observation} for c in self.dropped]
+        rows += [{"step": self.step, "kind": self.kind, **row} for row in self._own_rows()]
+        for k, row in enumerate(rows):
+            row.update(first if k == 0 else {})
+            row["finish_reason"] = self.finish_reason
+        return [{col: row.get(col) for col in STEP_COLUMNS} for row in rows]
+
+    def _own_rows(self) -> list[dict[str, Any]]:
+        return [self._fields()]
+
+    def details(self) -> list[Detail]:
+        """The step as ``(label, text)`` rows (``Detail``) for the debugger: the thinking, what
+        the number check dropped, this kind's own fields, and why the reply is incomplete when it was cut."""
+        rows: list[Detail] = []
+        if self.reasoning:
+            rows.append(Detail("reasoning", t("debugger.label_reasoning"), self.reasoning))
+        rows += [Detail("dropped", t("debugger.label_dropped"), f"{c.call_text}  {c.observation}") for c in self.dropped]
+        if self.dropped:
+            rows.append(Detail("note", t("debugger.label_note"), t("debugger.resent_note", tool=_checked(self.dropped))))
+        rows += [Detail(field, label, _text(value)) for field, label, value in self._details() if value not in (None, "")]
+        if self.cut:
+            rows.append(Detail("cut", t("debugger.label_cut"), self.cut))
+        return rows or [Detail("content", "content", self.reply or t("debugger.empty_reply"))]
+
+    def _details(self) -> list[tuple[str, str, Any]]:
+        """This kind's own ``(field, label, value)`` rows; overridden by each kind."""
+        return []
+
+
+@dataclass
+class ToolCallsStep(Step):
+    """Native loop: the reply asked for tools; ``tool_calls`` are the calls and what came back.
+
+    Attributes:
+        tool_calls: one ``ToolResult`` per call, in the reply's order.
+    """
+
+    kind: ClassVar[StepKind] = "tool_calls"
+    tool_calls: list[ToolResult] = field(default_factory=list)
+
+    @property
+    def calls(self) -> int:
+        return len(self.tool_calls)
+
+    def _own_rows(self) -> list[dict[str, Any]]:
+        return [{"tool": c.name, "input": c.arguments_text, "observation": c.observation, "repeated": c.repeated}
+                for c in self.tool_calls]
+
+    def _details(self) -> list[tuple[str, str, Any]]:
+        rows: list[tuple[str, str, Any]] = []
+        for c in self.tool_calls:
+            rows.append(("tool_call", "tool_call", f"{c.call_text}  [id={c.id}]"))
+            note = t("debugger.repeated_note", first_step=c.first_step) if c.repeated else ""
+            rows.append(("result", t("debugger.label_result"), note + c.observation))
+        if self.reply.strip() and not any(c.recovered for c in self.tool_calls):
+            rows.append(("content", "content", self.reply))  # text written next to the calls
+        return rows
+
+
+@dataclass
+class ActionStep(Step):
+    """ReAct: the reply had an Action; the tool ran and ``observation`` goes back.
+
+    Attributes:
+        thought: the model's Thought, or None.
+        action: the tool name.  action_input: its input as the model wrote it (str or dict).
+        observation: the tool's result (or why it did not run, ``ok`` False).
+        ok: whether the tool ran and produced ``observation``.
+    """
+
+    kind: ClassVar[StepKind] = "action"
+    thought: str | None = None
+    action: str = ""
+    action_input: Any = None
+    observation: str = ""
+    ok: bool = True
+
+    @property
+    def calls(self) -> int:
+        return 1
+
+    def _fields(self) -> dict[str, Any]:
+        return {"thought": self.thought, "tool": self.action, "input": _text(self.action_input),
+                "observation": self.observation}
+
+    def _details(self) -> list[tuple[str, str, Any]]:
+        return [("thought", "Thought", self.thought), ("action", "Action", self.action),
+                ("input", "Action Input", self.action_input), ("observation", "Observation", self.observation)]
+
+
+@dataclass
+class AnswerStep(Step):
+    """The model answered by itself: ``text`` is the answer and the run is done.
+
+    Attributes:
+        text: the answer text.  thought: ReAct's Thought before the answer, or None.
+    """
+
+    kind: ClassVar[StepKind] = "answer"
+    text: str = ""
+    thought: str | None = None
+
+    @property
+    def answer(self) -> str | None:
+        return self.text
+
+    def _details(self) -> list[tuple[str, str, Any]]:
+        return [("thought", "Thought", self.thought), ("answer", "Answer", self.text)]
+
+
+@dataclass
+class InvalidStep(Step):
+    """The reply could not be used; ``observation`` - the corrective message - goes back, and the step counts.
+
+    Attributes:
+        error: what was wrong with the reply (no Action/Answer, an unreadable tool call
+            written as text, nothing at all).
+        observation: the message sent back (a corrective Observation or reminder).
+        thought: ReAct's Thought, if the reply had one.
+    """
+
+    kind: ClassVar[StepKind] = "invalid"
+    error: str = ""
+    observation: str = ""
+    thought: str | None = None
+
+    def _fields(self) -> dict[str, Any]:
+        return {"thought": self.thought, "observation": self.observation}
+
+    def _details(self) -> list[tuple[str, str, Any]]:
+        error = None if self.error == self.observation else self.error  # said once when the correction is the error
+        return [("thought", "Thought", self.thought), ("error", "Error", error),
+                ("correction", t("debugger.label_correction"), self.observation)]
+
+
+@dataclass
+class EmptyStep(InvalidStep):
+    """Native loop: the reply had no text and no tool calls; ``observation`` (a reminder) goes back."""
+
+    kind: ClassVar[StepKind] = "empty"
+
+
+@dataclass
+class FinalStep(Step):
+    """The one request after the loop stopped asking for tools: whatever it answers is the answer.
+
+    Attributes:
+        text: the answer, or None when the reply had none.
+        reason: why the loop stopped (``"max_steps"`` or ``"repeated_calls"``).
+        thought: ReAct's Thought in that last reply, or None.
+    """
+
+    kind: ClassVar[StepKind] = "final"
+    text: str | None = None
+    reason: str = "max_steps"
+    thought: str | None = None
+
+    @property
+    def answer(self) -> str | None:
+        return self.text
+
+    def _details(self) -> list[tuple[str, str, Any]]:
+        missing = None if self.text else t("loops.final_without_answer")
+        return [("thought", "Thought", self.thought), ("answer", "Answer", self.text), ("error", "Error", missing),
+                ("note", t("debugger.label_note"), t("debugger.final_request"))]
+
+
+@dataclass
+class RunResult:
+    """The outcome of one run of any loop.
+
+    Attributes:
+        question: the task (the last user message's text when a message list was given).
+        protocol: a ``LoopProtocol``: ``"A"``/``"B"`` (the ReAct protocols) or ``"native"``.
+        answer: the final answer text, or None if the model gave none.
+        stopped_reason: a ``StopReason``, or ``"running"`` while the run has not ended.
+        steps: one ``Step`` per step.
+        messages: the message chain (dicts) - for protocol B, the last request plus the reply.
+        prompt_tokens, completion_tokens: summed over all requests (tokens).
+        seconds: wall time of the run.
+    """
+
+    question: str
+    protocol: LoopProtocol
+    answer: str | None
+    stopped_reason: StopReason | Literal["running"]
+    steps: list[Step]
+    messages: list[dict]
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+    @property
+    def requests(self) -> int:
+        """How many model requests the run made (the final forced one and re-sent ones included)."""
+        return sum(s.requests for s in self.steps)
+
+    @property
+    def tool_calls(self) -> int:
+        """How many tool calls the model made: native calls (repeats included) plus ReAct Actions."""
+        return sum(s.calls for s in self.steps)
+
+    def summary(self) -> dict:
+        """One row for a comparison table: answer, stopped_reason, requests, tool_calls, tokens, seconds."""
+        return {
+            "answer": self.answer,
+            "stopped_reason": self.stopped_reason,
+            "requests": self.requests,
+            "tool_calls": self.tool_calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "seconds": round(self.seconds, 1),
+        }
