@@ -37,6 +37,7 @@ import nbformat
 from course_lib import local_server
 
 from . import reference, series
+from .machine import meta
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "results"
 
@@ -170,13 +171,10 @@ def main(argv: list[str] | None = None) -> int:
                         for r in c["runs"]}
         if ref_outputs:
             c["cells_vs_reference"] = compare_outputs(opts.out / "logs" / f"executed_{c['name']}", ref_outputs)
-    results = {"date": time.strftime("%Y-%m-%d %H:%M %Z"), "machine": f"{os.cpu_count()} cores",
+    results = {"date": time.strftime("%Y-%m-%d %H:%M %Z"), "machine": meta("python -m bench.builds")["machine"],
                "notebooks": [p.stem for p in notebooks],
                "reference_outputs_about": (ref_outputs or {}).get("cpu", ""),
                "configs": [{k: v for k, v in c.items() if k != "runs"} for c in configs]}
-    from . import __main__ as bench_main  # the machine line the other results use
-
-    results["machine"] = bench_main.meta("python -m bench.builds")["machine"]
     opts.out.mkdir(parents=True, exist_ok=True)
     (opts.out / f"{opts.name}.json").write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n",
                                                encoding="utf-8")

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
-import os
 import random
 import socket
 import sys
@@ -48,6 +47,7 @@ from course_lib.providers import PRESETS, Provider, get_client  # noqa: E402
 from course_lib.replies import collect_stream, read_reply  # noqa: E402
 
 from . import reference  # noqa: E402
+from .machine import meta  # noqa: E402
 from .report import percentile  # noqa: E402
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "results"
@@ -243,8 +243,6 @@ def main(argv: list[str] | None = None, out: Path = DEFAULT_OUT) -> dict:
     students = [int(x) for x in opts.students.split(",") if x.strip()]
     log_dir = opts.out / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
-    from .__main__ import meta
-
     info = meta("python -m bench.classroom " + " ".join(argv or sys.argv[1:]))
     results = {"date": info["date"], "machine": info["machine"], "load_before": info["load_before"],
                "lesson": list(lesson), "lesson_requests": len(requests), "max_seconds": opts.max_seconds,

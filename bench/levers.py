@@ -28,9 +28,9 @@ from typing import Callable
 
 from course_lib import local_server
 from course_lib.agent import DEFAULT_SYSTEM, Agent
-from course_lib.loop import ToolCallRecord
 from course_lib.number_check import invented_numbers, without_tool
 from course_lib.providers import get_provider
+from course_lib.tool_calls import run_call
 from course_lib.tools.calculator import CALCULATOR_TOOL
 from course_lib.tools.knowledge import KNOWLEDGE_TOOL
 from course_lib.tools.products import PRODUCT_TOOL
@@ -55,7 +55,7 @@ class Lever:
 
     def __init__(self) -> None:
         self.system = DEFAULT_SYSTEM
-        self.agent_class: type[Agent] = Agent
+        self.agent_class: Callable[..., Agent] = Agent
         self.template: Path | None = None
         self.check_numbers = False
 
@@ -171,24 +171,23 @@ GUARD_TEXT = {
 
 def _guard_agent(text: str) -> type[Agent]:
     class GuardAgent(Agent):
-        """``Agent`` that refuses a calculate call whose numbers come from nowhere (the tool is not run).
+        """``Agent`` that refuses a calculate call whose numbers come from nowhere (the tool is not run),
+        through the public hook ``Agent.run_call``.
 
-        ``refused`` says whether the last step refused a call.
+        ``refused`` says whether the last step that ran calls refused one.
         """
 
         refused = False
+        _calls_of = 0  # the step whose calls run_call is answering
 
-        def _run_calls(self, calls, step):  # type: ignore[override]
-            records = []
-            self.refused = False
-            for call in calls:
-                missing = invented_numbers(call, self.messages, GUARD_FREE)
-                if missing:
-                    self.refused = True
-                    records.append(ToolCallRecord.of(call, text.format(missing="、".join(missing))))
-                else:
-                    records.extend(super()._run_calls([call], step))
-            return records
+        def run_call(self, call, step):  # type: ignore[override]
+            if step != self._calls_of:  # the first call of a new step
+                self.refused, self._calls_of = False, step
+            missing = invented_numbers(call, self.messages, GUARD_FREE)
+            if not missing:
+                return super().run_call(call, step)
+            self.refused = True
+            return run_call(call, None, answer=(text.format(missing="、".join(missing)), False))
     return GuardAgent
 
 
@@ -200,25 +199,24 @@ def _masking_agent(text: str) -> type[Agent]:
         call calculate again there; it can only look something up (or answer).
         """
 
-        def next_request(self) -> dict:
-            kwargs = super().next_request()
-            if self.refused and "tools" in kwargs:
-                kwargs["tools"] = without_tool(kwargs["tools"])
-            return kwargs
+        def next_request(self, tools=None, max_tokens=None) -> dict:  # type: ignore[override]
+            if self.refused and tools is None:
+                tools = without_tool(self.tools)
+            return super().next_request(tools, max_tokens)
     return MaskingAgent
 
 
-class _LongRecheck(Agent):
-    """The course's number check with the re-sent request's ``max_tokens`` as high as the first's."""
-
-    recheck_max_tokens = 10_000  # min(max_tokens, this) = max_tokens
+def _long_recheck(*args, **options) -> Agent:
+    """The course's number check with the re-sent request's ``max_tokens`` as high as the first's
+    (the public parameter ``recheck_max_tokens``; ``min(max_tokens, it)`` is then ``max_tokens``)."""
+    return Agent(*args, **options, recheck_max_tokens=10_000)
 
 
 @variant("number check: a reply whose calculate call has numbers from nowhere is dropped; the request is "
          "re-sent without calculate, same max_tokens")
 def reask_strict(lever: Lever) -> None:
     lever.check_numbers = True
-    lever.agent_class = _LongRecheck
+    lever.agent_class = _long_recheck
 
 
 @variant("the course's number check as it ships since 2026-12-01 (course_lib/number_check.py): reask_strict "

@@ -80,7 +80,7 @@ def checks(provider: Provider) -> list[tuple[str, bool, str]]:
     for task_id, question, expected in TASKS:
         def agent(question=question, expected=expected):
             result = Agent(client, model, default_registry(), max_steps=4, max_tokens=300).run(question)
-            used = [r.name for s in result.steps for r in s.tool_calls]
+            used = [r.name for s in result.steps if s.kind == "tool_calls" for r in s.tool_calls]
             right = "right" if result.answer and expected in result.answer else "not the expected answer"
             return (result.answer is not None,
                     f"answer {str(result.answer)[:60]!r} ({right}), tools {used}, stopped {result.stopped_reason}")
