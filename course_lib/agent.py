@@ -238,7 +238,7 @@ class Agent(LoopBase):
         if turn.calls:
             # 5-7. Append the assistant message, run every call, append one tool message per id.
             self.messages.append(turn.message)
-            results = [self.run_call(call, number) for call in turn.calls]
+            results = self.run_calls(turn.calls, number)
             self.messages.extend(result.message() for result in results)
             self._failed |= {r.id for r in results if not r.ok}
             step: Step = ToolCallsStep(number, **fields, tool_calls=results)
@@ -247,6 +247,10 @@ class Agent(LoopBase):
             self._repeat_streak = self._repeat_streak + 1 if repeating else 0
             if self._repeat_streak >= self.max_repeats:
                 self._force("repeated_calls")
+        elif reply.refusal and not turn.text:  # a refusal: the student sees it, and the run ends with it
+            self.messages.append({"role": "assistant", "content": reply.refusal})
+            step = AnswerStep(number, **fields, text=reply.refusal)
+            self._end(step, reply.refusal, "refusal")
         elif turn.error or not turn.text:
             # An unusable reply (an unreadable call written as text, or nothing): say so; the step counts.
             kind = InvalidStep if turn.error else EmptyStep
@@ -262,7 +266,10 @@ class Agent(LoopBase):
         # 8. The limits: after max_steps steps without an end, the next request is the last one.
         if not self.done and number >= self.max_steps and not self.forcing:
             self._force("max_steps")
-        return self._record(step, began)
+        self._record(step, began)
+        if isinstance(step, ToolCallsStep) and any(r.interrupted for r in step.tool_calls):
+            raise KeyboardInterrupt(t("loops.interrupted"))  # the student's stop, once messages are valid again
+        return step
 
     def run(self, question: str | list[dict] | None = None) -> "AgentResult":
         """``start(question)`` (if given), then ``step()`` until done; returns ``result()``."""
@@ -282,6 +289,26 @@ class Agent(LoopBase):
             openai.APIError and friends, replies.ReplyError: as ``step``.
         """
         return read_reply(self.client.chat.completions.create(**request))
+
+    def run_calls(self, calls: list[ToolCall], step: int) -> list[ToolResult]:
+        """``run_call`` for each call, in order; one ``ToolResult`` per call, always.
+
+        Ctrl-C (the notebook's stop button) while a tool runs does not leave calls without
+        an answer: that call and the ones after it get an ``interrupted`` result (they did
+        not run), so the message list stays valid; ``step()`` records the step and then
+        raises the ``KeyboardInterrupt`` again, and the next ``step()`` works.
+        """
+        results: list[ToolResult] = []
+        for call in calls:
+            try:
+                if results and results[-1].interrupted:
+                    raise KeyboardInterrupt
+                results.append(self.run_call(call, step))
+            except KeyboardInterrupt:
+                stopped = run_call(call, None, answer=(t("tools.interrupted", name=call.name), False))
+                stopped.interrupted = True
+                results.append(stopped)
+        return results
 
     def run_call(self, call: ToolCall, step: int) -> ToolResult:
         """Answer one call: run it (``tool_calls.run_call``), or, when an identical call ran
@@ -340,7 +367,7 @@ def _both(first: Reply, second: Reply) -> Reply:
     usage = {"prompt_tokens": add(first.prompt_tokens, second.prompt_tokens),
              "completion_tokens": add(first.completion_tokens, second.completion_tokens)}
     return Reply(second.message, second.text, second.finish_reason, {**(second.usage or {}), **usage},
-                 second.chunks, second.reasoning)
+                 second.chunks, second.reasoning, second.refusal)
 
 
 def run_agent(client: Any, model: str, question: str | list[dict], registry: ToolRegistry | None = None,

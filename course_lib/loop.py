@@ -115,11 +115,11 @@ class LoopBase:
         )
 
     def _end(self, step: Step, answer: str | None, reason: StopReason) -> None:
-        """End the run with ``answer``: ``stopped_reason`` is ``reason``, or the finish_reason
-        (``"length"`` / ``"content_filter"``) when the reply was cut - a cut reply is never
-        silently a final answer."""
+        """End the run with ``answer``: ``stopped_reason`` is ``reason``; ``"refusal"`` when the
+        model refused; or the finish_reason (``"length"`` / ``"content_filter"`` / ``"incomplete"``)
+        when the reply was cut - a cut reply is never silently a final answer."""
         self.answer = answer
-        self.stopped_reason = step.finish_reason if step.cut else reason  # type: ignore[assignment]
+        self.stopped_reason = "refusal" if step.refusal else step.finish_reason if step.cut else reason  # type: ignore[assignment]
 
     def _record(self, step: Step, began: float) -> Step:
         """Keep ``step`` (its wall time since ``began``) and print its trace lines."""

@@ -149,30 +149,46 @@ def has_text(content: Any) -> bool:
     return content is not None and not isinstance(content, str)
 
 
-def tool_content(result: Any) -> str:
+# The longest tool result a model reads, in characters.  A look-up that returns a whole table
+# would otherwise fill the context (the local server has 8,192 tokens per slot; a Chinese
+# character is about one token) and the request dies with the server's 400.  The longest result
+# in the notebook series is 768 characters (bench/results/reference_replies.json).
+MAX_TOOL_RESULT_CHARS = 4000
+
+
+def tool_content(result: Any, max_chars: int = MAX_TOOL_RESULT_CHARS) -> str:
     """Turn a tool's return value into the string a ``role="tool"`` message carries.
 
     The course's one tool-result converter: ``tool_calls.execute``,
     ``ToolRegistry.run`` and ``to_wire`` all use it, so the same value always
-    becomes the same text.
+    becomes the same text, in every loop.
 
     Args:
         result: whatever the tool returned.
+        max_chars: the longest text returned (``MAX_TOOL_RESULT_CHARS``); a longer
+            one is cut to fit and ends with a note that says how many characters
+            were cut (``tools.result_cut``), so the model and the student see it.
     Returns:
         * a str: unchanged (never JSON-encoded twice);
-        * None: ``""``;
+        * None or ``""``: a sentence saying the tool returned nothing
+          (``tools.no_result``; an empty tool message is refused by strict servers);
         * dict, list, tuple, bool, int, float: JSON, Chinese kept readable
           (``True`` -> ``"true"``, ``(1, 2)`` -> ``"[1, 2]"``, ``300`` -> ``"300"``;
           values JSON cannot hold inside them, e.g. a date, go through ``str()``);
         * anything else: ``str(result)``.
     """
     if isinstance(result, str):
-        return str(result)  # a str subclass (a tool's ToolFailure) as a plain str
-    if result is None:
-        return ""
-    if isinstance(result, (dict, list, tuple, bool, int, float)):
-        return json.dumps(result, ensure_ascii=False, default=str)
-    return str(result)
+        text = str(result)  # a str subclass (a tool's ToolFailure) as a plain str
+    elif isinstance(result, (dict, list, tuple, bool, int, float)):
+        text = json.dumps(result, ensure_ascii=False, default=str)
+    else:
+        text = "" if result is None else str(result)
+    if not text.strip():
+        return t("tools.no_result")
+    if len(text) > max_chars:  # cut so that the whole, note included, fits: cutting twice changes nothing
+        kept = max(max_chars - len(t("tools.result_cut", kept=max_chars, cut=len(text))), 0)
+        return text[:kept] + t("tools.result_cut", kept=kept, cut=len(text) - kept)
+    return text
 
 
 def arguments_text(arguments: Any) -> str:

@@ -317,17 +317,23 @@ class ReActLoop(LoopBase):
         # 4. Parse it: an Action, an Answer, or neither.
         parsed = self.parse(reply.text)
         fields = dict(reply_fields(reply), thought=parsed.thought)
-        observation = None  # what goes back to the model with the next request
+        observation, interrupted = None, False  # what goes back to the model with the next request
         if final:  # whatever the last request says is the answer; nothing runs after it
             text = parsed.answer if parsed.kind == "answer" else (parsed.raw.strip() or None) if parsed.kind == "invalid" else None
             step: Step = FinalStep(number, **fields, text=text, reason="max_steps")
             self.answer, self.stopped_reason = text, "max_steps"
+        elif reply.refusal and not reply.text.strip():  # a refusal: the student sees it, and the run ends with it
+            step = AnswerStep(number, **fields, text=reply.refusal)
+            self._end(step, reply.refusal, "refusal")
         elif parsed.kind == "answer":
             step = AnswerStep(number, **fields, text=parsed.answer)
             self._end(step, parsed.answer, "answer")
         elif parsed.kind == "action":
             # 5. Run the tool; its result is the Observation of the next request.
-            observation, ok = self.registry.call(parsed.action, tool_arguments(self.registry, parsed.action, parsed.action_input))
+            try:
+                observation, ok = self.registry.call(parsed.action, tool_arguments(self.registry, parsed.action, parsed.action_input))
+            except KeyboardInterrupt:  # the student's stop while the tool ran: answered, and raised again below
+                observation, ok, interrupted = t("tools.interrupted", name=parsed.action), False, True
             step = ActionStep(number, **fields, action=parsed.action, action_input=parsed.action_input,
                               observation=observation, ok=ok)
         else:  # neither: a corrective Observation goes back, and the step counts
@@ -335,7 +341,10 @@ class ReActLoop(LoopBase):
             step = InvalidStep(number, **fields, error=parsed.error, observation=observation)
         # 6. The conversation keeps the trusted part of the reply, and the Observation for the next request.
         self._remember(parsed, reply.text, observation)
-        return self._record(step, began)
+        self._record(step, began)
+        if interrupted:
+            raise KeyboardInterrupt(t("loops.interrupted"))  # the conversation is whole: step() can go on
+        return step
 
     def run(self, question: str | None = None) -> "ReActResult":
         """``start(question)`` (if given), then ``step()`` until done; returns ``result()``."""

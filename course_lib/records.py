@@ -42,7 +42,7 @@ LoopProtocol = Literal["A", "B", "native"]
 # What one step was (Step.kind; one Step class each).
 StepKind = Literal["tool_calls", "action", "answer", "invalid", "empty", "final"]
 # Why a run ended (RunResult.stopped_reason; "running" while it has not).
-StopReason = Literal["answer", "max_steps", "repeated_calls", "length", "content_filter"]
+StopReason = Literal["answer", "max_steps", "repeated_calls", "length", "content_filter", "incomplete", "refusal"]
 RUNNING = "running"
 # The same, in words for the class (trace, debugger, tables): the texts.py key of each.
 STOP_REASONS: dict[str, str] = {
@@ -51,6 +51,8 @@ STOP_REASONS: dict[str, str] = {
     "repeated_calls": "loops.stop_repeated_calls",
     "length": "loops.stop_length",
     "content_filter": "loops.stop_content_filter",
+    "incomplete": "loops.stop_incomplete",
+    "refusal": "loops.stop_refusal",
 }
 
 # The columns of the step tables (tables.steps_frame), in order.
@@ -78,8 +80,9 @@ class Detail(tuple):
 
 def reply_fields(reply: Any) -> dict[str, Any]:
     """The ``Step`` fields every step takes from its reply (a ``replies.Reply``):
-    text, reasoning, finish_reason and the two token counts."""
+    text, reasoning, finish_reason, refusal and the two token counts."""
     return {"reply": reply.text, "reasoning": reply.reasoning or "", "finish_reason": reply.finish_reason,
+            "refusal": getattr(reply, "refusal", "") or "",
             "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
 
 
@@ -112,6 +115,8 @@ class ToolResult:
         recovered: True if the call was written as JSON text in content and recovered.
         missing_numbers: for a calculate call the number check refused, the numbers of its
             expression found in no user message and no tool result; ``[]`` otherwise.
+        interrupted: True if the student stopped the run (Ctrl-C) while this call, or one
+            before it in the same step, was to run: it has no result (``ok`` False).
     """
 
     id: str
@@ -124,6 +129,7 @@ class ToolResult:
     first_step: int | None = None
     recovered: bool = False
     missing_numbers: list[str] = field(default_factory=list)
+    interrupted: bool = False
 
     def message(self) -> dict:
         """The ``role="tool"`` message that answers this call."""
@@ -145,7 +151,9 @@ class Step:
         reasoning: the model's thinking (a leading ``<think>...</think>``,
             ``reasoning_content``, thinking parts; ``replies.Reply.reasoning``),
             ``""`` if none.  Shown, never parsed, never sent back.
-        finish_reason: from the response; ``"length"``/``"content_filter"``: the reply was cut (``cut``).
+        finish_reason: from the response; ``"length"``/``"content_filter"``: the reply was cut (``cut``);
+            ``"incomplete"``: a stream that ended with no finish_reason (``replies.INCOMPLETE``).
+        refusal: the model's refusal (``message.refusal``), ``""`` if none (``cut`` says so).
         prompt_tokens, completion_tokens: from ``response.usage`` (None if the server sent none),
             summed over both requests when a reply was dropped and sent again.
         requests: model requests this step made: 1, or 2 when the native loop's number check
@@ -160,6 +168,7 @@ class Step:
     reply: str = ""
     reasoning: str = ""
     finish_reason: str | None = None
+    refusal: str = ""
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     requests: int = 1
@@ -168,8 +177,8 @@ class Step:
 
     @property
     def cut(self) -> str | None:
-        """Why this step's reply is incomplete (``replies.cut_text``: a cut reply is never silently an answer), or None."""
-        return cut_text(self.finish_reason)
+        """Why this step's reply is incomplete or refused (``replies.cut_text``: never silently an answer), or None."""
+        return cut_text(self.finish_reason, self.refusal)
 
     @property
     def answer(self) -> str | None:

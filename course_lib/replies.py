@@ -33,11 +33,22 @@ USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 # A reply the server cut off (finish_reason -> what the student is told).  Such a reply is
 # never taken silently as a final answer: the loops stop with this finish_reason as their
 # stopped_reason, the chat box shows the text as a notice.
-CUT_REPLIES: dict[str, str] = {"length": "replies.cut_length", "content_filter": "replies.cut_content_filter"}
+# "incomplete" is the course's own value, not the API's: a stream that ended with no finish_reason
+# at all (a relay closed the connection) - the text may stop anywhere (collect_stream).
+CUT_REPLIES: dict[str, str] = {"length": "replies.cut_length", "content_filter": "replies.cut_content_filter",
+                               "incomplete": "replies.cut_incomplete"}
+INCOMPLETE = "incomplete"
 
 
-def cut_text(finish_reason: str | None) -> str | None:
-    """Why a reply with this ``finish_reason`` is incomplete (``CUT_REPLIES``, from texts.py), or None."""
+def cut_text(finish_reason: str | None, refusal: str = "") -> str | None:
+    """Why a reply is not a normal answer, in Chinese (texts.py), or None.
+
+    Args:
+        finish_reason: the reply's ``finish_reason`` (``CUT_REPLIES`` names the cut ones).
+        refusal: the reply's ``message.refusal`` text, ``""`` if none.
+    """
+    if refusal:
+        return t("replies.refused", refusal=refusal)
     key = CUT_REPLIES.get(finish_reason or "")
     return t(key) if key else None
 
@@ -119,6 +130,9 @@ class Reply:
         finish_reason: ``"stop"``, ``"tool_calls"``, ``"length"`` ... or None.
         usage: see ``read_usage`` (None if the server sent none).
         chunks: for a streamed reply, how many chunks arrived; 0 otherwise.
+        refusal: the model's refusal (``message.refusal``, OpenAI's structured
+            refusal: ``content`` is then null), ``""`` if none.  ``cut`` says so;
+            the loops end with ``stopped_reason == "refusal"``.
         reasoning: the model's thinking, kept apart from ``text``: a leading
             ``<think>...</think>`` of ``content``, the ``thinking`` parts of a
             list ``content``, the ``reasoning_content``/``reasoning`` fields;
@@ -132,11 +146,12 @@ class Reply:
     usage: dict | None
     chunks: int = 0
     reasoning: str = ""
+    refusal: str = ""
 
     @property
     def cut(self) -> str | None:
-        """Why the reply is incomplete (a ``CUT_REPLIES`` text, Chinese), or None if it ended normally."""
-        return cut_text(self.finish_reason)
+        """Why the reply is not a normal answer (a ``CUT_REPLIES`` text or the refusal, Chinese), or None."""
+        return cut_text(self.finish_reason, self.refusal)
 
     @property
     def prompt_tokens(self) -> int | None:
@@ -271,7 +286,7 @@ def _new_call() -> dict:
     return {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
 
 
-def _add_call_piece(part: dict, calls: list[dict], by_index: dict[int, dict]) -> None:
+def _add_call_piece(part: dict, calls: list[dict], by_index: dict[tuple, dict], choice: int = 0) -> None:
     """Add one streamed ``delta.tool_calls[k]`` piece to the calls assembled so far.
 
     OpenAI sends a call's ``id`` and ``function.name`` once, in its first
@@ -280,6 +295,8 @@ def _add_call_piece(part: dict, calls: list[dict], by_index: dict[int, dict]) ->
     the first non-empty id is the id (a repeat is not appended); a name equal
     to the name so far is a repeat; a piece without an index belongs to the
     last call unless it carries a different id (then it starts a new call).
+    ``choice`` is the index of the choice the piece came in: calls are told
+    apart by ``(choice, index)``.
     """
     index = part.get("index")
     piece_id = part.get("id") or ""
@@ -290,9 +307,9 @@ def _add_call_piece(part: dict, calls: list[dict], by_index: dict[int, dict]) ->
             calls.append(last)
         call = last
     else:
-        call = by_index.get(index)
+        call = by_index.get((choice, index))
         if call is None:
-            call = by_index[index] = _new_call()
+            call = by_index[(choice, index)] = _new_call()
             calls.append(call)
     if piece_id and not call["id"]:
         call["id"] = piece_id
@@ -307,6 +324,22 @@ def _add_call_piece(part: dict, calls: list[dict], by_index: dict[int, dict]) ->
         call["function"]["arguments"] = json.dumps(args, ensure_ascii=False)
 
 
+def _legacy_call(message: dict, finish_reason: str | None) -> str | None:
+    """Turn the legacy ``function_call`` shape into one tool call, in place; returns the finish_reason.
+
+    Older servers answer ``{"function_call": {"name", "arguments"}, "tool_calls": null}`` with
+    ``finish_reason "function_call"`` (OpenAI's API before tool calls).  The call becomes
+    ``tool_calls[0]`` with an empty ``id`` (``tool_calls.read_assistant`` gives it a fresh one)
+    and the finish_reason ``"tool_calls"``, so every loop runs it like any other call.
+    """
+    legacy = message.pop("function_call", None)
+    if isinstance(legacy, dict) and legacy.get("name") and not message.get("tool_calls"):
+        message["tool_calls"] = [{"id": "", "type": "function",
+                                  "function": {"name": legacy["name"], "arguments": legacy.get("arguments") or ""}}]
+        return "tool_calls" if finish_reason in (None, "function_call", "stop") else finish_reason
+    return finish_reason
+
+
 def read_reply(response: Any) -> Reply:
     """Read a (non-streamed) chat completion.
 
@@ -316,7 +349,16 @@ def read_reply(response: Any) -> Reply:
     Returns:
         A ``Reply`` for ``choices[0]``.  A ``content`` sent as a list of parts
         becomes its text in ``message["content"]`` and ``text`` (None / ``""``
-        when it has none); its thinking parts go to ``reasoning``.
+        when it has none); its thinking parts go to ``reasoning``.  Shapes some
+        servers send are read as the same reply:
+
+        * one reply split over several choices (a gateway puts the text in
+          ``choices[0]`` and the ``tool_calls`` in ``choices[1]``): when
+          ``choices[0]`` has no calls, the calls of the other choices are its
+          calls (the course never asks for ``n > 1``, so other choices are
+          not alternatives here);
+        * the legacy ``function_call`` (``_legacy_call``): one tool call;
+        * a refusal (``message.refusal``, ``content`` null): ``Reply.refusal``.
     Raises:
         TypeError: ``response`` is neither a dict nor an SDK object.
         ReplyError: the response has no choices (``choices`` empty, null or
@@ -324,14 +366,22 @@ def read_reply(response: Any) -> Reply:
             body does.
     """
     data = to_dict(response)
-    choices = data.get("choices") or []
-    if not choices or not isinstance(choices[0], dict):
+    choices = [c for c in data.get("choices") or [] if isinstance(c, dict)]
+    if not choices:
         raise _no_choices(data)
     choice = choices[0]
     message = dict(choice.get("message") or {})
     message.setdefault("role", "assistant")
+    finish_reason = choice.get("finish_reason")
+    # One reply split over several choices: the calls of the others are this reply's calls.
+    others = [c for c in choices[1:] if isinstance(c.get("message"), dict) and c["message"].get("tool_calls")]
+    if others and not message.get("tool_calls"):
+        message["tool_calls"] = [call for c in others for call in c["message"]["tool_calls"]]
+        finish_reason = others[0].get("finish_reason") or "tool_calls"
+    finish_reason = _legacy_call(message, finish_reason)
+    refusal = message.get("refusal") if isinstance(message.get("refusal"), str) else ""
     reasoning = _take_reasoning(message)
-    return Reply(message, _text(message), choice.get("finish_reason"), read_usage(data), reasoning=reasoning)
+    return Reply(message, _text(message), finish_reason, read_usage(data), reasoning=reasoning, refusal=refusal.strip())
 
 
 def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None,
@@ -360,8 +410,15 @@ def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None,
             what was shown; the pieces that follow are the reply.
     Returns:
         A ``Reply``: ``message`` is ``{"role": "assistant", "content": str | None,
-        "tool_calls": [...]?}`` (``tool_calls`` only when the model called a tool;
-        ``arguments`` concatenated exactly as streamed); ``chunks`` counts the chunks.
+        "tool_calls": [...]?, "refusal": str?}`` (``tool_calls`` only when the model
+        called a tool; ``arguments`` concatenated exactly as streamed); ``chunks``
+        counts the chunks.  As in ``read_reply``: calls streamed in another
+        choice (``index`` 1 ...) are this reply's calls, the text is choice 0's;
+        legacy ``delta.function_call`` pieces are one tool call; ``delta.refusal``
+        pieces are ``refusal``.  A stream that ends with no ``finish_reason`` in
+        any chunk (a relay closed the connection) gets ``finish_reason ==
+        "incomplete"`` (``INCOMPLETE``, the course's own value): the text may stop
+        anywhere, so it is shown and recorded as cut, like ``"length"``.
     Raises:
         Whatever the SDK raises while reading (``openai.APIError`` ...).
     """
@@ -369,9 +426,10 @@ def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None,
     shown = ""  # the visible text already passed to on_token
     model = ""
     thinking: list[str] = []
+    refusal: list[str] = []
     calls: list[dict] = []
-    by_index: dict[int, dict] = {}
-    finish_reason = None
+    by_index: dict[tuple, dict] = {}
+    finish: dict[int, str] = {}  # choice index -> its finish_reason
     usage = None
     chunks = 0
     for chunk in stream:
@@ -381,27 +439,39 @@ def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None,
         if data.get("usage"):
             usage = read_usage(data)
         for choice in data.get("choices") or []:
-            if (choice.get("index") or 0) != 0:
-                continue
+            number = choice.get("index") or 0
             delta = choice.get("delta") or {}
+            if choice.get("finish_reason"):
+                finish[number] = choice["finish_reason"]
+            legacy = delta.get("function_call")  # the legacy shape: pieces of one call
+            for part in delta.get("tool_calls") or ([{"index": "function_call", "function": legacy}] if legacy else []):
+                _add_call_piece(part, calls, by_index, number)
+            if number != 0:  # another choice: only its calls belong to this reply
+                continue
             for key in REASONING_KEYS:
                 if isinstance(delta.get(key), str):
                     thinking.append(delta[key])
+            if isinstance(delta.get("refusal"), str):
+                refusal.append(delta["refusal"])
             piece = content_text(delta.get("content"))
             thinking.append(thinking_text(delta.get("content")))
             if piece:
                 pieces.append(piece)
                 if on_token is not None:
                     shown = _pass_on(visible_so_far("".join(pieces), _thinks_first(model)), shown, on_token, on_reset)
-            for part in delta.get("tool_calls") or []:
-                _add_call_piece(part, calls, by_index)
-            if choice.get("finish_reason"):
-                finish_reason = choice["finish_reason"]
     message: dict[str, Any] = {"role": "assistant", "content": "".join(pieces) if pieces else None}
     if calls:
-        if len(by_index) == len(calls):  # every call had an index: in index order, as OpenAI numbers them
-            calls = [by_index[i] for i in sorted(by_index)]
+        if len(by_index) == len(calls):  # every call had an index: in (choice, index) order, as the server numbers them
+            calls = [by_index[k] for k in sorted(by_index, key=lambda k: (k[0], k[1] if isinstance(k[1], int) else -1))]
         message["tool_calls"] = calls
+    finish_reason = finish.get(0)
+    called_in = sorted({k[0] for k in by_index})
+    if called_in and 0 not in called_in:  # the calls came in another choice: they say how the reply ended
+        finish_reason = finish.get(called_in[0]) or "tool_calls"
+    if any(k[1] == "function_call" for k in by_index) and finish_reason in (None, "function_call", "stop"):
+        finish_reason = "tool_calls"
+    if not finish:  # no chunk said how the reply ended: it may stop anywhere
+        finish_reason = INCOMPLETE
     streamed_thinking = "".join(thinking).strip()
     joined = "".join(pieces)
     if model and THINK_CLOSE in joined and THINK_OPEN not in joined.split(THINK_CLOSE, 1)[0]:
@@ -411,7 +481,7 @@ def collect_stream(stream: Any, on_token: Callable[[str], Any] | None = None,
     text = _text(message)
     if on_token is not None:  # what was held back (a "</thi" that was not a tag, a thinker that did not think)
         _pass_on(text, shown, on_token, on_reset)
-    return Reply(message, text, finish_reason, usage, chunks, reasoning=reasoning)
+    return Reply(message, text, finish_reason, usage, chunks, reasoning=reasoning, refusal="".join(refusal).strip())
 
 
 def _thinks_first(model: str) -> bool:

@@ -124,6 +124,8 @@ _ZH_PROVIDERS: dict[str, str] = {
 _ZH_REPLIES: dict[str, str] = {
     # replies.py, messages.py, tool_calls.py, recording.py
     "replies.cut_content_filter": "回复被服务商的内容过滤拦下或截断了（finish_reason=content_filter）",
+    "replies.cut_incomplete": "回复不完整：流式回复在服务器说明结束原因之前就断了（没有 finish_reason，可能是中转服务关闭了连接），后面可能还有内容",
+    "replies.refused": "模型拒绝了这个请求（message.refusal）：{refusal}",
     "replies.cut_length": "回复被截断了：达到了 max_tokens 上限，后面的内容没有生成出来（finish_reason=length）",
     "messages.answered_twice": "tool_call_id {call_id} 被回复了两次",
     "messages.arguments_not_string": "工具调用 {call_id} 的 function.arguments 是 {name}，API 要的是 JSON 字符串"
@@ -162,6 +164,9 @@ _ZH_LOOPS: dict[str, str] = {
     "loops.run_ended": "这次运行已经结束（stopped_reason={stopped_reason}）；要重新开始，请再调用 start()",
     "loops.stop_answer": "模型给出了最终答案",
     "loops.stop_content_filter": "模型的回答被服务商的内容过滤截断了（finish_reason=content_filter）：answer 不完整，不算最终答案",
+    "loops.interrupted": "运行被中断了（KeyboardInterrupt）；被中断的工具调用都有了一条「被中断」的 tool 消息，messages 仍然有效，可以继续调用 step()",
+    "loops.stop_incomplete": "模型的回答没有传完（流式回复断了，没有 finish_reason）：answer 可能只是前半段，不算完整的最终答案",
+    "loops.stop_refusal": "模型拒绝回答（message.refusal）：answer 是它拒绝的理由",
     "loops.stop_length": "模型的回答被截断了（达到 max_tokens，finish_reason=length）：answer 只是前半段，不算完整的最终答案",
     "loops.stop_max_steps": "达到了步数上限 max_steps，最后一次请求要求模型直接回答（不再运行工具）",
     "loops.stop_other": "循环结束",
@@ -172,6 +177,9 @@ _ZH_LOOPS: dict[str, str] = {
 _ZH_TOOLS: dict[str, str] = {
     # tools/
     "tools.csv_columns": "{csv_path}：列应该是 {columns}，实际是 {fieldnames}",
+    "tools.interrupted": "错误：工具 {name} 被中断了（运行时有人按了停止），没有结果",
+    "tools.no_result": "（工具没有返回任何内容）",
+    "tools.result_cut": "…（结果太长，只保留了前 {kept} 个字符，后面 {cut} 个字符被截掉）",
     "tools.no_tools": "（没有可用的工具）",
     "tools.not_a_tool": "这里需要一个 Tool 对象，收到的是 {name}",
     "tools.schema_name_differs": "Tool 的名字 {name} 和 schema 里的名字 {schema_name} 不一致",

@@ -143,6 +143,13 @@ def _read(arguments: Any) -> tuple[dict | None, str, str | None]:
             )
     if value is None:  # the JSON text "null": no arguments
         return {}, "{}", None
+    if isinstance(value, str) and value.strip().startswith("{"):  # encoded twice: a JSON string holding the object
+        try:
+            inner = json.loads(value)
+        except json.JSONDecodeError:
+            inner = None
+        if isinstance(inner, dict):
+            return inner, json.dumps(inner, ensure_ascii=False), None
     if not isinstance(value, dict):
         return None, "{}", f"参数必须是 JSON 对象（{{...}}），收到的是{_kind(value)}：{shorten(arguments, QUOTE_CHARS)}"
     return value, text or json.dumps(value, ensure_ascii=False), None
@@ -153,7 +160,9 @@ def parse_arguments(arguments: Any) -> tuple[dict | None, str | None]:
 
     Args:
         arguments: a JSON string (the API's form), an already-parsed dict
-            (some servers), ``""``, whitespace, ``"null"`` or None (= no arguments).
+            (some servers), ``""``, whitespace, ``"null"`` or None (= no arguments),
+            or the object's JSON encoded twice (a JSON string whose value is the
+            object's JSON text, as some relays send): decoded once more.
     Returns:
         ``(arguments, None)`` with a dict, or ``(None, error)`` where ``error``
         says in Chinese what was wrong: malformed JSON (with line/column and

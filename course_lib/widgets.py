@@ -208,10 +208,10 @@ class ChatSession:
             else:
                 answered = on_call(request_kwargs(self.model, [*base, *self.turn], max_tokens=self.max_tokens,
                                                   temperature=self.temperature))
-                reply = answered.text
+                reply = answered.text or answered.refusal  # a refusal is shown as the reply (and ``notice`` says so)
                 if has_text(reply):
-                    self.turn.append(answered.message)
-                    self.notice = answered.cut  # a reply cut at max_tokens (or filtered) says so
+                    self.turn.append(answered.message if answered.text else {"role": "assistant", "content": reply})
+                    self.notice = answered.cut  # a reply cut at max_tokens (or filtered, refused, broken off) says so
                     updated()
                 else:  # not kept: an empty assistant message would make the next request invalid
                     self.notice = t("widgets.empty_reply")

@@ -16,6 +16,7 @@ import pytest
 from fakes import FakeLLM, raw_completion, sdk_message
 
 from course_lib import messages as M
+from course_lib.texts import t
 from course_lib.messages import MessageError, content_text, normalize, request_kwargs, to_dict, to_wire, validate
 from course_lib.providers import PRESETS, Provider
 
@@ -245,7 +246,8 @@ def test_no_null_fields_on_the_wire():
         ('{"temp": 25}', '{"temp": 25}'),
         ({"city": "北京", "temp": 25}, '{"city": "北京", "temp": 25}'),
         ([{"id": 1}, {"id": 2}], '[{"id": 1}, {"id": 2}]'),
-        (None, ""),
+        (None, t("tools.no_result")),  # an empty tool message is refused by strict servers
+        ("", t("tools.no_result")),
         (42, "42"),
         (True, "true"),
     ],
@@ -258,7 +260,7 @@ def test_tool_message_is_exactly_three_keys_with_string_content(content, expecte
 
 def test_tool_content_helper():
     assert M.tool_content("x") == "x"
-    assert M.tool_content(None) == ""
+    assert M.tool_content(None) == t("tools.no_result")
     assert json.loads(M.tool_content({"城市": "北京"})) == {"城市": "北京"}
     assert "北京" in M.tool_content({"城市": "北京"})  # Chinese stays readable
     assert M.tool_content(True) == "true" and M.tool_content(False) == "false"  # JSON, decided once

@@ -20,6 +20,7 @@ from course_lib.records import ToolResult
 from course_lib.tool_calls import (AssistantTurn, ToolCall, execute, find_text_calls, parse_arguments, read_assistant, run_call,
                                    tool_reply)
 from course_lib.tools import Tool, ToolRegistry, default_registry
+from course_lib.texts import t
 
 REGISTRY = default_registry()
 NAMES = REGISTRY.names  # get_weather, calculate, query_by_product_name, search_knowledge
@@ -379,7 +380,7 @@ def test_replies_are_strings_in_call_order():
     calls = calls_for(*[("echo", {"v": v}) for v in values])
     replies = execute(calls, registry)
     assert [r["tool_call_id"] for r in replies] == [f"c{i}" for i in range(len(values))]
-    assert [r["content"] for r in replies] == ['{"a": "北京"}', "[1, 2]", "", "3.5", '"quoted"']
+    assert [r["content"] for r in replies] == ['{"a": "北京"}', "[1, 2]", t("tools.no_result"), "3.5", '"quoted"']
     assert all(set(r) == {"role", "tool_call_id", "content"} for r in replies)
 
 
@@ -439,7 +440,7 @@ def test_execute_with_a_plain_dict_of_functions():
 
 def test_tool_reply_helper():
     assert tool_reply("c1", {"温度": 25}) == {"role": "tool", "tool_call_id": "c1", "content": '{"温度": 25}'}
-    assert tool_reply("c1", None)["content"] == ""
+    assert tool_reply("c1", None)["content"] == t("tools.no_result")  # never an empty tool message
     assert tool_reply("c1", '"x"')["content"] == '"x"'
 
 

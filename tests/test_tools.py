@@ -27,6 +27,7 @@ from course_lib.tools import (
     search_knowledge,
 )
 from course_lib.tools import products
+from course_lib.texts import t
 
 REPO_DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -413,7 +414,7 @@ def test_registry_turns_results_into_strings():
     registry.add(Tool("as_none", lambda: None, _schema("as_none")))
     registry.add(Tool("as_int", lambda: 42, _schema("as_int")))
     assert registry.run("as_dict", {}) == '{"城市": "北京", "n": 1}'
-    assert registry.run("as_none", {}) == ""
+    assert registry.run("as_none", {}) == t("tools.no_result")
     assert registry.run("as_int", {}) == "42"
     assert len(registry) == 3
 

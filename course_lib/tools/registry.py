@@ -56,12 +56,16 @@ def lookup_tool(name: str, tool_names: Iterable[str]) -> str | None:
 
     Case, full-width letters (NFKC), surrounding spaces, quotes, backticks and
     markdown emphasis do not matter: ``"**Get_Weather**"`` finds ``get_weather``.
+    A namespace some models and gateways put in front (``functions.get_weather``,
+    ``default_api.calculate``) is dropped when the name after the last dot is a
+    registered tool; an unknown name after it is still unknown.
     Used by the ReAct parser, the recovery of calls written as text, and the
     native loop's reading of ``tool_calls``.
     """
     names = [tool_names] if isinstance(tool_names, str) else list(tool_names)
     table = {tool_key(n): n for n in names}
-    return table.get(tool_key(unwrap(name.strip()).strip("`*'\" ")))
+    key = tool_key(unwrap(name.strip()).strip("`*'\" "))
+    return table.get(key) or table.get(key.rsplit(".", 1)[-1])
 
 
 def available_text(names: Iterable[str]) -> str:
@@ -169,7 +173,7 @@ class ToolRegistry:
 
         Returns:
             ``(text, ok)``: the tool's result as the string of a tool message
-            (``messages.tool_content``: str unchanged, None -> "", dict/list/
+            (``messages.tool_content``: str unchanged, None -> a "no result" sentence, dict/list/
             tuple/bool/numbers -> JSON, anything else -> str()) and True; or,
             when the tool gave no result - an unknown tool, arguments that do not
             fit its schema, an exception inside it, or the tool's own
