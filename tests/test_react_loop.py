@@ -497,3 +497,39 @@ def test_trace_lines_of_an_invalid_and_a_final_step():
     assert lines[0].startswith("[步 1/2] 无法解析（") and lines[0].endswith("）→ 发回格式提醒")
     assert lines[1].startswith("[步 2/2] Action calculate: 20 * 15 → Observation: 300")
     assert lines[2] == "[达到 max_steps=2] 最后一次请求的回答：300"
+
+
+# --------------------------------------------------------------------------- issue 22: quotes and wide spaces
+
+
+SHOE = "query_by_product_name"
+
+
+@pytest.mark.parametrize("loop_type, action, answer", [
+    (LineReAct, f"Thought: 查一下\nAction: {SHOE}: “跑步鞋”\nPAUSE", A_ANSWER),
+    (LineReAct, f"Thought: 查一下\nAction: {SHOE}: 『跑步鞋』\nPAUSE", A_ANSWER),
+    (LineReAct, f"Thought: 查一下\nAction: {SHOE}: 「跑步鞋」\nPAUSE", A_ANSWER),
+    (LineReAct, f"Thought: 查一下\nAction: {SHOE}: ‘跑步鞋’\nPAUSE", A_ANSWER),
+    (LineReAct, f'Thought: 查一下\nAction: {SHOE}: "跑步鞋"\nPAUSE', A_ANSWER),
+    (LineReAct, f"Thought: 查一下\nAction: {SHOE}\u3000跑步鞋\nPAUSE", A_ANSWER),
+    (LineReAct, f"Thought: 查一下\nAction: {SHOE}\nAction Input:\u3000「跑步鞋」\nObserv", A_ANSWER),
+    (JsonReAct, f"Thought: 查一下\nAction:\n```json\n{{\"action\": \"{SHOE}\", \"action_input\": \"“跑步鞋”\"}}\n```", B_ANSWER),
+    (JsonReAct, f"Thought: 查一下\nAction:\n```json\n{{\"action\": \"{SHOE}\", \"action_input\": {{\"product_name\": \"「跑步鞋」\"}}}}\n```", B_ANSWER),
+    (JsonReAct, f"Thought: 查一下\nAction:\n{{\"action\":\u3000\"{SHOE}\",\u3000\"action_input\":\u3000\"跑步鞋\"}}", B_ANSWER),
+    (JsonReAct, f"Thought: 查一下\nAction: “{SHOE}”\nAction Input: 『跑步鞋』\nObserv", B_ANSWER),
+])
+def test_react_strips_chinese_quotes_and_reads_wide_spaces_around_the_input(loop_type, action, answer):
+    """「跑步鞋」 with its quotes is a product the shop does not sell ("[]"): the quotes must not reach the tool."""
+    fake = FakeLLM([action, answer])
+    result = loop_type(fake.client(), "fake-model", trace=None).run("跑步鞋还有货吗？")
+    first = result.steps[0]
+    assert first.kind == "action" and first.action == SHOE, first
+    assert first.ok and '"product_name": "跑步鞋"' in first.observation and first.observation != "[]"
+    all_valid(fake)
+
+
+def test_react_keeps_quotes_inside_the_input():
+    """Only a pair around the WHOLE input is stripped: “长江”和“黄河” keeps its quotes."""
+    fake = FakeLLM(["Action: search_knowledge: “长江”和“黄河”\nPAUSE", A_ANSWER])
+    result = LineReAct(fake.client(), "fake-model", trace=None).run("长江和黄河哪个长？")
+    assert result.steps[0].action_input == "“长江”和“黄河”"

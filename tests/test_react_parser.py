@@ -481,3 +481,37 @@ def test_classic_form_on_one_line_with_an_unknown_tool_or_a_second_label():
     error = parse_line_protocol("Action: get_wether Action Input: 北京", TOOLS).error
     assert error == unknown_tool_text("get_wether", TOOLS) + "。" and "get_wether" in error and "get_weather" in error
     assert parse_line_protocol("Action: get_weather Action Input: 北京 Final Answer: 晴", TOOLS).kind == "invalid"
+
+
+# ---------------------------------------------------------------------------
+# Issue 22: quotes and wide spaces around an input
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("quoted", ["“北京”", "「北京」", "『北京』", "‘北京’", '"北京"', "'北京'", "`北京`", "\u3000“北京”\u3000"])
+def test_a_quotes_around_the_whole_input_are_stripped(quoted):
+    assert_action(parse_line_protocol(f"Action: get_weather: {quoted}\nPAUSE", TOOLS), "get_weather", "北京")
+    assert_action(parse_line_protocol(f"Action: get_weather\nAction Input: {quoted}", TOOLS), "get_weather", "北京")
+    assert_action(parse_json_protocol(blob("get_weather", quoted), TOOLS), "get_weather", "北京")
+
+
+@pytest.mark.parametrize("text", ["“长江”和“黄河”", '"a" + "b"', "“北京", "「北京』", "他说“好”"])
+def test_quotes_inside_the_input_or_unpaired_stay(text):
+    assert_action(parse_line_protocol(f"Action: search: {text}", TOOLS), "search", text)
+    assert_action(parse_json_protocol(blob("search", text), TOOLS), "search", text)
+
+
+@pytest.mark.parametrize("space", ["\u3000", "\u00a0", "\u2003"])
+def test_a_unicode_space_between_tool_name_and_input_is_a_space(space):
+    assert_action(parse_line_protocol(f"Action: get_weather{space}北京\nPAUSE", TOOLS), "get_weather", "北京")
+    assert_action(parse_line_protocol(f"Action:{space}calculate{space}2+3{space}PAUSE", TOOLS), "calculate", "2+3")
+
+
+def test_quoted_tool_names_are_found():
+    assert_action(parse_line_protocol("Action: “calculate”: 2+3", TOOLS), "calculate", "2+3")
+    assert_action(parse_json_protocol(blob("「get_weather」", "北京"), TOOLS), "get_weather", "北京")
+
+
+def test_b_a_json_blob_with_wide_spaces_is_read():
+    text = 'Action:\n{\u3000"action":\u3000"calculate",\u3000"action_input":\u3000"2 + 3"\u3000}'
+    assert_action(parse_json_protocol(text, TOOLS), "calculate", "2 + 3")
