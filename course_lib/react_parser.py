@@ -31,6 +31,14 @@ Real models do not follow a format to the letter.  This parser copes with:
 * labels in any case, with spaces around the colon, a full-width colon ``：``,
   markdown decoration (``**Action:**``, ``**Action**:``, ```Action:```,
   ``- Action:``) - see ``LABEL_RE``;
+* labels translated into Chinese, as a small model writes them under a
+  Chinese prompt (``思考：`` / ``行动：`` / ``行动输入：`` / ``观察：`` /
+  ``最终答案：`` or ``答案：``): read as Thought / Action / Action Input /
+  Observation / (Final) Answer (``CHINESE_LABELS``); the text keeps what the
+  model wrote;
+* spaces of any kind: the ideographic space U+3000 counts like " " (``SP``);
+* quotes around the whole input, ASCII or Chinese (``“跑步鞋”``, ``「北京」``),
+  are taken off (``tools.registry.unquote``);
 * tool names in any script (``查天气``, ``get-weather``), in backticks, in any
   case: they are looked up in the registry of tool names we were given, and
   the registry's spelling is returned;
@@ -108,9 +116,14 @@ class ParsedReply:
 # U+2000-U+200A ...), but no line break.  "[{SP}]*" reads "any spaces".
 SP = r" \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
 
-# A label such as "Thought:", "Action:", "Answer:" or "Final Answer:" at the
-# start of a line.  Group "label" holds the word, group "open" the markdown
-# decoration in front of it (if any).  The match ends where the content starts.
+# Labels a small model translates under a Chinese prompt, and the English label each one is read as
+# (the kinds of ``find_labels``).  Longer words first: "行动输入" before "行动", "最终答案" before "答案".
+CHINESE_LABELS = {"最终答案": "answer", "答案": "answer", "思考": "thought", "行动输入": "input", "行动": "action"}
+
+# A label such as "Thought:", "Action:", "Answer:" or "Final Answer:" (or one of
+# CHINESE_LABELS: "行动：") at the start of a line.  Group "label" holds the word, group
+# "open" the markdown decoration in front of it (if any).  The match ends where the
+# content starts.
 LABEL_RE = re.compile(
     rf"""
     ^[{SP}>#]*                   # line start; indentation, quote '>' or heading '#'
@@ -122,6 +135,7 @@ LABEL_RE = re.compile(
       | action[{SP}_]*input     # LangChain's classic "Action Input:" (before plain "action")
       | action
       | answer
+      | 最终答案 | 答案 | 思考 | 行动输入 | 行动   # CHINESE_LABELS, longer words first
     )
     [{SP}]*                      # spaces before the colon: "Action :"
     (?:[*_`]+[{SP}]*)?           # "**Action**:" - decoration before the colon
@@ -132,24 +146,27 @@ LABEL_RE = re.compile(
     re.IGNORECASE | re.MULTILINE | re.VERBOSE,
 )
 
-# A line that starts with "Observation" (colon or not): the model is writing
-# the tool result itself.  Everything from here on is invented.
+# A line that starts with "Observation" (colon or not) or "观察：" (with a colon: 「观察到……」 is
+# a thought): the model is writing the tool result itself.  Everything from here on is invented.
 OBSERVATION_RE = re.compile(
     rf"""
     ^[{SP}>#]*                   # line start, as in LABEL_RE
     (?:[-+*][{SP}]+)?            # optional list bullet
     [*_`]*                       # optional decoration
-    observation\b                # the word itself
+    (?:observation\b             # the word itself
+      | 观察[{SP}]*[*_`]*[:：])    # or in Chinese, with its colon
     """,
     re.IGNORECASE | re.MULTILINE | re.VERBOSE,
 )
 
 # A second label inside a decision line: "Action: get_weather Final Answer:".
-INLINE_LABEL_RE = re.compile(rf"(?<!\w)(?:final[{SP}_]*answer|answer|action|thought)[{SP}]*[*_`]*[:：]", re.IGNORECASE)
+INLINE_LABEL_RE = re.compile(
+    rf"(?<!\w)(?:final[{SP}_]*answer|answer|action|thought|最终答案|答案|行动|思考)[{SP}]*[*_`]*[:：]", re.IGNORECASE)
 
-# LangChain's "Action Input:" written on the Action line itself: "Action: get_weather Action Input: 北京".
+# LangChain's "Action Input:" written on the Action line itself: "Action: get_weather Action Input: 北京"
+# (or "行动输入：", which needs no space before it: "行动：get_weather行动输入：北京").
 INLINE_INPUT_RE = re.compile(
-    rf"[{SP}]*[*_`]*(?<!\w)action[{SP}_]*input[{SP}]*[*_`]*[:：](?:[*_`]+(?=[{SP}]))?[{SP}]*", re.IGNORECASE)
+    rf"[{SP}]*[*_`]*(?:(?<!\w)action[{SP}_]*input|行动输入)[{SP}]*[*_`]*[:：](?:[*_`]+(?=[{SP}]))?[{SP}]*", re.IGNORECASE)
 
 # A line that is only "PAUSE" (protocol A's end-of-action marker).
 PAUSE_LINE_RE = re.compile(rf"^[{SP}*_`]*PAUSE[{SP}*_`.!。]*$", re.IGNORECASE | re.MULTILINE)
@@ -182,11 +199,15 @@ class Label(NamedTuple):
 
 
 def find_labels(text: str) -> list[Label]:
-    """Return every label in ``text`` in order; "Final Answer" is reported as kind "answer"."""
+    """Return every label in ``text`` in order; "Final Answer" is reported as kind "answer",
+    a Chinese label as the kind of its English one (``CHINESE_LABELS``: "行动" -> "action")."""
     labels = []
     for m in LABEL_RE.finditer(text):
         word = m.group("label").lower()
-        kind = "answer" if word.endswith("answer") else "input" if word.endswith("input") else word
+        if word in CHINESE_LABELS:
+            kind = CHINESE_LABELS[word]
+        else:
+            kind = "answer" if word.endswith("answer") else "input" if word.endswith("input") else word
         labels.append(Label(kind, m.start(), m.end()))
     return labels
 

@@ -533,3 +533,22 @@ def test_react_keeps_quotes_inside_the_input():
     fake = FakeLLM(["Action: search_knowledge: “长江”和“黄河”\nPAUSE", A_ANSWER])
     result = LineReAct(fake.client(), "fake-model", trace=None).run("长江和黄河哪个长？")
     assert result.steps[0].action_input == "“长江”和“黄河”"
+
+
+# --------------------------------------------------------------------------- issue 22: Chinese labels
+
+
+@pytest.mark.parametrize("loop_type, action, answer", [
+    (LineReAct, "思考：我需要计算\n行动：calculate: 20 * 15\nPAUSE", "思考：我知道答案了\n答案：20 * 15 = 300"),
+    (JsonReAct, '思考：我需要计算\n行动：\n```json\n{"action": "calculate", "action_input": "20 * 15"}\n```', "最终答案: 300"),
+])
+def test_react_reads_labels_written_in_chinese(loop_type, action, answer):
+    """A small model under a Chinese prompt writes 思考/行动/最终答案: read, not burnt as invalid steps."""
+    fake = FakeLLM([action, answer])
+    result = loop_type(fake.client(), "fake-model", trace=None).run("20 * 15 等于多少")
+    first, last = result.steps
+    assert first.kind == "action" and first.observation == "300" and first.thought == "我需要计算"
+    assert result.stopped_reason == "answer" and result.answer in ("20 * 15 = 300", "300") and result.requests == 2
+    written = action.split("\nPAUSE")[0]
+    assert any(written in (m["content"] or "") for m in result.messages)  # the history keeps what the model wrote
+    all_valid(fake)
