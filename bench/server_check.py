@@ -25,6 +25,7 @@ import time
 
 from course_lib import local_server
 from course_lib.agent import Agent
+from course_lib.number_check import has_number
 from course_lib.providers import PRESETS, Provider, get_client, ping
 from course_lib.replies import collect_stream, read_reply
 from course_lib.tools import WEATHER_TOOL
@@ -81,7 +82,7 @@ def checks(provider: Provider) -> list[tuple[str, bool, str]]:
         def agent(question=question, expected=expected):
             result = Agent(client, model, default_registry(), max_steps=4, max_tokens=300).run(question)
             used = [r.name for s in result.steps if s.kind == "tool_calls" for r in s.tool_calls]
-            right = "right" if result.answer and expected in result.answer else "not the expected answer"
+            right = "right" if has_number(result.answer or "", expected) else "not the expected answer"
             return (result.answer is not None,
                     f"answer {str(result.answer)[:60]!r} ({right}), tools {used}, stopped {result.stopped_reason}")
 

@@ -19,29 +19,24 @@ every expected value against the tools themselves).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Callable
 
+from course_lib.number_check import has_number
+
 ToolRuns = list[tuple[str, dict]]
 Check = Callable[[str, ToolRuns], bool]
-
-# Digits separated by thousands commas ("7,006,652") are read as one number.
-_THOUSANDS_RE = re.compile(r"(?<=\d)[,，](?=\d{3}(?!\d))")
-
-
-def _plain(answer: str | None) -> str:
-    return _THOUSANDS_RE.sub("", answer or "")
 
 
 def number_in(answer: str | None, number: str) -> bool:
     """True if ``number`` (e.g. "300", "42.195") appears in ``answer`` as a whole number.
 
-    "1300", "3000" and "300.5" do not contain "300"; "300。" and "300元" do.
-    A trailing ".0" is accepted ("360.0" contains "360").
+    Read by the course's one number reader (``course_lib.number_check.has_number``):
+    "1300", "3000" and "300.5" do not contain "300"; "300。" and "300元" do; a trailing
+    ".0" is accepted ("360.0" contains "360"); thousands separators in any width join
+    a number ("7,006,652", "１，８８０"), a list does not ("1,2,3", "3, 400").
     """
-    pattern = rf"(?<![\d.]){re.escape(number)}(?:\.0+)?(?![\d]|\.\d)"
-    return re.search(pattern, _plain(answer)) is not None
+    return has_number(answer or "", number)
 
 
 def numbers(*wanted: str) -> Check:

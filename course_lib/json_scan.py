@@ -11,8 +11,8 @@ scans instead:
 * ``outside_strings``  walks the text knowing whether each character is inside a string;
 * ``matching_brace``   finds the ``}`` that closes a ``{`` (braces in strings do not count;
   ``matching_bracket`` is the same scan for any pair, e.g. the parentheses of ``calculate(2+3)``);
-* ``load_object``      reads the snippet: JSON, then without trailing commas, then
-  Python literals (``ast.literal_eval`` - never ``eval``);
+* ``load_object``      reads the snippet: JSON, then with Unicode spaces (U+3000 ...) made
+  plain and without trailing commas, then Python literals (``ast.literal_eval`` - never ``eval``);
 * ``scan_objects``     tries every ``{`` in turn and yields what it found.
 
 Two readers are built on ``scan_objects``: ``react_parser`` (the ReAct JSON
@@ -105,13 +105,27 @@ def _drop_trailing_commas(snippet: str) -> str:
     )
 
 
+def _plain_spaces(snippet: str) -> str:
+    """Turn every space JSON does not know (U+3000 ideographic space, U+00A0 ...) into " ", outside strings.
+
+    JSON allows only space, tab, CR and LF between its tokens; a model writing Chinese
+    sometimes puts a U+3000 there: ``{"action":\u3000"calculate"}``.  Inside strings
+    nothing changes.
+    """
+    return "".join(
+        " " if not in_string and ch.isspace() and ch not in " \t\r\n" else ch
+        for _, ch, in_string in outside_strings(snippet)
+    )
+
+
 def load_object(snippet: str) -> Any:
     """Read a JSON object, repairing the usual small mistakes safely.
 
     Tried in order:
       1. ``json.loads`` (``strict=False``: raw newlines inside strings are allowed);
-      2. the same after removing trailing commas;
-      3. ``ast.literal_eval`` - Python literals such as ``{'action': 'x'}``.
+      2. the same after making Unicode spaces between the tokens plain spaces
+         (``_plain_spaces``) and removing trailing commas;
+      3. ``ast.literal_eval`` of that - Python literals such as ``{'action': 'x'}``.
          It only builds literals (str, numbers, dicts, lists ...); it never
          runs code, unlike ``eval``.
     There is no blanket ``'`` -> ``"`` replacement: it would break values like
@@ -124,13 +138,14 @@ def load_object(snippet: str) -> Any:
     Raises:
         ValueError: none of the three could read it (message in Chinese, with line/column).
     """
-    for attempt in (snippet, _drop_trailing_commas(snippet)):
+    repaired = _drop_trailing_commas(_plain_spaces(snippet))
+    for attempt in (snippet, repaired):
         try:
             return json.loads(attempt, strict=False)
         except json.JSONDecodeError as exc:
             error = exc
     try:
-        return ast.literal_eval(snippet)
+        return ast.literal_eval(repaired)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         raise ValueError(f"JSON 格式错误: {error.msg}（第 {error.lineno} 行第 {error.colno} 列）") from None
 

@@ -16,6 +16,13 @@ a formula, and a number that happens to appear somewhere passes.  When
 calculate is the only tool offered, there is nothing to look a number up
 with, and the loop runs the call as asked.
 
+Reading a number from text is done here, once, for the whole course
+(``read_numbers`` / ``has_number``): this check, the bench's answer checks
+(``bench/tasks.py``) and the cases of exercise 07-1 (``checkers/nb07.py``) all
+read 「预算 2,000 元」 as 2000 - not as 2 and 0, which made the check drop a right
+calculation - and 「２，０００」 and 「12,345,678」 too, while a list such as
+``1,2,3`` or ``3, 40`` stays a list.
+
 ``agent.Agent.step`` uses it through one call, ``check_calls``: a reply whose
 calculate call fails the check is dropped (nothing of it enters ``messages``)
 and the same request is sent once more without calculate among the ``tools``.  llama-server builds the grammar
@@ -35,10 +42,15 @@ from .texts import t
 
 CHECKED_TOOL = "calculate"  # the tool whose arguments are checked (course_lib.tools.calculator)
 FREE_NUMBERS = {"0", "1"}  # numbers nobody has to give (as _canonical writes them)
-NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# Full-width digits, comma and decimal point -> ASCII, before any number is read: "２，０００" -> "2,000".
+FULL_WIDTH = str.maketrans("０１２３４５６７８９，．", "0123456789,.")
+# A number: digits with an optional decimal part.  The first alternative is a number with thousands
+# separators: 1-3 digits, then groups of EXACTLY three digits each after a comma ("12,345,678",
+# "2,000.5").  "1,2,3", "3, 40" (a space) and "1,2345" (four digits) are not: they are several numbers.
+NUMBER = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?")
 CHINESE_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-DISCOUNT = re.compile(r"([一二三四五六七八九\d])([一二三四五六七八九\d]?)\s*折")  # 八折/8折 = 0.8, 八五折 = 0.85
-PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*[%％]")  # 20% = 0.2
+DISCOUNT = re.compile(r"([一二三四五六七八九0-9])([一二三四五六七八九0-9]?)\s*折")  # 八折/8折 = 0.8, 八五折 = 0.85
+PERCENT = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*[%％]")  # 20% = 0.2
 DIGIT_OF = {**{ch: str(n) for ch, n in CHINESE_DIGITS.items()}, **{str(d): str(d) for d in range(10)}}  # for DISCOUNT
 
 
@@ -50,13 +62,35 @@ def _canonical(number: str) -> str:
     return format(Decimal(number).normalize(), "f")
 
 
+def read_numbers(text: str) -> list[str]:
+    """Every number written with digits in ``text``, in order, as plain ASCII without separators.
+
+    Full-width digits, comma and point count (``FULL_WIDTH``); a thousands separator joins
+    groups of exactly three digits (``NUMBER``).  Signs are not read ("-3" gives "3").
+
+    Example: ``read_numbers("预算２，０００元，买 3, 40 元的")`` → ``["2000", "3", "40"]``.
+    """
+    return [number.replace(",", "") for number in NUMBER.findall(text.translate(FULL_WIDTH))]
+
+
+def has_number(text: str, number: str) -> bool:
+    """True if ``number`` (e.g. ``"300"``, ``"8848.86"``) is one of the numbers of ``text`` (``read_numbers``).
+
+    A whole number only: "1300", "3000" and "300.5" do not have "300"; "300元", "300。",
+    "360.0" (for "360") and "1,300" (for "1300") do.
+    """
+    return _canonical(number) in {_canonical(found) for found in read_numbers(text)}
+
+
 def numbers_in(text: str) -> set[str]:
-    """The numbers a text gives, canonical (``_canonical``): its digits, its single Chinese
-    numerals (「十二」 gives 10 and 2, not 12), discounts (「八折」 0.8) and percentages (「20%」 0.2).
+    """The numbers a text gives, canonical (``_canonical``): its numbers written with digits
+    (``read_numbers``: 「2,000」 is 2000), its single Chinese numerals (「十二」 gives 10 and 2,
+    not 12), discounts (「八折」 0.8) and percentages (「20%」 0.2).
 
     Example: ``numbers_in("打八折以后 360 元")`` → ``{"8", "0.8", "360"}``.
     """
-    found = {_canonical(n) for n in NUMBER.findall(text)}
+    found = {_canonical(n) for n in read_numbers(text)}
+    text = text.translate(FULL_WIDTH)  # "８折", "２０％" as well
     found |= {str(CHINESE_DIGITS[ch]) for ch in text if ch in CHINESE_DIGITS}
     for first, second in DISCOUNT.findall(text):
         found.add(_canonical(f"0.{DIGIT_OF[first]}{DIGIT_OF[second] if second else ''}"))
@@ -76,8 +110,8 @@ def ungrounded_numbers(expression: str, messages: list[dict], free: set[str] = F
         failed: the ``tool_call_id`` of tool messages that are not results (the tool did
             not run: ``records.ToolResult.ok`` False); their text is no source.
     Returns:
-        The missing numbers as written in ``expression``, in order, without
-        repeats (``[]`` = every number is grounded).
+        The missing numbers as read from ``expression`` (``read_numbers``: ASCII, no
+        separators), in order, without repeats (``[]`` = every number is grounded).
     Example:
         ``ungrounded_numbers("3 * 40", [{"role": "user", "content": "买 3 个足球多少钱？"}])`` → ``["40"]``.
     """
@@ -86,7 +120,7 @@ def ungrounded_numbers(expression: str, messages: list[dict], free: set[str] = F
              if m.get("role") == "user" or (m.get("role") == "tool" and m.get("tool_call_id") not in failed)]
     known = set(free).union(*(numbers_in(text) for text in texts))
     missing: list[str] = []
-    for number in NUMBER.findall(expression):
+    for number in read_numbers(expression):
         if _canonical(number) not in known and number not in missing:
             missing.append(number)
     return missing

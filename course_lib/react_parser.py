@@ -31,6 +31,14 @@ Real models do not follow a format to the letter.  This parser copes with:
 * labels in any case, with spaces around the colon, a full-width colon ``：``,
   markdown decoration (``**Action:**``, ``**Action**:``, ```Action:```,
   ``- Action:``) - see ``LABEL_RE``;
+* labels translated into Chinese, as a small model writes them under a
+  Chinese prompt (``思考：`` / ``行动：`` / ``行动输入：`` / ``观察：`` /
+  ``最终答案：`` or ``答案：``): read as Thought / Action / Action Input /
+  Observation / (Final) Answer (``CHINESE_LABELS``); the text keeps what the
+  model wrote;
+* spaces of any kind: the ideographic space U+3000 counts like " " (``SP``);
+* quotes around the whole input, ASCII or Chinese (``“跑步鞋”``, ``「北京」``),
+  are taken off (``tools.registry.unquote``);
 * tool names in any script (``查天气``, ``get-weather``), in backticks, in any
   case: they are looked up in the registry of tool names we were given, and
   the registry's spelling is returned;
@@ -67,7 +75,8 @@ from typing import Any, Iterable, Literal, NamedTuple
 
 from .json_scan import find_json_object, matching_bracket
 from .texts import t
-from .tools.registry import available_text, tool_key, unknown_tool_text, unwrap
+from .tools.registry import (NAME_MARKS, available_text, bare_name, lookup_tool, tool_key, unknown_tool_text, unquote,
+                             unquote_values, unwrap)
 
 # What the parser can make of one reply (ParsedReply.kind).
 ParsedKind = Literal["action", "answer", "invalid"]
@@ -103,58 +112,75 @@ class ParsedReply:
 # 1. Regular expressions
 # ---------------------------------------------------------------------------
 
-# A label such as "Thought:", "Action:", "Answer:" or "Final Answer:" at the
-# start of a line.  Group "label" holds the word, group "open" the markdown
-# decoration in front of it (if any).  The match ends where the content starts.
+# The spaces of a line, for a regex character class "[...]": space, tab and the Unicode
+# spaces a model writes in Chinese text (U+3000 ideographic space, U+00A0 no-break space,
+# U+2000-U+200A ...), but no line break.  "[{SP}]*" reads "any spaces".
+SP = r" \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
+
+# Labels a small model translates under a Chinese prompt, and the English label each one is read as
+# (the kinds of ``find_labels``).  Longer words first: "行动输入" before "行动", "最终答案" before "答案".
+CHINESE_LABELS = {"最终答案": "answer", "答案": "answer", "思考": "thought", "行动输入": "input", "行动": "action"}
+
+# A label such as "Thought:", "Action:", "Answer:" or "Final Answer:" (or one of
+# CHINESE_LABELS: "行动：") at the start of a line.  Group "label" holds the word, group
+# "open" the markdown decoration in front of it (if any).  The match ends where the
+# content starts.
 LABEL_RE = re.compile(
-    r"""
-    ^[ \t>#]*                    # line start; indentation, quote '>' or heading '#'
-    (?:[-+*][ \t]+)?             # an optional list bullet: "- ", "* ", "+ "
+    rf"""
+    ^[{SP}>#]*                   # line start; indentation, quote '>' or heading '#'
+    (?:[-+*][{SP}]+)?            # an optional list bullet: "- ", "* ", "+ "
     (?P<open>[*_`]+)?            # opening decoration: ** or __ or `
     (?P<label>
-        final[ \t_]*answer       # "Final Answer" (try this before plain "answer")
+        final[{SP}_]*answer      # "Final Answer" (try this before plain "answer")
       | thought
-      | action[ \t_]*input      # LangChain's classic "Action Input:" (before plain "action")
+      | action[{SP}_]*input     # LangChain's classic "Action Input:" (before plain "action")
       | action
       | answer
+      | 最终答案 | 答案 | 思考 | 行动输入 | 行动   # CHINESE_LABELS, longer words first
     )
-    [ \t]*                       # spaces before the colon: "Action :"
-    (?:[*_`]+[ \t]*)?            # "**Action**:" - decoration before the colon
+    [{SP}]*                      # spaces before the colon: "Action :"
+    (?:[*_`]+[{SP}]*)?           # "**Action**:" - decoration before the colon
     [:：]                        # ASCII colon or full-width colon
     (?(open)[*_`]*)              # "**Action:**" - closing decoration, only if one opened
-    [ \t]*                       # spaces before the content
+    [{SP}]*                      # spaces before the content
     """,
     re.IGNORECASE | re.MULTILINE | re.VERBOSE,
 )
 
-# A line that starts with "Observation" (colon or not): the model is writing
-# the tool result itself.  Everything from here on is invented.
+# A line that starts with "Observation" (colon or not) or "观察：" (with a colon: 「观察到……」 is
+# a thought): the model is writing the tool result itself.  Everything from here on is invented.
 OBSERVATION_RE = re.compile(
-    r"""
-    ^[ \t>#]*                    # line start, as in LABEL_RE
-    (?:[-+*][ \t]+)?             # optional list bullet
+    rf"""
+    ^[{SP}>#]*                   # line start, as in LABEL_RE
+    (?:[-+*][{SP}]+)?            # optional list bullet
     [*_`]*                       # optional decoration
-    observation\b                # the word itself
+    (?:observation\b             # the word itself
+      | 观察[{SP}]*[*_`]*[:：])    # or in Chinese, with its colon
     """,
     re.IGNORECASE | re.MULTILINE | re.VERBOSE,
 )
 
 # A second label inside a decision line: "Action: get_weather Final Answer:".
-INLINE_LABEL_RE = re.compile(r"(?<!\w)(?:final[ \t_]*answer|answer|action|thought)[ \t]*[*_`]*[:：]", re.IGNORECASE)
+INLINE_LABEL_RE = re.compile(
+    rf"(?<!\w)(?:final[{SP}_]*answer|answer|action|thought|最终答案|答案|行动|思考)[{SP}]*[*_`]*[:：]", re.IGNORECASE)
 
-# LangChain's "Action Input:" written on the Action line itself: "Action: get_weather Action Input: 北京".
-INLINE_INPUT_RE = re.compile(r"[ \t]*[*_`]*(?<!\w)action[ \t_]*input[ \t]*[*_`]*[:：](?:[*_`]+(?=[ \t]))?[ \t]*", re.IGNORECASE)
+# LangChain's "Action Input:" written on the Action line itself: "Action: get_weather Action Input: 北京"
+# (or "行动输入：", which needs no space before it: "行动：get_weather行动输入：北京").
+INLINE_INPUT_RE = re.compile(
+    rf"[{SP}]*[*_`]*(?:(?<!\w)action[{SP}_]*input|行动输入)[{SP}]*[*_`]*[:：](?:[*_`]+(?=[{SP}]))?[{SP}]*", re.IGNORECASE)
 
 # A line that is only "PAUSE" (protocol A's end-of-action marker).
-PAUSE_LINE_RE = re.compile(r"^[ \t*_`]*PAUSE[ \t*_`.!。]*$", re.IGNORECASE | re.MULTILINE)
+PAUSE_LINE_RE = re.compile(rf"^[{SP}*_`]*PAUSE[{SP}*_`.!。]*$", re.IGNORECASE | re.MULTILINE)
 
 # "PAUSE" written at the end of the Action line itself: "Action: calculate: 2+3 PAUSE".
 # (The look-behind makes the search start only at the first of several spaces.)
-TRAILING_PAUSE_RE = re.compile(r"(?<![ \t])[ \t]+PAUSE[ \t.]*$")
+TRAILING_PAUSE_RE = re.compile(rf"(?<![{SP}])[{SP}]+PAUSE[{SP}.]*$")
 
 # Markdown decoration wrapped around a whole value: **x**, __x__, `x`, ``x``, *x*.
 
 # The name an unknown Action line starts with (for the error message only).
+# A namespace some models write in front of a tool name: "functions." in "functions.get_weather".
+NAMESPACE_RE = re.compile(r"[A-Za-z_]\w*\.(?=\w)")
 CANDIDATE_NAME_RE = re.compile(r"[^\s:：(（`*]+")
 
 # A fence opener left at the end of the thought when the JSON blob had no label.
@@ -176,11 +202,15 @@ class Label(NamedTuple):
 
 
 def find_labels(text: str) -> list[Label]:
-    """Return every label in ``text`` in order; "Final Answer" is reported as kind "answer"."""
+    """Return every label in ``text`` in order; "Final Answer" is reported as kind "answer",
+    a Chinese label as the kind of its English one (``CHINESE_LABELS``: "行动" -> "action")."""
     labels = []
     for m in LABEL_RE.finditer(text):
         word = m.group("label").lower()
-        kind = "answer" if word.endswith("answer") else "input" if word.endswith("input") else word
+        if word in CHINESE_LABELS:
+            kind = CHINESE_LABELS[word]
+        else:
+            kind = "answer" if word.endswith("answer") else "input" if word.endswith("input") else word
         labels.append(Label(kind, m.start(), m.end()))
     return labels
 
@@ -304,12 +334,11 @@ def _classic_input(raw: str, labels: list[Label], label: Label) -> str | None:
 
 
 def _input_text(text: str) -> str:
-    """An ``Action Input:`` text: a ``PAUSE`` line or trailing ``PAUSE`` and quotes around it all removed."""
+    """An ``Action Input:`` text: a ``PAUSE`` line or trailing ``PAUSE`` and one pair of quotes
+    around it all (ASCII or Chinese: ``tools.registry.unquote``) removed."""
     value = PAUSE_LINE_RE.sub("", text).strip()
     value = TRAILING_PAUSE_RE.sub("", value).strip()
-    if len(value) > 1 and value[0] == value[-1] and value[0] in "\"`'":
-        value = value[1:-1].strip()
-    return value
+    return unquote(value)
 
 
 def _inline_input(raw: str, labels: list[Label], label: Label) -> tuple[str, str] | None:
@@ -345,9 +374,10 @@ def _line_input(rest: str) -> str:
       ``: input`` or ``： input``  -> ``input``        (the documented form)
       ``(input)`` or ``（input）``  -> ``input``        (call syntax; a single quoted
                                                       string literal is unquoted)
-      `` input``                   -> ``input``        (space only)
+      `` input``                   -> ``input``        (space only; U+3000 is a space too)
       nothing                      -> ``""``
-    A trailing ``PAUSE`` and backticks around the whole input are removed.
+    A trailing ``PAUSE`` and one pair of quotes around the whole input - ASCII,
+    backticks or Chinese: ``“跑步鞋”`` -> ``跑步鞋`` (``tools.registry.unquote``) - are removed.
     """
     rest = rest.strip()
     if rest[:1] in _SEPARATORS:
@@ -363,9 +393,7 @@ def _line_input(rest: str) -> str:
     else:
         value = rest
     value = TRAILING_PAUSE_RE.sub("", value).strip()
-    if len(value) > 1 and value[0] == value[-1] == "`":
-        value = value.strip("`").strip()
-    return value
+    return unquote(value)
 
 
 def _action_content(raw: str, label: Label) -> str:
@@ -418,13 +446,17 @@ def parse_line_protocol(
     content = unwrap(inline[0] if inline else _action_content(raw, decisive))
     if not content:
         return _invalid(raw, "Action: 后面没有写工具名。", invented, thought)
-    content = content.lstrip("*`")
+    content = content.lstrip(NAME_MARKS)  # "`calculate`", "“calculate”"
+    namespace = NAMESPACE_RE.match(content)  # "functions.get_weather: 北京": the namespace is dropped
+    if namespace and lookup_tool(CANDIDATE_NAME_RE.match(content).group(0), registry.values()):
+        content = content[namespace.end():]
     # Try the longest names first, so "search_web" wins over "search".
     for key, name in sorted(registry.items(), key=lambda kv: -len(kv[1])):
         if tool_key(content[: len(name)]) != key:
             continue
-        rest = content[len(name) :].lstrip("*`")  # "`calculate`: 2+3"
-        if rest[:1] in ("", " ", "\t", *_SEPARATORS, *_OPEN_PARENS):
+        rest = content[len(name) :].lstrip(NAME_MARKS)  # "`calculate`: 2+3"
+        # After the name: nothing, a space (any Unicode space: U+3000 too), a colon or a parenthesis.
+        if rest[:1] in ("", *_SEPARATORS, *_OPEN_PARENS) or rest[:1].isspace():
             value = _line_input(rest)
             if not value and inline:
                 value = inline[1]
@@ -447,12 +479,17 @@ def _json_reply(obj: dict, registry: dict[str, str], raw: str, thought: str | No
     if not isinstance(name, str) or not name.strip():
         return _invalid(raw, '"action" 必须是工具名（字符串）。', invented, thought)
     value = obj.get("action_input", "")
-    # action_input stays a str or a dict; other JSON values become JSON text.
+    # action_input stays a str or a dict (quotes around a whole string taken off: "“跑步鞋”" -> "跑步鞋");
+    # other JSON values become JSON text.
     if value is None:
         value = ""
-    elif not isinstance(value, (str, dict)):
+    elif isinstance(value, str):
+        value = unquote(value)
+    elif isinstance(value, dict):
+        value = unquote_values(value)
+    else:
         value = json.dumps(value, ensure_ascii=False)
-    canonical = registry.get(tool_key(name.strip("`*'\" ")))
+    canonical = lookup_tool(name, registry.values())
     if canonical is None and tool_key(name) in _FINAL_ANSWER_NAMES:
         # {"action": "Final Answer", "action_input": "..."} - the LangChain JSON-chat way to finish.
         answer = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
@@ -499,7 +536,7 @@ def parse_json_protocol(
         if two:
             return _invalid(raw, two, invented, thought)
         inline = _inline_input(raw, labels, action_label)  # "Action: tool Action Input: text" on one line
-        name = unwrap(inline[0] if inline else _action_content(raw, action_label)).strip("`*'\" ")
+        name = bare_name(inline[0] if inline else _action_content(raw, action_label))
         if inline and not name.startswith(("{", "```", "~~~")):
             classic = inline[1]
         else:

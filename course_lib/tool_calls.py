@@ -45,7 +45,7 @@ from .messages import content_text, has_text, new_call_id, to_dict, tool_content
 from .records import ToolResult
 from .texts import shorten, t
 from .tools.failure import ToolFailure
-from .tools.registry import available_text, lookup_tool, unknown_tool_text
+from .tools.registry import available_text, lookup_tool, unknown_tool_text, unquote_values
 
 # How much of a model's broken arguments is quoted back in an error (characters).
 QUOTE_CHARS = 200
@@ -282,7 +282,9 @@ def read_assistant(message: Any, tool_names: Iterable[str] = ()) -> AssistantTur
         * without ``tool_calls`` but with ``tool_names``: calls written as
           JSON in ``content`` (see ``find_text_calls``) are recovered when all
           their names are registered (``recovered=True``, fresh ids; the
-          message then has ``tool_calls`` and ``content`` None).  Broken
+          message then has ``tool_calls`` and ``content`` None).  Quotes
+          around a whole argument value are taken off
+          (``tools.registry.unquote_values``: ``"“跑步鞋”"`` -> ``"跑步鞋"``).  Broken
           JSON or an unknown name sets ``error`` instead, with no calls.
         * otherwise: a text reply, ``calls == []``.
 
@@ -332,7 +334,8 @@ def read_assistant(message: Any, tool_names: Iterable[str] = ()) -> AssistantTur
         return AssistantTurn(msg, [], text, _error_unknown(list(dict.fromkeys(unknown)), names))
     calls, wire_calls = [], []
     for name, args in found:
-        call, wire = _make_call(new_call_id(), lookup_tool(name, names), args, recovered=True)
+        # A model that writes its call as text also writes "“跑步鞋”" for 跑步鞋: the quotes are not the value.
+        call, wire = _make_call(new_call_id(), lookup_tool(name, names), unquote_values(args), recovered=True)
         calls.append(call)
         wire_calls.append(wire)
     msg["content"] = None

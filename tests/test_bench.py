@@ -44,6 +44,13 @@ def test_notebook_07_tasks_are_in_the_suite():
     ("约 8848.86 米", "8848", False),
     ("7,006,652", "7006652", True),
     (None, "1", False),
+    # issue 22: thousands separators in every width, and lists that are not one number
+    ("还剩 1，880 元", "1880", True),
+    ("还剩１，８８０元", "1880", True),
+    ("人口 12,345,678", "12345678", True),
+    ("1,2,3", "123", False),
+    ("3, 400", "3400", False),
+    ("1,2345", "12345", False),
 ])
 def test_number_in_matches_whole_numbers_only(text, number, expected):
     assert tasks.number_in(text, number) is expected

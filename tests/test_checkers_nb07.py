@@ -61,3 +61,14 @@ def test_weather_brief_checker_fails_hard_coded_weather(capsys):
     assert "成都" in capsys.readouterr().out
     assert nb07.check_weather_brief(fixed_cities, client).passed is False
     assert fake.requests == []  # the checker answers itself: the model is never asked
+
+
+def test_the_contains_number_cases_read_numbers_as_the_library_does():
+    """One rule for reading a number (number_check.has_number): the exercise's cases say the same,
+    thousands separators in every width included, and lists of numbers are not merged."""
+    from course_lib.number_check import has_number
+    for answer, number, expected in nb07.NUMBER_CASES:
+        assert has_number(answer or "", number) is expected, (answer, number)
+    cases = {(answer, number) for answer, number, _ in nb07.NUMBER_CASES}
+    assert {("预算 2，000 元", "2000"), ("预算２，０００元", "2000"), ("1,2,3", "123"), ("买 3, 40 元", "340")} <= cases
+    assert nb07.check_contains_number(lambda answer, number: has_number(answer or "", number)).passed

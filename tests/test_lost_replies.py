@@ -17,7 +17,7 @@ from fakes import FakeLLM, StrictLLM, raw_completion, sse_response
 
 from course_lib.agent import Agent
 from course_lib.messages import MAX_TOOL_RESULT_CHARS, validate
-from course_lib.react import LineReAct
+from course_lib.react import JsonReAct, LineReAct
 from course_lib.records import ToolCallsStep
 from course_lib.replies import INCOMPLETE, collect_stream, read_reply
 from course_lib.texts import t
@@ -219,6 +219,18 @@ def test_namespaced_tool_names(written, runs):
         assert fake.requests[1]["messages"][-2]["tool_calls"][0]["function"]["name"] == "get_weather"
     else:  # an unknown name after the prefix is still an unknown tool
         assert "不存在" in call.observation and "get_weather" in call.observation
+
+
+def test_react_actions_with_a_namespace_run_the_tool():
+    fake = FakeLLM(["Thought: 查天气\nAction: functions.get_weather: 北京\nPAUSE", "Answer: 北京晴。"])
+    result = LineReAct(fake.client(), "fake-model", trace=None).run("北京天气？")
+    assert result.steps[0].ok and "北京" in result.steps[0].observation
+    fake = FakeLLM(['Action: {"action": "default_api.get_weather", "action_input": "北京"}', "Final Answer: 北京晴。"])
+    result = JsonReAct(fake.client(), "fake-model", trace=None).run("北京天气？")
+    assert result.steps[0].ok and "北京" in result.steps[0].observation
+    fake = FakeLLM(["Action: functions.send_email: 老师", "Answer: 好。"])
+    result = LineReAct(fake.client(), "fake-model", trace=None).run("发邮件")
+    assert "不存在" in result.steps[0].observation  # still an unknown tool
 
 
 # --------------------------------------------------------------------------- a stream with no finish_reason

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from fakes import FakeLLM
 
 from course_lib.agent import RECHECK_MAX_TOKENS, Agent
 from course_lib.debugger import AgentDebugger
 from course_lib.messages import validate
-from course_lib.number_check import check_calls, invented_numbers, numbers_in, ungrounded_numbers, without_tool
+from course_lib.number_check import (check_calls, has_number, invented_numbers, numbers_in, read_numbers,
+                                     ungrounded_numbers, without_tool)
 from course_lib.records import InvalidStep, ToolCallsStep, ToolResult
 from course_lib.tables import steps_frame
 from course_lib.tool_calls import ToolCall
@@ -180,3 +183,41 @@ def test_a_failed_tool_result_grounds_no_number_in_the_loop():
     result = Agent(fake.client(), "fake-model", registry, max_steps=4, trace=None).run(QUESTION)
     assert result.steps[0].tool_calls[0].ok is True and not result.steps[1].dropped
     assert result.steps[1].tool_calls[0].observation == "120" and len(fake.requests) == 3
+
+
+# --------------------------------------------------------------------------- issue 22: thousands separators
+
+BUDGET = "预算 2,000 元，买 3 个 40 元的篮球还剩多少"
+
+
+@pytest.mark.parametrize("text, number", [
+    ("预算 2,000 元", "2000"), ("预算 2，000 元", "2000"), ("预算２，０００元", "2000"),
+    ("人口 12,345,678", "12345678"), ("海拔 8,848.86 米", "8848.86"), ("３００元", "300"),
+])
+def test_a_number_with_thousands_separators_is_one_number(text, number):
+    assert number in numbers_in(text) and read_numbers(text) == [number]
+    assert has_number(text, number)
+
+
+@pytest.mark.parametrize("text, numbers", [
+    ("1,2,3", ["1", "2", "3"]),          # groups of one digit: a list
+    ("3, 40", ["3", "40"]),              # a space after the comma: a list
+    ("买 3，40 元的", ["3", "40"]),
+    ("12,34", ["12", "34"]),
+    ("1,2345", ["1", "2345"]),           # a group of four digits is no thousands group
+    ("1234,567", ["1234", "567"]),       # nor is a first group of four
+    ("2,000,00", ["2000", "00"]),
+])
+def test_lists_and_other_groups_are_not_merged(text, numbers):
+    assert read_numbers(text) == numbers
+
+
+def test_a_budget_written_with_a_thousands_comma_grounds_the_calculation():
+    """2,000 was read as 2 and 0: the model's right calculation was dropped as using an invented 2000."""
+    call = {"tool_calls": [("calculate", {"expression": "2000 - 3 * 40"})]}
+    fake = FakeLLM([call, "还剩 1880 元。"])
+    result = Agent(fake.client(), "fake-model", default_registry(), trace=None).run(BUDGET)
+    first = result.steps[0]
+    assert not first.dropped and first.tool_calls[0].observation == "1880"
+    assert len(fake.requests) == 2 and "calculate" in names(fake.requests[1])
+    assert ungrounded_numbers("2000 - 3 * 40", [{"role": "user", "content": "预算２，０００元，买 3 个 40 元的"}]) == []

@@ -497,3 +497,58 @@ def test_trace_lines_of_an_invalid_and_a_final_step():
     assert lines[0].startswith("[步 1/2] 无法解析（") and lines[0].endswith("）→ 发回格式提醒")
     assert lines[1].startswith("[步 2/2] Action calculate: 20 * 15 → Observation: 300")
     assert lines[2] == "[达到 max_steps=2] 最后一次请求的回答：300"
+
+
+# --------------------------------------------------------------------------- issue 22: quotes and wide spaces
+
+
+SHOE = "query_by_product_name"
+
+
+@pytest.mark.parametrize("loop_type, action, answer", [
+    (LineReAct, f"Thought: 查一下\nAction: {SHOE}: “跑步鞋”\nPAUSE", A_ANSWER),
+    (LineReAct, f"Thought: 查一下\nAction: {SHOE}: 『跑步鞋』\nPAUSE", A_ANSWER),
+    (LineReAct, f"Thought: 查一下\nAction: {SHOE}: 「跑步鞋」\nPAUSE", A_ANSWER),
+    (LineReAct, f"Thought: 查一下\nAction: {SHOE}: ‘跑步鞋’\nPAUSE", A_ANSWER),
+    (LineReAct, f'Thought: 查一下\nAction: {SHOE}: "跑步鞋"\nPAUSE', A_ANSWER),
+    (LineReAct, f"Thought: 查一下\nAction: {SHOE}\u3000跑步鞋\nPAUSE", A_ANSWER),
+    (LineReAct, f"Thought: 查一下\nAction: {SHOE}\nAction Input:\u3000「跑步鞋」\nObserv", A_ANSWER),
+    (JsonReAct, f"Thought: 查一下\nAction:\n```json\n{{\"action\": \"{SHOE}\", \"action_input\": \"“跑步鞋”\"}}\n```", B_ANSWER),
+    (JsonReAct, f"Thought: 查一下\nAction:\n```json\n{{\"action\": \"{SHOE}\", \"action_input\": {{\"product_name\": \"「跑步鞋」\"}}}}\n```", B_ANSWER),
+    (JsonReAct, f"Thought: 查一下\nAction:\n{{\"action\":\u3000\"{SHOE}\",\u3000\"action_input\":\u3000\"跑步鞋\"}}", B_ANSWER),
+    (JsonReAct, f"Thought: 查一下\nAction: “{SHOE}”\nAction Input: 『跑步鞋』\nObserv", B_ANSWER),
+])
+def test_react_strips_chinese_quotes_and_reads_wide_spaces_around_the_input(loop_type, action, answer):
+    """「跑步鞋」 with its quotes is a product the shop does not sell ("[]"): the quotes must not reach the tool."""
+    fake = FakeLLM([action, answer])
+    result = loop_type(fake.client(), "fake-model", trace=None).run("跑步鞋还有货吗？")
+    first = result.steps[0]
+    assert first.kind == "action" and first.action == SHOE, first
+    assert first.ok and '"product_name": "跑步鞋"' in first.observation and first.observation != "[]"
+    all_valid(fake)
+
+
+def test_react_keeps_quotes_inside_the_input():
+    """Only a pair around the WHOLE input is stripped: “长江”和“黄河” keeps its quotes."""
+    fake = FakeLLM(["Action: search_knowledge: “长江”和“黄河”\nPAUSE", A_ANSWER])
+    result = LineReAct(fake.client(), "fake-model", trace=None).run("长江和黄河哪个长？")
+    assert result.steps[0].action_input == "“长江”和“黄河”"
+
+
+# --------------------------------------------------------------------------- issue 22: Chinese labels
+
+
+@pytest.mark.parametrize("loop_type, action, answer", [
+    (LineReAct, "思考：我需要计算\n行动：calculate: 20 * 15\nPAUSE", "思考：我知道答案了\n答案：20 * 15 = 300"),
+    (JsonReAct, '思考：我需要计算\n行动：\n```json\n{"action": "calculate", "action_input": "20 * 15"}\n```', "最终答案: 300"),
+])
+def test_react_reads_labels_written_in_chinese(loop_type, action, answer):
+    """A small model under a Chinese prompt writes 思考/行动/最终答案: read, not burnt as invalid steps."""
+    fake = FakeLLM([action, answer])
+    result = loop_type(fake.client(), "fake-model", trace=None).run("20 * 15 等于多少")
+    first, last = result.steps
+    assert first.kind == "action" and first.observation == "300" and first.thought == "我需要计算"
+    assert result.stopped_reason == "answer" and result.answer in ("20 * 15 = 300", "300") and result.requests == 2
+    written = action.split("\nPAUSE")[0]
+    assert any(written in (m["content"] or "") for m in result.messages)  # the history keeps what the model wrote
+    all_valid(fake)

@@ -481,3 +481,89 @@ def test_classic_form_on_one_line_with_an_unknown_tool_or_a_second_label():
     error = parse_line_protocol("Action: get_wether Action Input: 北京", TOOLS).error
     assert error == unknown_tool_text("get_wether", TOOLS) + "。" and "get_wether" in error and "get_weather" in error
     assert parse_line_protocol("Action: get_weather Action Input: 北京 Final Answer: 晴", TOOLS).kind == "invalid"
+
+
+# ---------------------------------------------------------------------------
+# Issue 22: quotes and wide spaces around an input
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("quoted", ["“北京”", "「北京」", "『北京』", "‘北京’", '"北京"', "'北京'", "`北京`", "\u3000“北京”\u3000"])
+def test_a_quotes_around_the_whole_input_are_stripped(quoted):
+    assert_action(parse_line_protocol(f"Action: get_weather: {quoted}\nPAUSE", TOOLS), "get_weather", "北京")
+    assert_action(parse_line_protocol(f"Action: get_weather\nAction Input: {quoted}", TOOLS), "get_weather", "北京")
+    assert_action(parse_json_protocol(blob("get_weather", quoted), TOOLS), "get_weather", "北京")
+
+
+@pytest.mark.parametrize("text", ["“长江”和“黄河”", '"a" + "b"', "“北京", "「北京』", "他说“好”"])
+def test_quotes_inside_the_input_or_unpaired_stay(text):
+    assert_action(parse_line_protocol(f"Action: search: {text}", TOOLS), "search", text)
+    assert_action(parse_json_protocol(blob("search", text), TOOLS), "search", text)
+
+
+@pytest.mark.parametrize("space", ["\u3000", "\u00a0", "\u2003"])
+def test_a_unicode_space_between_tool_name_and_input_is_a_space(space):
+    assert_action(parse_line_protocol(f"Action: get_weather{space}北京\nPAUSE", TOOLS), "get_weather", "北京")
+    assert_action(parse_line_protocol(f"Action:{space}calculate{space}2+3{space}PAUSE", TOOLS), "calculate", "2+3")
+
+
+def test_quoted_tool_names_are_found():
+    assert_action(parse_line_protocol("Action: “calculate”: 2+3", TOOLS), "calculate", "2+3")
+    assert_action(parse_json_protocol(blob("「get_weather」", "北京"), TOOLS), "get_weather", "北京")
+
+
+def test_b_a_json_blob_with_wide_spaces_is_read():
+    text = 'Action:\n{\u3000"action":\u3000"calculate",\u3000"action_input":\u3000"2 + 3"\u3000}'
+    assert_action(parse_json_protocol(text, TOOLS), "calculate", "2 + 3")
+
+
+# ---------------------------------------------------------------------------
+# Issue 22: ReAct labels translated into Chinese
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "思考：我需要计算\n行动：calculate: 20 * 15\nPAUSE",
+    "思考: 我需要计算\n行动: calculate: 20 * 15",                 # ASCII colons
+    "**思考：** 我需要计算\n**行动：** `calculate`: 20 * 15",
+    "思考：我需要计算\n行动：calculate\n行动输入：20 * 15",       # the classic two-line form
+    "思考：我需要计算\n行动：calculate 行动输入：20 * 15",
+    "Thought: 我需要计算\n行动 ：calculate：20 * 15",              # mixed, space before a full-width colon
+])
+def test_a_chinese_labels_are_read_as_the_english_ones(text):
+    step = parse_line_protocol(text, TOOLS)
+    assert_action(step, "calculate", "20 * 15")
+    assert step.thought == "我需要计算" and step.raw == text.strip()  # the raw text stays as written
+
+
+@pytest.mark.parametrize("text, answer", [
+    ("思考：我知道了\n最终答案：300", "300"),
+    ("思考：我知道了\n答案: 300", "300"),
+])
+def test_chinese_answer_labels_end_the_run_in_both_protocols(text, answer):
+    for parse in (parse_line_protocol, parse_json_protocol):
+        step = parse(text, TOOLS)
+        assert step.kind == "answer" and step.answer == answer and step.thought == "我知道了"
+
+
+def test_b_chinese_labels_around_the_json_blob():
+    text = "思考：我需要查天气\n行动：\n" + blob("get_weather", "北京")
+    step = parse_json_protocol(text, TOOLS)
+    assert_action(step, "get_weather", "北京")
+    assert step.thought == "我需要查天气"
+
+
+def test_an_invented_chinese_observation_is_cut_off():
+    text = "思考：查一下\n行动：get_weather: 北京\n观察：北京晴\n最终答案：北京晴"
+    step = parse_line_protocol(text, TOOLS)
+    assert_action(step, "get_weather", "北京")
+    assert "观察" not in step.raw and "最终答案" not in step.raw
+
+
+def test_chinese_words_that_are_not_labels_stay_text():
+    """Only a label at the start of a line with a colon counts: 「观察到」 or 「行动计划」 in a thought do not."""
+    step = parse_line_protocol("思考：观察到的数据不够，行动计划：先算\n行动：calculate: 2+3", TOOLS)
+    assert_action(step, "calculate", "2+3")
+    assert step.thought == "观察到的数据不够，行动计划：先算"
+    step = parse_line_protocol("思考：先查\n观察到天气以后再算\n行动：calculate: 2+3", TOOLS)
+    assert_action(step, "calculate", "2+3") and "观察到天气" in step.thought

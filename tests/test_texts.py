@@ -42,8 +42,9 @@ MODEL_FACING = {
     "widgets.py": {"DEFAULT_SYSTEM", "ChatSession"},  # ChatSession.send: the tool reply after max_steps
     "tool_calls.py": {"_kind", "_read", "_available", "_error_broken", "_error_unknown", "_unreadable", "_run", "run_call"},
     "json_scan.py": {"UNCLOSED", "load_object", "find_json_object"},
-    "number_check.py": {"CHINESE_DIGITS", "DISCOUNT", "PERCENT", "ungrounded_numbers"},  # read the user's and the tools' text
-    "tools/registry.py": {"Tool", "ToolRegistry"},  # describe_parameters / check_arguments / run: tool results
+    "number_check.py": {"CHINESE_DIGITS", "DISCOUNT", "PERCENT", "FULL_WIDTH", "ungrounded_numbers"},  # read the user's and the tools' text
+    "tools/registry.py": {"Tool", "ToolRegistry",  # describe_parameters / check_arguments / run: tool results
+                          "QUOTE_PAIRS"},  # the Chinese quotes a model puts around a name or an input
     "tools/calculator.py": {"CALCULATOR_TOOL", "_ALLOWED", "calculate", "_evaluate", "_check_power", "_check_size"},
     "tools/knowledge.py": {"KNOWLEDGE_TOOL", "_PUNCTUATION", "search_knowledge"},
     "tools/products.py": {"PRODUCT_TOOL", "query_by_product_name"},

@@ -465,3 +465,29 @@ def test_a_whole_agent_round_with_every_failure_at_once():
     assert [m["role"] for m in sent] == ["user", "assistant", "tool", "tool", "tool", "tool"]
     assert [c["id"] for c in sent[1]["tool_calls"]] == [m["tool_call_id"] for m in sent[2:]]
     assert all(json.loads(c["function"]["arguments"]) is not None for c in sent[1]["tool_calls"])
+
+
+# --------------------------------------------------------------------------- issue 22: quotes and wide spaces
+
+
+@pytest.mark.parametrize("content", [
+    '{"name": "query_by_product_name", "arguments": {"product_name": "“跑步鞋”"}}',
+    '{"name": "query_by_product_name", "arguments": {"product_name": "「跑步鞋」"}}',
+    '{"name":\u3000"query_by_product_name",\u3000"arguments":\u3000{"product_name":\u3000"跑步鞋"}}',
+    '{"name": "“query_by_product_name”", "arguments": {"product_name": "跑步鞋"}}',
+])
+def test_a_call_written_as_text_with_chinese_quotes_or_wide_spaces_looks_the_product_up(content):
+    """The recovered call reaches the shop with 跑步鞋, not “跑步鞋” (which it does not sell: "[]")."""
+    fake = FakeLLM([content])
+    resp = fake.client().chat.completions.create(**request_kwargs("fake-model", [USER], tools=REGISTRY.schemas()))
+    turn = read_assistant(resp.choices[0].message, NAMES)
+    assert turn.error is None
+    (call,) = turn.calls
+    assert call.recovered and call.name == "query_by_product_name" and call.arguments == {"product_name": "跑步鞋"}
+    (reply,) = assert_round_trip_valid(turn)
+    assert '"product_name": "跑步鞋"' in reply["content"]
+
+
+def test_a_call_written_as_text_keeps_quotes_inside_an_argument():
+    turn = read_assistant(sdk_message('{"name": "search_knowledge", "arguments": {"query": "“长江”和“黄河”"}}'), NAMES)
+    assert turn.calls[0].arguments == {"query": "“长江”和“黄河”"}

@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from fakes import FakeLLM
+
+from course_lib.agent import Agent
 from course_lib.tools import (
     CALCULATOR_TOOL,
     KNOWLEDGE_TOOL,
@@ -273,6 +276,30 @@ def test_calculator_refuses_huge_results_quickly(expression):
 
 def test_calculator_refuses_complex_results():
     assert calculate("(-8) ** 0.5") == "错误：结果不是实数"
+
+
+@pytest.mark.parametrize("expression, expected", [
+    ("7²", "49"), ("2¹⁰", "1024"), ("(1+2)³", "27"), ("10⁻²", "0.01"), ("3² + 4²", "25"),
+    ("-2²", "-4"),                         # like -2**2: the power binds first
+    ("７²", "49"), ("７＊８", "56"), ("（１＋２）", "3"), ("２＊＊３", "8"),  # full width keeps working
+])
+def test_calculator_reads_superscript_digits_as_a_power(expression, expected):
+    """NFKC alone turns 7² into 72: a different number, computed without a word of warning."""
+    assert calculate(expression) == expected
+
+
+@pytest.mark.parametrize("expression", ["2₃", "H₂O", "①+1", "²3"])
+def test_calculator_refuses_other_digit_lookalikes_rather_than_change_the_number(expression):
+    """A subscript (2₃ would become 23), a circled digit, a superscript with nothing before it: refused."""
+    result = calculate(expression)
+    assert result.startswith("错误："), result
+
+
+def test_a_superscript_power_in_the_native_loop_is_computed_as_a_power():
+    fake = FakeLLM([{"tool_calls": [("calculate", {"expression": "7²"})]}, "7 的平方是 49。"])
+    result = Agent(fake.client(), "fake-model", ToolRegistry([default_registry().get("calculate")]), trace=None).run("7 的平方是多少？")
+    assert result.steps[0].tool_calls[0].observation == "49"
+    assert fake.requests[1]["messages"][-1]["content"] == "49"
 
 
 def test_calculator_never_uses_eval():

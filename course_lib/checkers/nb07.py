@@ -44,6 +44,13 @@ NUMBER_CASES = [
     ("共 1,300 元", "300", False),
     ("共１３００元", "300", False),
     ("３００元", "300", True),
+    # issue 22: a thousands separator in any width joins one number; a list stays several numbers
+    ("预算 2，000 元", "2000", True),
+    ("预算２，０００元", "2000", True),
+    ("人口 12,345,678", "12345678", True),
+    ("1,2,3", "123", False),
+    ("买 3, 40 元", "340", False),
+    ("1,2345", "1234", False),
 ]
 
 

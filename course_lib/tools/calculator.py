@@ -6,6 +6,11 @@ The expression is parsed into a syntax tree with ``ast.parse`` and we walk the
 tree ourselves, allowing only numbers, + - * / // % ** and parentheses.
 Anything else (names, function calls, attributes, strings ...) is refused, and
 numbers that would become huge are refused *before* they are computed.
+
+Full-width characters (``７＊８``, ``（１＋２）``) are made plain with NFKC.  NFKC
+would also turn the superscript in ``7²`` into a plain 2 - ``72``, a different
+number - so superscript digits are read first, as a power (``7²`` -> ``7**(2)``),
+and any other character NFKC would turn into a digit (``2₃``, ``①``) is refused.
 """
 
 from __future__ import annotations
@@ -57,6 +62,9 @@ _UNARY_OPERATORS = {
 # Characters people (and models) type that Python does not know.
 _REPLACEMENTS = str.maketrans({"×": "*", "÷": "/", "−": "-", "·": "*"})
 
+# Superscript digits and signs -> plain ones: "²" is "2", "⁻" is "-".  A run of them is an exponent.
+SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-"))
+
 _ALLOWED = "只支持数字、+ - * / // % ** 和括号"
 
 
@@ -79,7 +87,10 @@ def calculate(expression: str) -> str:
     """
     if not isinstance(expression, str):
         return ToolFailure("错误：expression 必须是字符串，例如 \"20 * 15\"")
-    text = unicodedata.normalize("NFKC", expression).translate(_REPLACEMENTS).strip()
+    lookalike = _digit_lookalike(expression)
+    if lookalike:
+        return ToolFailure(f"错误：不支持的字符 {lookalike!r}，{_ALLOWED}（乘方请用 ** 或上标，例如 7² 或 7**2）")
+    text = unicodedata.normalize("NFKC", _powers(expression)).translate(_REPLACEMENTS).strip()
     if not text:
         return ToolFailure("错误：expression 不能为空")
     if len(text) > MAX_EXPRESSION_LENGTH:
@@ -95,6 +106,39 @@ def calculate(expression: str) -> str:
     except CalculatorError as error:
         return ToolFailure(f"错误：{error}")
     return _format(value)
+
+
+def _powers(text: str) -> str:
+    """Write each run of superscript digits as a power: ``"2¹⁰ + 7²"`` -> ``"2**(10) + 7**(2)"``.
+
+    The parentheses keep a signed exponent whole: ``"10⁻²"`` -> ``"10**(-2)"``.  A run with
+    nothing before it (``"²3"``) becomes ``"**(2)3"``, which the parser refuses.
+    """
+    out, run = [], []
+    for ch in text + " ":  # the extra space ends a run at the end of the text
+        if ch in SUPERSCRIPTS:
+            run.append(SUPERSCRIPTS[ch])
+            continue
+        if run:
+            out.append("**(" + "".join(run) + ")")
+            run = []
+        out.append(ch)
+    return "".join(out)[:-1]
+
+
+def _digit_lookalike(text: str) -> str | None:
+    """The first character that NFKC would turn into a digit but is neither a digit, a full-width
+    digit nor a superscript (``₂``, ``①``, ``⑴``): read as a plain digit it would change the number.
+
+    Returns:
+        That character, or None.
+    """
+    for ch in text:
+        if ch in SUPERSCRIPTS or ch.isdecimal():  # 0-9, ０-９ (and other scripts' digits, refused by ast later)
+            continue
+        if any(c.isdigit() for c in unicodedata.normalize("NFKC", ch)):
+            return ch
+    return None
 
 
 def _evaluate(node: ast.AST) -> int | float:

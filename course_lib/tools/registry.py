@@ -12,7 +12,11 @@ really ran (``ok``), so code never has to guess that from the text.
 
 Tool names are matched here, once, for every loop (``lookup_tool``: case,
 full-width letters and markdown around a name do not matter), and the names
-of a list of schemas are ``names_of(schemas)``.
+of a list of schemas are ``names_of(schemas)``.  What a model puts around a
+name or a text input - markdown (``unwrap``), ASCII or Chinese quotes
+(``unquote``), any Unicode space such as the ideographic space U+3000 - is
+taken off here too, for the ReAct parser and the recovery of calls written as
+text alike.
 """
 
 from __future__ import annotations
@@ -34,6 +38,13 @@ from .weather import WEATHER_TOOL, get_weather
 # Markdown wrapped around a whole name: **x**, __x__, `x`, ```x```, *x*.
 WRAPPED_RE = re.compile(r"^(?P<mark>\*\*|__|`{1,3}|\*)(?P<body>.+)(?P=mark)$", re.DOTALL)
 
+# Quotes a model puts around a whole input, opening -> closing: ASCII, backticks and the
+# Chinese ones (“” ‘’ 「」 『』).
+QUOTE_PAIRS = {'"': '"', "'": "'", "`": "`", "“": "”", "‘": "’", "「": "」", "『": "』"}
+
+# Characters around a tool name that are never part of it (besides spaces): markdown and every quote.
+NAME_MARKS = "*" + "".join(QUOTE_PAIRS) + "".join(QUOTE_PAIRS.values())
+
 
 def names_of(schemas: Iterable[dict]) -> list[str]:
     """The function names of OpenAI tool schemas, in order (``""`` for a schema without one)."""
@@ -46,6 +57,52 @@ def unwrap(text: str) -> str:
     return m.group("body").strip() if m else text
 
 
+def unquote(text: str) -> str:
+    """``text`` without spaces around it and without ONE pair of quotes around the whole of it.
+
+    Spaces are any Unicode whitespace (``str.strip``: the ideographic space U+3000
+    too).  The pair must enclose the whole text: ``“跑步鞋”`` -> ``跑步鞋``,
+    ``「北京」`` -> ``北京``, ``"20 * 15"`` -> ``20 * 15``; but ``“长江”和“黄河”``
+    stays as it is (its first quote closes in the middle), and so do unpaired
+    quotes (``“北京``, ``「北京』``) and quotes inside (``他说“好”``).
+
+    Args:
+        text: a tool input as the model wrote it.
+    Returns:
+        The input without the spaces and the pair of quotes.
+    """
+    text = text.strip()
+    if len(text) < 2 or QUOTE_PAIRS.get(text[0]) != text[-1]:
+        return text
+    inner = text[1:-1]
+    if text[0] in inner or text[-1] in inner:  # the first quote closes earlier: not a pair around the whole
+        return text
+    return inner.strip()
+
+
+def unquote_values(arguments: Any) -> Any:
+    """An arguments dict with ``unquote`` applied to each of its string values; anything else unchanged.
+
+    ``{"product_name": "“跑步鞋”"}`` -> ``{"product_name": "跑步鞋"}`` (a new dict).
+    """
+    if not isinstance(arguments, dict):
+        return arguments
+    return {key: unquote(value) if isinstance(value, str) else value for key, value in arguments.items()}
+
+
+def bare_name(text: str) -> str:
+    """A tool name without what a model puts around it: spaces, markdown, quotes (``NAME_MARKS``).
+
+    ``" **“calculate”** "`` -> ``"calculate"``.
+    """
+    name = unwrap(text.strip())
+    while name and (name[0] in NAME_MARKS or name[0].isspace()):  # leading marks and spaces
+        name = name[1:]
+    while name and (name[-1] in NAME_MARKS or name[-1].isspace()):  # trailing ones
+        name = name[:-1]
+    return name
+
+
 def tool_key(name: str) -> str:
     """Comparison key for tool names: NFKC (full-width letters -> ASCII), trimmed, case-folded."""
     return unicodedata.normalize("NFKC", name).strip().casefold()
@@ -54,8 +111,9 @@ def tool_key(name: str) -> str:
 def lookup_tool(name: str, tool_names: Iterable[str]) -> str | None:
     """The registered spelling of ``name`` among ``tool_names``, or None.
 
-    Case, full-width letters (NFKC), surrounding spaces, quotes, backticks and
-    markdown emphasis do not matter: ``"**Get_Weather**"`` finds ``get_weather``.
+    Case, full-width letters (NFKC), surrounding spaces (U+3000 too), quotes
+    (ASCII or Chinese), backticks and markdown emphasis do not matter
+    (``bare_name``): ``"**Get_Weather**"`` and ``"“get_weather”"`` find ``get_weather``.
     A namespace some models and gateways put in front (``functions.get_weather``,
     ``default_api.calculate``) is dropped when the name after the last dot is a
     registered tool; an unknown name after it is still unknown.
@@ -64,7 +122,7 @@ def lookup_tool(name: str, tool_names: Iterable[str]) -> str | None:
     """
     names = [tool_names] if isinstance(tool_names, str) else list(tool_names)
     table = {tool_key(n): n for n in names}
-    key = tool_key(unwrap(name.strip()).strip("`*'\" "))
+    key = tool_key(bare_name(name))
     return table.get(key) or table.get(key.rsplit(".", 1)[-1])
 
 
