@@ -64,7 +64,7 @@ from .http_client import (CLASSROOM_TIMEOUT_S, REQUEST_TIMEOUT_S, CourseHttpClie
 from .messages import request_kwargs
 from .replies import read_reply
 from .request_log import RequestLog
-from .settings import PROJECT_ROOT, SOURCE_DOTENV, load_env, source_label, source_of
+from .settings import PROJECT_ROOT, SOURCE_DOTENV, EnvFileError, load_env, source_label, source_of
 from .texts import t
 
 # The SDK's own retries (408/409/429/5xx, timeouts, connection errors), with its
@@ -216,11 +216,15 @@ def get_provider(name: str | None = None, extra_body: dict | None = None) -> Pro
     Returns:
         A ``Provider``.
     Raises:
-        ProviderError: unknown provider name, missing key, missing
+        ProviderError: a ``.env`` that is not UTF-8 (``settings.read_env_text``),
+            unknown provider name, missing key, missing
             ``COURSE_BASE_URL``/``COURSE_MODEL`` for ``custom``, or a
             ``COURSE_EXTRA_BODY`` that is not a JSON object.
     """
-    load_env()
+    try:
+        load_env()
+    except EnvFileError as exc:
+        raise ProviderError(str(exc)) from None
     name = (name or os.environ.get("COURSE_PROVIDER") or "local").strip().lower()
     if name not in PRESETS:
         raise ProviderError(t("providers.unknown_provider", name=name, choices=", ".join(PRESETS)))

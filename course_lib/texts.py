@@ -58,6 +58,10 @@ _ZH_PROVIDERS: dict[str, str] = {
     "local.wrong_sha256": "{path} 的 sha256 是 {digest}，应该是 {expected}。删掉它，再运行一次 prepare。",
     "local.wrong_size": "{path} 有 {size:,} 字节，应该是 {expected:,} 字节。删掉它，再运行一次 prepare。",
     "providers.after_retries": "（已重试 {n} 次）",
+    "settings.dotenv_not_utf8": ".env 文件（{path}）不是 UTF-8 编码（从第 {line} 行起读不了），课程读不了它。"
+                                "请用编辑器把它另存为 UTF-8：VS Code 点右下角的编码 → 通过编码保存 → UTF-8；"
+                                "记事本：另存为 → 编码选 UTF-8。Windows PowerShell 里不要用 echo … > .env 写它"
+                                "（那样存成的是别的编码），改用 Add-Content -Encoding utf8 .env 'NAME=value'。",
     "settings.source_environment": "环境变量",
     "providers.auth_fix_dotenv": "请检查 .env 里的 {key_env}（{root}/.env）。",
     "providers.auth_fix_environment": "这个 key 是在 shell 里设置的（例如 ~/.bashrc 里的 export），不在 .env 里："

@@ -17,7 +17,7 @@ import pytest
 
 from fakes import FakeLLM, StrictLLM, openai_reasoning_check, sse_response
 
-from course_lib import request_rules, settings
+from course_lib import request_rules, settings, setup_check
 from course_lib.agent import Agent
 from course_lib.providers import PRESETS, Provider, ProviderError, get_client, get_provider, ping
 from course_lib.react import JsonReAct, LineReAct
@@ -50,6 +50,60 @@ def course_client(fake, provider) -> openai.OpenAI:
 
 def assert_no_key(text: str):
     assert FAKE_KEY not in text and FAKE_KEY[:12] not in text
+
+
+# --------------------------------------------------------------------------- 2. .env in another encoding
+
+ENV_LINES = "COURSE_PROVIDER=deepseek\nDEEPSEEK_API_KEY={key}\nCOURSE_MODEL=deepseek-chat\n"
+
+
+def env_file(tmp_path, monkeypatch, data: bytes):
+    """Write ``data`` as the project's .env and let ``get_provider`` read it."""
+    monkeypatch.delenv("COURSE_IGNORE_DOTENV")
+    path = tmp_path / ".env"
+    path.write_bytes(data)
+    monkeypatch.setattr(settings, "PROJECT_ROOT", tmp_path)
+    monkeypatch.setattr(settings, "_FROM_DOTENV", {})
+    monkeypatch.setattr(settings, "_DOTENV_VALUES", {})
+    for name in SETTINGS:  # load_env sets them; monkeypatch puts the environment back afterwards
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
+    return path
+
+
+def test_dotenv_saved_as_utf16_by_powershell_is_read(tmp_path, monkeypatch):
+    """PowerShell 5.1 ``echo ... > .env`` writes UTF-16 LE with a BOM."""
+    text = ENV_LINES.format(key=FAKE_KEY).replace("\n", "\r\n")
+    env_file(tmp_path, monkeypatch, b"\xff\xfe" + text.encode("utf-16-le"))
+    provider = get_provider()
+    assert (provider.name, provider.model, provider.api_key) == ("deepseek", "deepseek-chat", FAKE_KEY)
+    fake = FakeLLM(["好的"])
+    assert ping(course_client(fake, provider), provider) == "好的"
+
+
+def test_utf16_dotenv_gives_the_set_up_its_provider(tmp_path):
+    """``bash course.sh setup`` reads COURSE_PROVIDER before any package is installed (setup_check)."""
+    path = tmp_path / ".env"
+    path.write_bytes(b"\xff\xfe" + "COURSE_PROVIDER=deepseek\r\n".encode("utf-16-le"))
+    assert setup_check.env_provider(path) == "deepseek"  # not "local": no llama-server build for nothing
+
+
+def test_variant_dotenv_with_a_utf8_bom_keeps_its_first_line(tmp_path, monkeypatch):
+    """Windows Notepad / PowerShell ``Set-Content -Encoding utf8``: a UTF-8 BOM before the first name.
+
+    (python-dotenv already read this one; kept so that reading the BOMs ourselves does not lose it.)"""
+    env_file(tmp_path, monkeypatch, b"\xef\xbb\xbf" + ENV_LINES.format(key=FAKE_KEY).encode("utf-8"))
+    assert get_provider().name == "deepseek"  # the BOM used to glue onto COURSE_PROVIDER: local was used
+
+
+def test_variant_dotenv_in_gbk_is_a_chinese_error_naming_the_file(tmp_path, monkeypatch):
+    text = "# 我的密钥\n" + ENV_LINES.format(key=FAKE_KEY)
+    path = env_file(tmp_path, monkeypatch, text.encode("gbk"))
+    with pytest.raises(ProviderError) as err:
+        get_provider()
+    message = str(err.value)
+    assert str(path) in message and "UTF-8" in message and "第 1 行" in message
+    assert_no_key(message)
 
 
 # --------------------------------------------------------------------------- 8. stop on OpenAI reasoning models
