@@ -52,6 +52,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import warnings
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -202,6 +203,48 @@ def extra_body_from_env() -> dict:
     return value
 
 
+# The raw COURSE_BASE_URL values already told that their /chat/completions was cut off (said once each).
+_CUT_BASE_URLS: set[str] = set()
+CHAT_PATH = "/chat/completions"
+
+
+def base_url_from_env() -> str:
+    """``COURSE_BASE_URL`` as the client needs it ("" when unset or blank).
+
+    Spaces and newlines around it are dropped (``.env`` lines often end in
+    one; it would be sent as ``%20``), and so is a trailing ``/``.  A URL
+    copied from a provider's curl example ends in ``/chat/completions``: the
+    SDK adds that itself, so it is cut off, and a ``UserWarning`` says so the
+    first time each value is seen.
+
+    Returns:
+        The base URL, e.g. ``"https://api.deepseek.com"``.
+    Raises:
+        ProviderError: the URL does not start with ``http://`` or ``https://``;
+            the message shows the line to write (``http://`` for this
+            machine and the local network, ``https://`` for anything else).
+    """
+    raw = os.environ.get("COURSE_BASE_URL", "")
+    url = raw.strip().rstrip("/")
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        rest = url.split("://", 1)[1] if "://" in url else url
+        scheme = "http" if is_local_network(f"http://{rest}") else "https"
+        source = source_label(source_of("COURSE_BASE_URL") or SOURCE_DOTENV)
+        raise ProviderError(t("providers.base_url_no_scheme", var="COURSE_BASE_URL", url=url, source=source,
+                              fixed=f"{scheme}://{rest}"))
+    if url.lower().endswith(CHAT_PATH):
+        cut = url[:-len(CHAT_PATH)].rstrip("/")
+        if raw not in _CUT_BASE_URLS:
+            _CUT_BASE_URLS.add(raw)
+            warnings.warn(t("providers.base_url_chat_path", var="COURSE_BASE_URL", url=url, fixed=cut),
+                          UserWarning, stacklevel=3)
+        url = cut
+    return url
+
+
 def get_provider(name: str | None = None, extra_body: dict | None = None) -> Provider:
     """Resolve the active provider from ``.env`` / the environment (``.env`` wins).
 
@@ -218,8 +261,12 @@ def get_provider(name: str | None = None, extra_body: dict | None = None) -> Pro
     Raises:
         ProviderError: a ``.env`` that is not UTF-8 (``settings.read_env_text``),
             unknown provider name, missing key, missing
-            ``COURSE_BASE_URL``/``COURSE_MODEL`` for ``custom``, or a
+            ``COURSE_BASE_URL``/``COURSE_MODEL`` for ``custom``, a
+            ``COURSE_BASE_URL`` without ``http://`` (``base_url_from_env``), or a
             ``COURSE_EXTRA_BODY`` that is not a JSON object.
+    Warns:
+        UserWarning: once per value, when ``/chat/completions`` was cut off
+            ``COURSE_BASE_URL``.
     """
     try:
         load_env()
@@ -229,10 +276,10 @@ def get_provider(name: str | None = None, extra_body: dict | None = None) -> Pro
     if name not in PRESETS:
         raise ProviderError(t("providers.unknown_provider", name=name, choices=", ".join(PRESETS)))
     preset = PRESETS[name]
-    base_url = os.environ.get("COURSE_BASE_URL") or preset.base_url
-    if preset.name == "local" and not os.environ.get("COURSE_BASE_URL"):
+    base_url = base_url_from_env() or preset.base_url
+    if preset.name == "local" and not base_url_from_env():
         base_url = local_server.base_url()
-    model = os.environ.get("COURSE_MODEL") or preset.model
+    model = os.environ.get("COURSE_MODEL", "").strip() or preset.model  # "m " would be another model id
     if not base_url:
         raise ProviderError(t("providers.classroom_needs_lines" if name == "classroom" else "providers.needs_base_url",
                               name=name, root=PROJECT_ROOT))

@@ -67,6 +67,11 @@ _ZH_PROVIDERS: dict[str, str] = {
     "providers.auth_fix_environment": "这个 key 是在 shell 里设置的（例如 ~/.bashrc 里的 export），不在 .env 里："
                                       "改正或删掉那里的 {key_env}，或者在 .env 里写上正确的 {key_env}（.env 里的值优先）。",
     "providers.auth_rejected": "{where} 拒绝了 API key（{key_env}，来自{source}）。{fix}",
+    "providers.base_url_chat_path": "{var}={url} 以 /chat/completions 结尾：这是服务商 curl 例子里的完整地址，"
+                                    "而 openai 客户端会自己在后面加 /chat/completions。课程已经按 {var}={fixed} 使用；"
+                                    "请把 .env 里这一行改成这样。",
+    "providers.base_url_no_scheme": "{var}（来自{source}）是 {url!r}，前面缺少 http:// 或 https://，客户端不知道怎么连它。"
+                                    "请写成：{var}={fixed}（本机和局域网地址用 http://，服务商的网址用 https://）。",
     "providers.classroom_key_missing": "老师的服务器（{url}）要求课堂密钥，但 .env 里没有 {key_env}：把老师给的那一行 "
                                        "{key_env}=… 原样加进 {root}/.env，再重新运行这个单元格。",
     "providers.classroom_key_rejected": "老师的服务器（{url}）不接受你的课堂密钥（{key_env}，来自{source}）：和老师给的那一行"

@@ -17,7 +17,7 @@ import pytest
 
 from fakes import FakeLLM, StrictLLM, openai_reasoning_check, sse_response
 
-from course_lib import request_rules, settings, setup_check
+from course_lib import providers, request_rules, settings, setup_check
 from course_lib.agent import Agent
 from course_lib.providers import PRESETS, Provider, ProviderError, get_client, get_provider, ping
 from course_lib.react import JsonReAct, LineReAct
@@ -37,6 +37,7 @@ def clean_env(monkeypatch):
     for name in SETTINGS:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(request_rules, "_NO_STREAM_OPTIONS", set())
+    monkeypatch.setattr(providers, "_CUT_BASE_URLS", set())
 
 
 def fake_provider(name="custom", base_url="http://fake.local/v1", model="fake-model", key=""):
@@ -104,6 +105,94 @@ def test_variant_dotenv_in_gbk_is_a_chinese_error_naming_the_file(tmp_path, monk
     message = str(err.value)
     assert str(path) in message and "UTF-8" in message and "第 1 行" in message
     assert_no_key(message)
+
+
+# --------------------------------------------------------------------------- 4. a base URL ending in /chat/completions
+
+
+@pytest.mark.parametrize("suffix", ["/chat/completions", "/chat/completions/"])
+def test_base_url_copied_with_chat_completions_is_cut_and_said_once(monkeypatch, suffix):
+    monkeypatch.setenv("COURSE_PROVIDER", "custom")
+    monkeypatch.setenv("COURSE_MODEL", "fake-model")
+    monkeypatch.setenv("COURSE_BASE_URL", "http://fake.local/v1" + suffix)
+    with pytest.warns(UserWarning, match="/chat/completions") as caught:
+        provider = get_provider()
+    assert len(caught) == 1 and "COURSE_BASE_URL" in str(caught[0].message)
+    seen = []
+    fake = FakeLLM(["好的"])
+    client = get_client(provider, transport=httpx.MockTransport(lambda r: seen.append(str(r.url)) or fake(r)),
+                        max_retries=0)
+    assert ping(client, provider) == "好的"
+    assert seen == ["http://fake.local/v1/chat/completions"]
+
+
+def test_variant_deepseek_preset_with_its_curl_url(monkeypatch):
+    """Variant: a preset provider given the URL from DeepSeek's curl example; said once per URL, not every call."""
+    monkeypatch.setenv("COURSE_PROVIDER", "deepseek")
+    monkeypatch.setenv("DEEPSEEK_API_KEY", FAKE_KEY)
+    monkeypatch.setenv("COURSE_BASE_URL", "https://api.deepseek.com/chat/completions")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first, again = get_provider(), get_provider()
+    assert first.base_url == again.base_url == "https://api.deepseek.com"
+    assert len([w for w in caught if "/chat/completions" in str(w.message)]) == 1
+
+
+# --------------------------------------------------------------------------- 5. spaces around the model and the URL
+
+
+def test_trailing_space_in_model_and_base_url_is_stripped(monkeypatch):
+    monkeypatch.setenv("COURSE_PROVIDER", "custom")
+    monkeypatch.setenv("COURSE_MODEL", "fake-model ")
+    monkeypatch.setenv("COURSE_BASE_URL", "http://fake.local/v1 ")
+    provider = get_provider()
+    seen = []
+    fake = FakeLLM(["好的"])
+    client = get_client(provider, transport=httpx.MockTransport(lambda r: seen.append(str(r.url)) or fake(r)),
+                        max_retries=0)
+    assert ping(client, provider) == "好的"
+    assert seen == ["http://fake.local/v1/chat/completions"]
+    assert fake.requests[0]["model"] == "fake-model"
+
+
+def test_variant_leading_space_and_tab(monkeypatch):
+    monkeypatch.setenv("COURSE_PROVIDER", "deepseek")
+    monkeypatch.setenv("DEEPSEEK_API_KEY", FAKE_KEY)
+    monkeypatch.setenv("COURSE_MODEL", "\tdeepseek-reasoner")
+    monkeypatch.setenv("COURSE_BASE_URL", "  https://api.deepseek.com/v1/\n")
+    provider = get_provider()
+    assert (provider.model, provider.base_url) == ("deepseek-reasoner", "https://api.deepseek.com/v1")
+
+
+# --------------------------------------------------------------------------- 6. a base URL without http://
+
+
+@pytest.mark.parametrize("url, fixed", [
+    ("192.168.1.20:8766/v1", "http://192.168.1.20:8766/v1"),  # the class server, typed by hand
+    ("api.deepseek.com", "https://api.deepseek.com"),          # a provider's host
+])
+def test_base_url_without_scheme_says_so_and_shows_what_to_write(monkeypatch, url, fixed):
+    monkeypatch.setenv("COURSE_PROVIDER", "custom")
+    monkeypatch.setenv("COURSE_MODEL", "fake-model")
+    monkeypatch.setenv("COURSE_BASE_URL", url)
+    fake = FakeLLM(["好的"])
+    with pytest.raises(ProviderError) as err:
+        provider = get_provider()
+        ping(course_client(fake, provider), provider)
+    text = str(err.value)
+    assert "COURSE_BASE_URL" in text and "http://" in text and f"COURSE_BASE_URL={fixed}" in text
+    assert fake.requests == []
+
+
+def test_variant_localhost_without_scheme_and_a_wrong_scheme(monkeypatch):
+    """Variant: ``localhost:11434/v1`` (urlsplit reads "localhost" as a scheme) and ``htp://``."""
+    monkeypatch.setenv("COURSE_PROVIDER", "ollama")
+    monkeypatch.setenv("COURSE_BASE_URL", "localhost:11434/v1")
+    with pytest.raises(ProviderError, match="COURSE_BASE_URL=http://localhost:11434/v1"):
+        get_provider()
+    monkeypatch.setenv("COURSE_BASE_URL", "htp://localhost:11434/v1")
+    with pytest.raises(ProviderError, match="http://"):
+        get_provider()
 
 
 # --------------------------------------------------------------------------- 8. stop on OpenAI reasoning models
