@@ -52,6 +52,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import unicodedata
 import warnings
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -245,6 +246,30 @@ def base_url_from_env() -> str:
     return url
 
 
+def check_key_characters(api_key: str, key_env: str) -> None:
+    """Refuse a key holding a character no API key has, before it reaches an HTTP header.
+
+    A key pasted from a web page or a chat app can carry an invisible
+    character (a zero-width space U+200B, a BOM U+FEFF, a non-breaking space
+    U+00A0) or a look-alike (an en dash U+2013 for ``-``); httpx would fail
+    with a bare ``UnicodeEncodeError: 'ascii' codec ...``.  API keys are
+    printable ASCII without spaces.
+
+    Args:
+        api_key: the key, already stripped.  key_env: the variable it came from.
+    Raises:
+        ProviderError: naming the variable, where it came from (.env /
+            环境变量), the character's position (from 1) and its code point and
+            Unicode name - never the key, nor any part of it.
+    """
+    for position, char in enumerate(api_key, 1):
+        if not "!" <= char <= "~":
+            name = unicodedata.name(char, "")
+            source = source_label(source_of(key_env) or SOURCE_DOTENV)
+            raise ProviderError(t("providers.key_bad_char", key_env=key_env, source=source, position=position,
+                                  char=f"U+{ord(char):04X} {name}".strip()))
+
+
 def get_provider(name: str | None = None, extra_body: dict | None = None) -> Provider:
     """Resolve the active provider from ``.env`` / the environment (``.env`` wins).
 
@@ -260,7 +285,8 @@ def get_provider(name: str | None = None, extra_body: dict | None = None) -> Pro
         A ``Provider``.
     Raises:
         ProviderError: a ``.env`` that is not UTF-8 (``settings.read_env_text``),
-            unknown provider name, missing key, missing
+            unknown provider name, missing key, a key with a character no key
+            has (``check_key_characters``), missing
             ``COURSE_BASE_URL``/``COURSE_MODEL`` for ``custom``, a
             ``COURSE_BASE_URL`` without ``http://`` (``base_url_from_env``), or a
             ``COURSE_EXTRA_BODY`` that is not a JSON object.
@@ -289,6 +315,7 @@ def get_provider(name: str | None = None, extra_body: dict | None = None) -> Pro
     api_key = os.environ.get(preset.key_env, "").strip() if preset.key_env else ""
     if preset.key_env and preset.key_required and not api_key:
         raise ProviderError(t("providers.key_missing", label=preset.label, root=PROJECT_ROOT, key_env=preset.key_env))
+    check_key_characters(api_key, preset.key_env)
     body = {**extra_body_from_env(), **(extra_body or {})}
     source = source_of(preset.key_env) if api_key else None
     return Provider(preset, base_url.rstrip("/"), model, api_key, key_source=source, extra_body=body)

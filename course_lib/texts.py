@@ -91,6 +91,9 @@ _ZH_PROVIDERS: dict[str, str] = {
     "providers.extra_body_invalid": "COURSE_EXTRA_BODY（来自{source}）必须是一个 JSON 对象，"
                                     "例如 COURSE_EXTRA_BODY={{\"enable_thinking\": false}}；现在的内容不行：{problem}",
     "providers.extra_body_not_object": "它是 JSON，但不是对象（{{...}}），而是 {kind}",
+    "providers.key_bad_char": "{key_env}（来自{source}）里的 key 的第 {position} 个字符是 {char}，API key 里不会有这个字符："
+                              "多半是从网页或聊天软件复制时带进来的看不见的字符或长得像的符号。"
+                              "请从服务商的控制台重新复制这个 key，粘贴到 {key_env}= 后面（中间不要有空格）。",
     "providers.key_missing": "{label} 需要 API key：在 {root} 下的 .env 文件里加一行 {key_env}=你的key（参考 .env.example），"
                              "或者设置 COURSE_PROVIDER=local 改用离线的本地模型。",
     "providers.local_restart_failed": "本地模型服务器（{url}）停止了，而且没能重新启动：{error}",

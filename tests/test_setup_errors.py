@@ -107,6 +107,40 @@ def test_variant_dotenv_in_gbk_is_a_chinese_error_naming_the_file(tmp_path, monk
     assert_no_key(message)
 
 
+# --------------------------------------------------------------------------- 3. invisible characters in a key
+
+
+@pytest.mark.parametrize("bad, position, name", [
+    ("\u200b", 5, "U+200B ZERO WIDTH SPACE"),       # pasted from a chat app
+    ("\ufeff", 5, "U+FEFF ZERO WIDTH NO-BREAK SPACE"),  # a BOM
+])
+def test_invisible_character_in_a_key_names_variable_and_position(monkeypatch, bad, position, name):
+    monkeypatch.setenv("COURSE_PROVIDER", "deepseek")
+    monkeypatch.setenv("DEEPSEEK_API_KEY", FAKE_KEY[:4] + bad + FAKE_KEY[4:])
+    fake = FakeLLM(["好的"])
+    with pytest.raises(ProviderError) as err:
+        provider = get_provider()
+        course_client(fake, provider).chat.completions.create(model=provider.model, messages=QUESTION)
+    text = str(err.value)
+    assert "DEEPSEEK_API_KEY" in text and f"第 {position} 个字符" in text and name in text
+    assert "环境变量" in text
+    assert_no_key(text)
+    assert fake.requests == []
+
+
+@pytest.mark.parametrize("bad, name", [("\u00a0", "U+00A0 NO-BREAK SPACE"), ("\u2013", "U+2013 EN DASH")])
+def test_variant_lookalike_dash_or_nbsp_inside_a_class_key(monkeypatch, bad, name):
+    """Variant: the class key (COURSE_CLASS_KEY) with an en dash or a non-breaking space inside."""
+    monkeypatch.setenv("COURSE_PROVIDER", "classroom")
+    monkeypatch.setenv("COURSE_BASE_URL", "http://192.168.1.20:8766/v1")
+    monkeypatch.setenv("COURSE_CLASS_KEY", "class" + bad + "key-1234")
+    with pytest.raises(ProviderError) as err:
+        get_provider()
+    text = str(err.value)
+    assert "COURSE_CLASS_KEY" in text and "第 6 个字符" in text and name in text
+    assert "class" not in text.replace("classroom", "")  # no part of the key
+
+
 # --------------------------------------------------------------------------- 4. a base URL ending in /chat/completions
 
 
