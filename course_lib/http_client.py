@@ -33,6 +33,7 @@ import httpx
 import openai
 
 from . import local_server
+from .messages import validate_tools
 from .request_rules import apply_request_rules, remember_no_stream_options
 from .settings import PROJECT_ROOT, SOURCE_DOTENV, source_label, source_of
 from .texts import t
@@ -111,8 +112,10 @@ def _stream_options_rejected(request: httpx.Request, response: httpx.Response) -
 class CourseHttpClient(httpx.Client):
     """The HTTP client under every client from ``get_client``.
 
-    On each chat request it applies ``apply_request_rules`` to the JSON body
-    (so a request written with the raw SDK is fixed the same way as one from
+    On each chat request it checks the ``tools`` (``messages.validate_tools``,
+    raising ``messages.ToolSchemaError`` before anything is sent) and applies
+    ``apply_request_rules`` to the JSON body (so a request written with the
+    raw SDK is checked and fixed the same way as one from
     ``request_kwargs``); when the server answers 400 to ``stream_options``
     it remembers that for this base URL and sends the request again without
     it; a connection failure through an environment proxy names the variable.
@@ -135,6 +138,8 @@ class CourseHttpClient(httpx.Client):
             return request
         if not isinstance(body, dict):
             return request
+        if "tools" in body:  # a request written with the raw SDK; request_kwargs checked its own already
+            validate_tools(body["tools"])
         new = apply_request_rules(body, self.course_provider, as_kwargs=False)
         if new == body:
             return request

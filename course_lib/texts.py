@@ -148,6 +148,15 @@ _ZH_REPLIES: dict[str, str] = {
     "messages.empty_assistant": "assistant 消息既没有 content 也没有 tool_calls",
     "messages.not_a_message": "一条消息必须是 dict 或 openai SDK 的消息对象，不能是 {name}",
     "messages.tool_content_not_text": "tool 消息的 content 是 {name}，必须是字符串（先 str() 或 json.dumps()）",
+    "messages.tool_name_bad_char": "工具名 {name} 里有 API 不接受的字符 {char}：工具名只能用英文字母、数字、_ 和 -"
+                                   "（最多 64 个字符），否则服务商会以 HTTP 400 拒绝整个请求。请起一个英文名（例如 get_weather），"
+                                   "中文的说明写进 description",
+    "messages.tool_name_missing": "工具的 function.name 是 {name}：每个工具都要有一个名字（英文字母、数字、_ 或 -，最多 64 个字符）",
+    "messages.tool_name_too_long": "工具名 {name} 有 {length} 个字符，API 最多接受 {most} 个：请起一个短一点的名字",
+    "messages.tool_not_a_schema": "一个工具要写成 {{\"type\": \"function\", \"function\": {{\"name\": ..., "
+                                  "\"description\": ..., \"parameters\": {{...}}}}}}，这里是 {kind}",
+    "messages.tools_at_index": "tools[{index}]：{problem}",
+    "messages.tools_not_a_list": "tools 必须是工具说明的列表，这里是 {kind}（是不是忘了方括号：tools=[WEATHER_TOOL]？）",
     "messages.unanswered": "工具调用 {ids} 没有 role='tool' 的回复",
     "messages.unanswered_before": "工具调用 {ids} 在 messages[{i}]（{role}）之前没有 role='tool' 的回复；每个 tool_call_id 都需要正好一条 tool 消息",
     "messages.unknown_role": "未知的 role {role}（只能是 system、developer、user、assistant、tool）",

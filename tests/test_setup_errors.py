@@ -17,8 +17,9 @@ import pytest
 
 from fakes import FakeLLM, StrictLLM, openai_reasoning_check, sse_response
 
-from course_lib import providers, request_rules, settings, setup_check
+from course_lib import messages, providers, request_rules, settings, setup_check
 from course_lib.agent import Agent
+from course_lib.messages import ToolSchemaError, request_kwargs
 from course_lib.providers import PRESETS, Provider, ProviderError, get_client, get_provider, ping
 from course_lib.react import JsonReAct, LineReAct
 from course_lib.widgets import ChatSession
@@ -227,6 +228,53 @@ def test_variant_localhost_without_scheme_and_a_wrong_scheme(monkeypatch):
     monkeypatch.setenv("COURSE_BASE_URL", "htp://localhost:11434/v1")
     with pytest.raises(ProviderError, match="http://"):
         get_provider()
+
+
+# --------------------------------------------------------------------------- 7. tool names the API refuses
+
+
+def tool(name: str) -> dict:
+    return {"type": "function", "function": {"name": name, "description": "查天气",
+                                             "parameters": {"type": "object", "properties": {}}}}
+
+
+def api_tool_name_check(body: dict) -> str | None:
+    """What OpenAI answers for a tool name outside ^[a-zA-Z0-9_-]{1,64}$."""
+    import re
+    for i, schema in enumerate(body.get("tools") or []):
+        if not re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", schema["function"]["name"]):
+            return f"Invalid 'tools[{i}].function.name': string does not match pattern."
+    return None
+
+
+@pytest.mark.parametrize("name, words", [
+    ("查询天气", "查询天气"),           # a Chinese name for an exercise tool
+    ("get weather", "' '"),            # a space
+    ("weather.get", "'.'"),            # a dot
+    ("a" * 65, "65"),                  # too long
+])
+def test_tool_names_the_api_refuses_are_named_before_sending(name, words):
+    fake = StrictLLM(api_tool_name_check, default="好的")
+    with pytest.raises(ToolSchemaError) as err:
+        Agent(fake.client(), "fake-model", tools=[tool("get_time"), tool(name)], trace=None).run("几点了？")
+    text = str(err.value)
+    assert text.startswith("tools[1]") and words in text
+    assert fake.requests == []  # nothing was sent
+
+
+def test_variant_chat_box_and_raw_sdk_call_check_tool_names_too():
+    """Variant: the chat box (its Agent) shows the error; a raw SDK call through the course client is stopped too."""
+    fake = StrictLLM(api_tool_name_check, default="好的")
+    chat = ChatSession(fake.client(), "fake-model", tools=[tool("天气")], registry={"天气": lambda: "晴"})
+    assert chat.send("天气怎么样？") is None
+    assert "ToolSchemaError" in chat.error and "天气" in chat.error
+    client = course_client(fake, fake_provider())
+    with pytest.raises(ToolSchemaError, match="tools\\[0\\]"):
+        client.chat.completions.create(model="fake-model", messages=QUESTION, tools=[tool("")])
+    assert fake.requests == []
+    kwargs = request_kwargs("fake-model", QUESTION, tools=[tool("get-weather_2")])  # a valid name passes
+    assert kwargs["tools"][0]["function"]["name"] == "get-weather_2"
+    assert messages.validate_tools([tool("x" * 64)]) is None
 
 
 # --------------------------------------------------------------------------- 8. stop on OpenAI reasoning models
