@@ -118,6 +118,10 @@ _ZH_PROVIDERS: dict[str, str] = {
     "providers.unknown_provider": "COURSE_PROVIDER={name!r} 不是课程认识的 provider；可选：{choices}。",
     "providers.unreachable": "连不上 {where}。服务器在运行吗？URL 对吗？可以在 .env 里改 COURSE_PROVIDER 或 COURSE_BASE_URL。",
     "providers.unreachable_local": "用这个命令检查本地服务器：python -m course_lib.local_server status",
+    "providers.web_page": "{url} 返回的是一个网页（HTML），不是聊天回复（chat completion）。网页开头：{page}。"
+                          "常见原因：① 校园网或酒店 Wi-Fi 要先在浏览器里登录（打开任意一个网页试试）；"
+                          "② .env 里的 COURSE_BASE_URL 指向了某个网页界面，而不是它的 API 地址"
+                          "（API 地址通常以 /v1 结尾，例如 http://192.168.1.20:8766/v1）。",
     "providers.where": "{label}（{url}）",
     "setup.failed": "安装还没有开始，什么都没有改动：装好上面缺的东西后，再运行一次 bash course.sh setup（或 bash course.sh check 只做检查）。",
     "setup.no_compiler": "缺少 C/C++ 编译器：本地模型服务器 llama-server 要从源码编译。安装：Debian/Ubuntu: sudo apt install build-essential；"

@@ -54,6 +54,71 @@ def assert_no_key(text: str):
     assert FAKE_KEY not in text and FAKE_KEY[:12] not in text
 
 
+# --------------------------------------------------------------------------- 1. a web page instead of a completion
+
+PORTAL = ("<!DOCTYPE html>\n<html><head><title>校园网认证</title></head>"
+          "<body><form action='/login'>请输入学号和密码登录校园网 ...</form>" + "<p>x</p>" * 300 + "</body></html>")
+
+
+def html_page(content_type: str | None = "text/html; charset=utf-8", body: str = PORTAL) -> httpx.Response:
+    headers = {"content-type": content_type} if content_type else {}
+    return httpx.Response(200, headers=headers, content=body.encode("utf-8"))
+
+
+def assert_names_the_web_page(text: str, url: str = "http://fake.local/v1/chat/completions"):
+    assert "网页" in text and url in text
+    assert "<!DOCTYPE html>" in text or "<html>" in text  # the page's first characters, quoted
+    assert "chars]" in text and len(text) < 800  # shortened, not the whole portal
+    assert "不能是 str" not in text and "消息" not in text.split("网页")[0]  # the messages are not blamed
+
+
+def test_html_page_instead_of_a_completion_is_named_not_stream():
+    """A captive portal answers 200 text/html: the SDK would hand back a str and the loop blame the messages."""
+    fake = FakeLLM([html_page(), html_page()])
+    client = course_client(fake, fake_provider())
+    with pytest.raises(openai.APIError) as err:
+        client.chat.completions.create(model="fake-model", messages=QUESTION)
+    assert_names_the_web_page(str(err.value))
+    with pytest.raises(openai.APIError) as err:  # the Agent loop: the same sentence, not a MessageError
+        Agent(client, "fake-model", trace=None).run("你好")
+    assert_names_the_web_page(str(err.value))
+
+
+def test_html_page_instead_of_a_completion_is_named_stream():
+    """A streamed chat box: not "the reply was empty" but the web page and the URL."""
+    fake = FakeLLM([html_page()])
+    chat = ChatSession(course_client(fake, fake_provider()), "fake-model")
+    pieces: list[str] = []
+    assert chat.send("你好", on_token=pieces.append) is None
+    assert pieces == [] and chat.notice is None
+    assert_names_the_web_page(chat.error)
+
+
+def test_variant_base_url_of_a_web_ui_without_html_content_type_stream_and_ping():
+    """Variant: COURSE_BASE_URL points at a web UI (no /v1) that sends its page as text/plain, after blank lines."""
+    page = "\n\n  <html><body>Open WebUI</body></html>"
+    fake = FakeLLM([html_page("text/plain", page), html_page(None, page)])
+    provider = fake_provider(base_url="http://fake.local")
+    client = course_client(fake, provider)
+    stream = None
+    with pytest.raises(openai.APIError) as err:
+        stream = client.chat.completions.create(model="fake-model", messages=QUESTION, stream=True)
+        list(stream)
+    assert stream is None  # raised by create itself, before any chunk is read
+    text = str(err.value)
+    assert "网页" in text and "http://fake.local/chat/completions" in text and "<html>" in text
+    with pytest.raises(ProviderError, match="网页"):
+        ping(client, provider)
+
+
+def test_json_and_event_streams_still_pass():
+    fake = FakeLLM(["好的", sse_response([{"role": "assistant", "content": "好"}, {"content": "的"}])])
+    client = course_client(fake, fake_provider())
+    assert client.chat.completions.create(model="fake-model", messages=QUESTION).choices[0].message.content == "好的"
+    chunks = client.chat.completions.create(model="fake-model", messages=QUESTION, stream=True)
+    assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "好的"
+
+
 # --------------------------------------------------------------------------- 2. .env in another encoding
 
 ENV_LINES = "COURSE_PROVIDER=deepseek\nDEEPSEEK_API_KEY={key}\nCOURSE_MODEL=deepseek-chat\n"
