@@ -302,8 +302,9 @@ def get_provider(name: str | None = None, extra_body: dict | None = None) -> Pro
     if name not in PRESETS:
         raise ProviderError(t("providers.unknown_provider", name=name, choices=", ".join(PRESETS)))
     preset = PRESETS[name]
-    base_url = base_url_from_env() or preset.base_url
-    if preset.name == "local" and not base_url_from_env():
+    env_url = base_url_from_env()
+    base_url = env_url or preset.base_url
+    if preset.name == "local" and not env_url:
         base_url = local_server.base_url()
     model = os.environ.get("COURSE_MODEL", "").strip() or preset.model  # "m " would be another model id
     if not base_url:
