@@ -9,6 +9,14 @@ variable when a proxy from the environment failed, and turns what goes wrong
 between a student and the class server into the SDK's own error types with a
 Chinese message (``classroom_error``), never with the key in it.
 
+A chat request answered with a web page (HTTP 200, ``text/html`` or a body
+that starts with ``<``: a campus captive portal, or a base URL that points at
+a web UI instead of its ``/v1`` API) is an ``openai.APIResponseValidationError``
+that says so, with the URL and the page's first characters
+(``web_page_error``); without it the SDK would hand back the page as a str
+(and every loop would blame the messages) or a stream with no chunks (an
+"empty reply").
+
 The student's machine: a loopback base URL (``localhost``, ``127.0.0.1``,
 ``::1``: the local server, Ollama) and a LAN address (the class server) never go
 through a proxy from ``HTTP_PROXY``/``HTTPS_PROXY``/``ALL_PROXY``; for a remote
@@ -33,14 +41,16 @@ import httpx
 import openai
 
 from . import local_server
+from .messages import validate_tools
 from .request_rules import apply_request_rules, remember_no_stream_options
 from .settings import PROJECT_ROOT, SOURCE_DOTENV, source_label, source_of
-from .texts import t
+from .texts import shorten, t
 
 REQUEST_TIMEOUT_S = 120.0  # one request; a 1.5B model on 2 cores can take a while
 # One request to the class server: it may wait behind the whole class's requests first
 # (bench/results/classroom.md: the longest wait measured, and when a class needs a bigger machine).
 CLASSROOM_TIMEOUT_S = 600.0
+WEB_PAGE_SHOWN_CHARS = 120  # how much of a web page an error quotes
 
 
 
@@ -108,14 +118,51 @@ def _stream_options_rejected(request: httpx.Request, response: httpx.Response) -
     return "stream_options" in response.text
 
 
+def _is_chat_request(request: httpx.Request) -> bool:
+    return request.method == "POST" and request.url.path.rstrip("/").endswith("/chat/completions")
+
+
+def web_page_error(request: httpx.Request, response: httpx.Response) -> openai.APIResponseValidationError | None:
+    """The error for a chat request answered with a web page instead of a chat completion, or None.
+
+    A web page is a 2xx answer whose ``content-type`` says ``html``, or whose
+    body starts with ``<`` (after blank space) while the content type is not
+    ``text/event-stream``.  So a streamed answer is read here, whole, only
+    when its content type is not ``text/event-stream`` (every chat server the
+    course knows streams with that type; a web page is short).
+
+    Args:
+        request: the chat request sent.  response: the server's answer.
+    Returns:
+        None for anything else (a JSON completion, an event stream, an error
+        status, another endpoint); else ``openai.APIResponseValidationError``
+        (an ``openai.APIError``: ``except openai.APIError`` catches it) whose
+        message names the URL and quotes the page's first characters, shortened.
+    """
+    if not _is_chat_request(request) or not 200 <= response.status_code < 300:
+        return None
+    content_type = response.headers.get("content-type", "").lower()
+    if "html" not in content_type:
+        if "event-stream" in content_type:
+            return None
+        if not response.read().lstrip().startswith(b"<"):
+            return None
+    page = " ".join(response.read().decode("utf-8", "replace").split())
+    text = t("providers.web_page", url=str(request.url), page=shorten(page, WEB_PAGE_SHOWN_CHARS))
+    return openai.APIResponseValidationError(response=response, body=None, message=text)
+
+
 class CourseHttpClient(httpx.Client):
     """The HTTP client under every client from ``get_client``.
 
-    On each chat request it applies ``apply_request_rules`` to the JSON body
-    (so a request written with the raw SDK is fixed the same way as one from
+    On each chat request it checks the ``tools`` (``messages.validate_tools``,
+    raising ``messages.ToolSchemaError`` before anything is sent) and applies
+    ``apply_request_rules`` to the JSON body (so a request written with the
+    raw SDK is checked and fixed the same way as one from
     ``request_kwargs``); when the server answers 400 to ``stream_options``
     it remembers that for this base URL and sends the request again without
-    it; a connection failure through an environment proxy names the variable.
+    it; a connection failure through an environment proxy names the variable;
+    a web page instead of a chat completion raises ``web_page_error``'s error.
 
     Args:
         provider: the ``Provider`` whose rules and ``extra_body`` apply.
@@ -127,7 +174,7 @@ class CourseHttpClient(httpx.Client):
         super().__init__(**kwargs)
 
     def _with_rules(self, request: httpx.Request) -> httpx.Request:
-        if request.method != "POST" or not request.url.path.endswith("/chat/completions"):
+        if not _is_chat_request(request):
             return request
         try:
             body = json.loads(request.read() or b"{}")
@@ -135,6 +182,8 @@ class CourseHttpClient(httpx.Client):
             return request
         if not isinstance(body, dict):
             return request
+        if "tools" in body:  # a request written with the raw SDK; request_kwargs checked its own already
+            validate_tools(body["tools"])
         new = apply_request_rules(body, self.course_provider, as_kwargs=False)
         if new == body:
             return request
@@ -164,6 +213,10 @@ class CourseHttpClient(httpx.Client):
             raise
         if self.course_provider.is_classroom and response.status_code in (401, 503):
             raise classroom_error(self.course_provider, request, response)
+        error = web_page_error(request, response)
+        if error is not None:
+            response.close()
+            raise error
         return response
 
 

@@ -58,7 +58,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from .settings import load_env
+from .settings import EnvFileError, load_env
 from .texts import t
 
 MODEL_ALIAS = "qwen2.5-coder-1.5b-instruct"
@@ -539,7 +539,7 @@ def main(argv: list[str] | None = None) -> int:
             print("stopped" if stop_server() else "no course llama-server was running")
         else:
             print(status())
-    except LocalModelError as exc:
+    except (LocalModelError, EnvFileError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -14,13 +14,18 @@ every provider in ``providers.PRESETS`` accepts):
   ``{"role": "tool", "tool_call_id": id, "content": "<string>"}`` before the
   next user or assistant message;
 * ``tools``, ``tool_choice`` and ``parallel_tool_calls`` belong in a request
-  only when tools are offered.
+  only when tools are offered;
+* a tool's ``function.name`` matches ``^[a-zA-Z0-9_-]{1,64}$`` (OpenAI's
+  rule; a Chinese name, a space or a dot is answered with 400):
+  ``validate_tools``, called by ``request_kwargs`` and, for a request written
+  with the raw SDK, by ``http_client.CourseHttpClient``.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import re
 import uuid
 from typing import Any, Iterable
 
@@ -34,6 +39,52 @@ class MessageError(ValueError):
     def __init__(self, index: int, problem: str):
         super().__init__(t("messages.at_index", index=index, problem=problem))
         self.index = index
+
+
+class ToolSchemaError(ValueError):
+    """A ``tools`` list that the API would reject; ``index`` names the offending schema (None: the list itself)."""
+
+    def __init__(self, index: int | None, problem: str):
+        super().__init__(problem if index is None else t("messages.tools_at_index", index=index, problem=problem))
+        self.index = index
+
+
+# OpenAI's rule for a function name (API reference, chat/create: tools[].function.name).
+TOOL_NAME_RE = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+TOOL_NAME_MAX = 64
+
+
+def validate_tools(tools: Any) -> None:
+    """Check the ``tools`` of a request before it is sent.
+
+    Args:
+        tools: the list of tool schemas, each
+            ``{"type": "function", "function": {"name", "description", "parameters"}}``.
+    Returns:
+        None when every schema can be sent.
+    Raises:
+        ToolSchemaError: ``tools`` is not a list (e.g. one schema without the
+            brackets), a schema is not a dict with a ``function`` dict, or a
+            ``function.name`` does not match ``^[a-zA-Z0-9_-]{1,64}$``; the
+            message names ``tools[i]``, the name and why (empty, too long, or
+            the first character the API does not take).
+    """
+    if not isinstance(tools, (list, tuple)):
+        raise ToolSchemaError(None, t("messages.tools_not_a_list", kind=type(tools).__name__))
+    for i, schema in enumerate(tools):
+        function = schema.get("function") if isinstance(schema, dict) else None
+        if not isinstance(function, dict):
+            raise ToolSchemaError(i, t("messages.tool_not_a_schema", kind=type(schema).__name__))
+        name = function.get("name")
+        if not isinstance(name, str) or not name:
+            raise ToolSchemaError(i, t("messages.tool_name_missing", name=repr(name)))
+        if TOOL_NAME_RE.fullmatch(name):
+            continue
+        if len(name) > TOOL_NAME_MAX and TOOL_NAME_RE.fullmatch(name[:TOOL_NAME_MAX]):
+            raise ToolSchemaError(i, t("messages.tool_name_too_long", name=repr(name), length=len(name),
+                                       most=TOOL_NAME_MAX))
+        char = next(c for c in name if not TOOL_NAME_RE.fullmatch(c))
+        raise ToolSchemaError(i, t("messages.tool_name_bad_char", name=repr(name), char=repr(char)))
 
 
 def _dump(obj: Any) -> Any:
@@ -351,9 +402,11 @@ def request_kwargs(
         provider only the rules that go by model id apply.
     Raises:
         MessageError: the messages are not valid for the API.
+        ToolSchemaError: a tool schema the API would refuse (``validate_tools``).
     """
     kwargs: dict[str, Any] = {"model": model, "messages": to_wire(messages)}
     if tools:
+        validate_tools(tools)
         kwargs["tools"] = tools
         if tool_choice is not None:
             kwargs["tool_choice"] = tool_choice

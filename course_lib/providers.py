@@ -52,6 +52,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import unicodedata
+import warnings
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -64,7 +66,7 @@ from .http_client import (CLASSROOM_TIMEOUT_S, REQUEST_TIMEOUT_S, CourseHttpClie
 from .messages import request_kwargs
 from .replies import read_reply
 from .request_log import RequestLog
-from .settings import PROJECT_ROOT, SOURCE_DOTENV, load_env, source_label, source_of
+from .settings import PROJECT_ROOT, SOURCE_DOTENV, EnvFileError, load_env, source_label, source_of
 from .texts import t
 
 # The SDK's own retries (408/409/429/5xx, timeouts, connection errors), with its
@@ -202,6 +204,72 @@ def extra_body_from_env() -> dict:
     return value
 
 
+# The raw COURSE_BASE_URL values already told that their /chat/completions was cut off (said once each).
+_CUT_BASE_URLS: set[str] = set()
+CHAT_PATH = "/chat/completions"
+
+
+def base_url_from_env() -> str:
+    """``COURSE_BASE_URL`` as the client needs it ("" when unset or blank).
+
+    Spaces and newlines around it are dropped (``.env`` lines often end in
+    one; it would be sent as ``%20``), and so is a trailing ``/``.  A URL
+    copied from a provider's curl example ends in ``/chat/completions``: the
+    SDK adds that itself, so it is cut off, and a ``UserWarning`` says so the
+    first time each value is seen.
+
+    Returns:
+        The base URL, e.g. ``"https://api.deepseek.com"``.
+    Raises:
+        ProviderError: the URL does not start with ``http://`` or ``https://``;
+            the message shows the line to write (``http://`` for this
+            machine and the local network, ``https://`` for anything else).
+    """
+    raw = os.environ.get("COURSE_BASE_URL", "")
+    url = raw.strip().rstrip("/")
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        rest = url.split("://", 1)[1] if "://" in url else url
+        scheme = "http" if is_local_network(f"http://{rest}") else "https"
+        source = source_label(source_of("COURSE_BASE_URL") or SOURCE_DOTENV)
+        raise ProviderError(t("providers.base_url_no_scheme", var="COURSE_BASE_URL", url=url, source=source,
+                              fixed=f"{scheme}://{rest}"))
+    if url.lower().endswith(CHAT_PATH):
+        cut = url[:-len(CHAT_PATH)].rstrip("/")
+        if raw not in _CUT_BASE_URLS:
+            _CUT_BASE_URLS.add(raw)
+            warnings.warn(t("providers.base_url_chat_path", var="COURSE_BASE_URL", url=url, fixed=cut),
+                          UserWarning, stacklevel=3)
+        url = cut
+    return url
+
+
+def check_key_characters(api_key: str, key_env: str) -> None:
+    """Refuse a key holding a character no API key has, before it reaches an HTTP header.
+
+    A key pasted from a web page or a chat app can carry an invisible
+    character (a zero-width space U+200B, a BOM U+FEFF, a non-breaking space
+    U+00A0) or a look-alike (an en dash U+2013 for ``-``); httpx would fail
+    with a bare ``UnicodeEncodeError: 'ascii' codec ...``.  API keys are
+    printable ASCII without spaces.
+
+    Args:
+        api_key: the key, already stripped.  key_env: the variable it came from.
+    Raises:
+        ProviderError: naming the variable, where it came from (.env /
+            环境变量), the character's position (from 1) and its code point and
+            Unicode name - never the key, nor any part of it.
+    """
+    for position, char in enumerate(api_key, 1):
+        if not "!" <= char <= "~":
+            name = unicodedata.name(char, "")
+            source = source_label(source_of(key_env) or SOURCE_DOTENV)
+            raise ProviderError(t("providers.key_bad_char", key_env=key_env, source=source, position=position,
+                                  char=f"U+{ord(char):04X} {name}".strip()))
+
+
 def get_provider(name: str | None = None, extra_body: dict | None = None) -> Provider:
     """Resolve the active provider from ``.env`` / the environment (``.env`` wins).
 
@@ -216,19 +284,29 @@ def get_provider(name: str | None = None, extra_body: dict | None = None) -> Pro
     Returns:
         A ``Provider``.
     Raises:
-        ProviderError: unknown provider name, missing key, missing
-            ``COURSE_BASE_URL``/``COURSE_MODEL`` for ``custom``, or a
+        ProviderError: a ``.env`` that is not UTF-8 (``settings.read_env_text``),
+            unknown provider name, missing key, a key with a character no key
+            has (``check_key_characters``), missing
+            ``COURSE_BASE_URL``/``COURSE_MODEL`` for ``custom``, a
+            ``COURSE_BASE_URL`` without ``http://`` (``base_url_from_env``), or a
             ``COURSE_EXTRA_BODY`` that is not a JSON object.
+    Warns:
+        UserWarning: once per value, when ``/chat/completions`` was cut off
+            ``COURSE_BASE_URL``.
     """
-    load_env()
+    try:
+        load_env()
+    except EnvFileError as exc:
+        raise ProviderError(str(exc)) from None
     name = (name or os.environ.get("COURSE_PROVIDER") or "local").strip().lower()
     if name not in PRESETS:
         raise ProviderError(t("providers.unknown_provider", name=name, choices=", ".join(PRESETS)))
     preset = PRESETS[name]
-    base_url = os.environ.get("COURSE_BASE_URL") or preset.base_url
-    if preset.name == "local" and not os.environ.get("COURSE_BASE_URL"):
+    env_url = base_url_from_env()
+    base_url = env_url or preset.base_url
+    if preset.name == "local" and not env_url:
         base_url = local_server.base_url()
-    model = os.environ.get("COURSE_MODEL") or preset.model
+    model = os.environ.get("COURSE_MODEL", "").strip() or preset.model  # "m " would be another model id
     if not base_url:
         raise ProviderError(t("providers.classroom_needs_lines" if name == "classroom" else "providers.needs_base_url",
                               name=name, root=PROJECT_ROOT))
@@ -238,6 +316,7 @@ def get_provider(name: str | None = None, extra_body: dict | None = None) -> Pro
     api_key = os.environ.get(preset.key_env, "").strip() if preset.key_env else ""
     if preset.key_env and preset.key_required and not api_key:
         raise ProviderError(t("providers.key_missing", label=preset.label, root=PROJECT_ROOT, key_env=preset.key_env))
+    check_key_characters(api_key, preset.key_env)
     body = {**extra_body_from_env(), **(extra_body or {})}
     source = source_of(preset.key_env) if api_key else None
     return Provider(preset, base_url.rstrip("/"), model, api_key, key_source=source, extra_body=body)

@@ -42,6 +42,7 @@ class RequestRule:
         rename: field -> the field the endpoint takes instead (value kept).
         only_default: field -> the only value the endpoint accepts; any other
             value is left out (the endpoint then uses its default).
+        drop: fields the endpoint refuses whatever their value; left out.
         body: fields added unless the request already has them.
     """
 
@@ -52,6 +53,7 @@ class RequestRule:
     hosts: tuple[str, ...] = ()
     rename: dict = field(default_factory=dict)
     only_default: dict = field(default_factory=dict)
+    drop: tuple[str, ...] = ()
     body: dict = field(default_factory=dict)
 
     def matches(self, model: str, provider_name: str = "", host: str = "") -> bool:
@@ -69,11 +71,15 @@ REQUEST_RULES: list[RequestRule] = [
         "openai-reasoning",
         "OpenAI reasoning models (gpt-5*, o1, o3, o4-mini) answer 400 to max_tokens (they take "
         "max_completion_tokens) and to any temperature but the default 1 (OpenAI API reference, "
-        "chat/create: max_tokens 'not compatible with o-series models'; reasoning guide).  Any endpoint "
-        "serving them (OpenAI, Azure, relays) has the same limits, so the rule is by model id only.",
+        "chat/create: max_tokens 'not compatible with o-series models'; reasoning guide), and 400 "
+        "'Unsupported parameter: stop' to stop sequences (chat/create: stop 'not supported with latest "
+        "reasoning models').  The ReAct loops' parsers cut a model-written Observation themselves, so "
+        "leaving stop out loses nothing.  Any endpoint serving them (OpenAI, Azure, relays) has the same "
+        "limits, so the rule is by model id only.",
         models=r"(?:gpt-5|o1|o3|o4-mini)(?![a-z0-9])",
         rename={"max_tokens": "max_completion_tokens"},
         only_default={"temperature": 1},
+        drop=("stop",),
     ),
     RequestRule(
         "dashscope-qwen3",
@@ -144,6 +150,8 @@ def apply_request_rules(request: dict, provider: Any = None, as_kwargs: bool = T
         for key, default in rule.only_default.items():
             if key in out and out[key] != default:
                 del out[key]
+        for key in rule.drop:
+            out.pop(key, None)
         added.update(rule.body)
     added.update(extra)  # the teacher's fields win over a rule's
     if base_url and base_url in _NO_STREAM_OPTIONS:

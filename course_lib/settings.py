@@ -20,10 +20,22 @@ environment value (or removes it) - no kernel restart.  ``source_of(name)``
 says where a value came from (the ids ".env" or "environment"), and
 ``source_label`` turns that into the words a message shows (.env / 环境变量),
 without ever showing the value.
+
+The file's encoding
+-------------------
+``.env`` is UTF-8.  A file that an editor or Windows PowerShell saved
+otherwise is still read when it says its encoding with a byte-order mark
+(PowerShell 5.1 ``echo NAME=value > .env`` writes UTF-16 LE with a BOM;
+Notepad and ``Set-Content -Encoding utf8`` write a UTF-8 BOM); anything else
+that is not UTF-8 (a GBK file from a Chinese Windows editor) is an
+``EnvFileError`` that names the file and the line and says how to save it as
+UTF-8 (``read_env_text``).
 """
 
 from __future__ import annotations
 
+import codecs
+import io
 import os
 from pathlib import Path
 
@@ -45,6 +57,40 @@ SOURCE_DOTENV = ".env"
 SOURCE_ENVIRONMENT = "environment"
 
 
+class EnvFileError(ValueError):
+    """``.env`` cannot be read as text (not UTF-8, no BOM saying otherwise); the message says how to fix it."""
+
+
+def read_env_text(file: str | os.PathLike) -> str:
+    """The text of a ``.env`` file, whatever byte-order mark it starts with.
+
+    Args:
+        file: the path of the file.
+    Returns:
+        The decoded text, BOM removed: UTF-16 (LE or BE) when the file starts
+        with a UTF-16 BOM, else UTF-8 (a UTF-8 BOM is dropped).
+    Raises:
+        EnvFileError: the file is neither (e.g. GBK, or UTF-16 without a BOM);
+            the message names the file and the first line that is not UTF-8.
+        OSError: the file cannot be read.
+    """
+    data = Path(file).read_bytes()
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            pass  # a BOM-like start but no UTF-16 text after it: say what UTF-8 says
+    if b"\x00" in data:  # valid UTF-8, but only UTF-16 without a BOM writes NUL bytes into a .env
+        bad = data.index(b"\x00")
+    else:
+        try:
+            return data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            bad = exc.start
+    line = data[:bad].count(b"\n") + 1
+    raise EnvFileError(t("settings.dotenv_not_utf8", path=Path(file), line=line))
+
+
 def load_env(path: str | os.PathLike | None = None) -> bool:
     """Load ``.env`` (default: the project root's) into ``os.environ``; ``.env`` wins.
 
@@ -58,11 +104,15 @@ def load_env(path: str | os.PathLike | None = None) -> bool:
         path: another file to read instead of ``PROJECT_ROOT / ".env"``.
     Returns:
         True if a file was read.
+    Raises:
+        EnvFileError: the file is not UTF-8 (nor UTF-16 / UTF-8 with a BOM),
+            see ``read_env_text``; nothing is changed then.
     """
     if os.environ.get("COURSE_IGNORE_DOTENV") == "1":  # the test suite pins the local model
         return False
     file = Path(path or PROJECT_ROOT / ".env")
-    values = {k: v for k, v in dotenv_values(file).items() if v is not None} if file.is_file() else {}
+    text = read_env_text(file) if file.is_file() else ""
+    values = {k: v for k, v in dotenv_values(stream=io.StringIO(text)).items() if v is not None}
     for name in list(_FROM_DOTENV):
         if name in values:
             continue

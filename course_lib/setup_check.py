@@ -40,6 +40,7 @@ context uses about 2.1 GB of memory (README, "Two commands").
 from __future__ import annotations
 
 import argparse
+import codecs
 import os
 import shutil
 import sys
@@ -149,11 +150,16 @@ def env_provider(dotenv: Path = ROOT / ".env") -> str:
     Read before any package is installed, so python-dotenv is not available
     here: only ``NAME=value`` lines are read (``export``, quotes and a
     trailing comment allowed), which is all a provider line needs.  The
-    notebooks read ``.env`` with python-dotenv (``settings.load_env``).
+    notebooks read ``.env`` with python-dotenv (``settings.load_env``).  A
+    file with a UTF-16 BOM (Windows PowerShell 5.1 ``echo ... > .env``) is
+    read as UTF-16, as ``settings.read_env_text`` does; one that cannot be
+    read at all is left to the notebooks, which say how to fix it.
     """
     value = os.environ.get("COURSE_PROVIDER", "")
     try:
-        lines = dotenv.read_text(encoding="utf-8-sig").splitlines()
+        data = dotenv.read_bytes()
+        utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+        lines = data.decode("utf-16" if utf16 else "utf-8-sig").splitlines()
     except (OSError, UnicodeDecodeError):
         lines = []
     for line in lines:

@@ -58,11 +58,20 @@ _ZH_PROVIDERS: dict[str, str] = {
     "local.wrong_sha256": "{path} 的 sha256 是 {digest}，应该是 {expected}。删掉它，再运行一次 prepare。",
     "local.wrong_size": "{path} 有 {size:,} 字节，应该是 {expected:,} 字节。删掉它，再运行一次 prepare。",
     "providers.after_retries": "（已重试 {n} 次）",
+    "settings.dotenv_not_utf8": ".env 文件（{path}）不是 UTF-8 编码（从第 {line} 行起读不了），课程读不了它。"
+                                "请用编辑器把它另存为 UTF-8：VS Code 点右下角的编码 → 通过编码保存 → UTF-8；"
+                                "记事本：另存为 → 编码选 UTF-8。Windows PowerShell 里不要用 echo … > .env 写它"
+                                "（那样存成的是别的编码），改用 Add-Content -Encoding utf8 .env 'NAME=value'。",
     "settings.source_environment": "环境变量",
     "providers.auth_fix_dotenv": "请检查 .env 里的 {key_env}（{root}/.env）。",
     "providers.auth_fix_environment": "这个 key 是在 shell 里设置的（例如 ~/.bashrc 里的 export），不在 .env 里："
                                       "改正或删掉那里的 {key_env}，或者在 .env 里写上正确的 {key_env}（.env 里的值优先）。",
     "providers.auth_rejected": "{where} 拒绝了 API key（{key_env}，来自{source}）。{fix}",
+    "providers.base_url_chat_path": "{var}={url} 以 /chat/completions 结尾：这是服务商 curl 例子里的完整地址，"
+                                    "而 openai 客户端会自己在后面加 /chat/completions。课程已经按 {var}={fixed} 使用；"
+                                    "请把 .env 里这一行改成这样。",
+    "providers.base_url_no_scheme": "{var}（来自{source}）是 {url!r}，前面缺少 http:// 或 https://，客户端不知道怎么连它。"
+                                    "请写成：{var}={fixed}（本机和局域网地址用 http://，服务商的网址用 https://）。",
     "providers.classroom_key_missing": "老师的服务器（{url}）要求课堂密钥，但 .env 里没有 {key_env}：把老师给的那一行 "
                                        "{key_env}=… 原样加进 {root}/.env，再重新运行这个单元格。",
     "providers.classroom_key_rejected": "老师的服务器（{url}）不接受你的课堂密钥（{key_env}，来自{source}）：和老师给的那一行"
@@ -82,6 +91,9 @@ _ZH_PROVIDERS: dict[str, str] = {
     "providers.extra_body_invalid": "COURSE_EXTRA_BODY（来自{source}）必须是一个 JSON 对象，"
                                     "例如 COURSE_EXTRA_BODY={{\"enable_thinking\": false}}；现在的内容不行：{problem}",
     "providers.extra_body_not_object": "它是 JSON，但不是对象（{{...}}），而是 {kind}",
+    "providers.key_bad_char": "{key_env}（来自{source}）里的 key 的第 {position} 个字符是 {char}，API key 里不会有这个字符："
+                              "多半是从网页或聊天软件复制时带进来的看不见的字符或长得像的符号。"
+                              "请从服务商的控制台重新复制这个 key，粘贴到 {key_env}= 后面（中间不要有空格）。",
     "providers.key_missing": "{label} 需要 API key：在 {root} 下的 .env 文件里加一行 {key_env}=你的key（参考 .env.example），"
                              "或者设置 COURSE_PROVIDER=local 改用离线的本地模型。",
     "providers.local_restart_failed": "本地模型服务器（{url}）停止了，而且没能重新启动：{error}",
@@ -106,6 +118,10 @@ _ZH_PROVIDERS: dict[str, str] = {
     "providers.unknown_provider": "COURSE_PROVIDER={name!r} 不是课程认识的 provider；可选：{choices}。",
     "providers.unreachable": "连不上 {where}。服务器在运行吗？URL 对吗？可以在 .env 里改 COURSE_PROVIDER 或 COURSE_BASE_URL。",
     "providers.unreachable_local": "用这个命令检查本地服务器：python -m course_lib.local_server status",
+    "providers.web_page": "{url} 返回的是一个网页（HTML），不是聊天回复（chat completion）。网页开头：{page}。"
+                          "常见原因：① 校园网或酒店 Wi-Fi 要先在浏览器里登录（打开任意一个网页试试）；"
+                          "② .env 里的 COURSE_BASE_URL 指向了某个网页界面，而不是它的 API 地址"
+                          "（API 地址通常以 /v1 结尾，例如 http://192.168.1.20:8766/v1）。",
     "providers.where": "{label}（{url}）",
     "setup.failed": "安装还没有开始，什么都没有改动：装好上面缺的东西后，再运行一次 bash course.sh setup（或 bash course.sh check 只做检查）。",
     "setup.no_compiler": "缺少 C/C++ 编译器：本地模型服务器 llama-server 要从源码编译。安装：Debian/Ubuntu: sudo apt install build-essential；"
@@ -138,6 +154,15 @@ _ZH_REPLIES: dict[str, str] = {
     "messages.empty_assistant": "assistant 消息既没有 content 也没有 tool_calls",
     "messages.not_a_message": "一条消息必须是 dict 或 openai SDK 的消息对象，不能是 {name}",
     "messages.tool_content_not_text": "tool 消息的 content 是 {name}，必须是字符串（先 str() 或 json.dumps()）",
+    "messages.tool_name_bad_char": "工具名 {name} 里有 API 不接受的字符 {char}：工具名只能用英文字母、数字、_ 和 -"
+                                   "（最多 64 个字符），否则服务商会以 HTTP 400 拒绝整个请求。请起一个英文名（例如 get_weather），"
+                                   "中文的说明写进 description",
+    "messages.tool_name_missing": "工具的 function.name 是 {name}：每个工具都要有一个名字（英文字母、数字、_ 或 -，最多 64 个字符）",
+    "messages.tool_name_too_long": "工具名 {name} 有 {length} 个字符，API 最多接受 {most} 个：请起一个短一点的名字",
+    "messages.tool_not_a_schema": "一个工具要写成 {{\"type\": \"function\", \"function\": {{\"name\": ..., "
+                                  "\"description\": ..., \"parameters\": {{...}}}}}}，这里是 {kind}",
+    "messages.tools_at_index": "tools[{index}]：{problem}",
+    "messages.tools_not_a_list": "tools 必须是工具说明的列表，这里是 {kind}（是不是忘了方括号：tools=[WEATHER_TOOL]？）",
     "messages.unanswered": "工具调用 {ids} 没有 role='tool' 的回复",
     "messages.unanswered_before": "工具调用 {ids} 在 messages[{i}]（{role}）之前没有 role='tool' 的回复；每个 tool_call_id 都需要正好一条 tool 消息",
     "messages.unknown_role": "未知的 role {role}（只能是 system、developer、user、assistant、tool）",

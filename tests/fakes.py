@@ -118,6 +118,8 @@ def openai_reasoning_check(body: dict) -> str | None:
     """What OpenAI answers for gpt-5*/o1/o3/o4-mini (messages as the API writes them)."""
     if "max_tokens" in body:
         return "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."
+    if "stop" in body:
+        return "Unsupported parameter: 'stop' is not supported with this model."
     if "temperature" in body and body["temperature"] != 1:
         return (f"Unsupported value: 'temperature' does not support {body['temperature']} with this model. "
                 "Only the default (1) value is supported.")
