@@ -16,7 +16,7 @@ recording       record every request a client makes (the checkers)          [01 
 quiz_questions  the questions of every notebook's quiz                      [00-07]
 quiz            the quiz widget                                             [00-07]
 request_rules   what some endpoints need changed in a request               [00, 01]
-messages        normalize / validate / clean messages; build request kwargs [01-04]
+messages        normalize / validate messages and tools; build request kwargs [01-04]
 replies         read one reply / one stream / its usage / an error          [01 on]
 http_client     the HTTP client under every client: rules, proxies, class   [00]
 request_log     one JSON line per request (the bench, the tests)            [bench]
