@@ -300,14 +300,15 @@ class Agent(LoopBase):
         """
         results: list[ToolResult] = []
         for call in calls:
-            try:
-                if results and results[-1].interrupted:
-                    raise KeyboardInterrupt
-                results.append(self.run_call(call, step))
-            except KeyboardInterrupt:
-                stopped = run_call(call, None, answer=(t("tools.interrupted", name=call.name), False))
-                stopped.interrupted = True
-                results.append(stopped)
+            if not (results and results[-1].interrupted):  # after an interrupt, nothing more runs
+                try:
+                    results.append(self.run_call(call, step))
+                    continue
+                except KeyboardInterrupt:
+                    pass
+            stopped = run_call(call, None, answer=(t("tools.interrupted", name=call.name), False))
+            stopped.interrupted = True
+            results.append(stopped)
         return results
 
     def run_call(self, call: ToolCall, step: int) -> ToolResult:

@@ -72,6 +72,16 @@ def assert_names_the_web_page(text: str, url: str = "http://fake.local/v1/chat/c
     assert "不能是 str" not in text and "消息" not in text.split("网页")[0]  # the messages are not blamed
 
 
+def ping_recording_urls(provider):
+    """``ping`` through ``get_client(provider)`` against a fake server; returns the URLs requested and the fake."""
+    seen = []
+    fake = FakeLLM(["好的"])
+    client = get_client(provider, transport=httpx.MockTransport(lambda r: seen.append(str(r.url)) or fake(r)),
+                        max_retries=0)
+    assert ping(client, provider) == "好的"
+    return seen, fake
+
+
 def test_html_page_instead_of_a_completion_is_named_not_stream():
     """A captive portal answers 200 text/html: the SDK would hand back a str and the loop blame the messages."""
     fake = FakeLLM([html_page(), html_page()])
@@ -218,11 +228,7 @@ def test_base_url_copied_with_chat_completions_is_cut_and_said_once(monkeypatch,
     with pytest.warns(UserWarning, match="/chat/completions") as caught:
         provider = get_provider()
     assert len(caught) == 1 and "COURSE_BASE_URL" in str(caught[0].message)
-    seen = []
-    fake = FakeLLM(["好的"])
-    client = get_client(provider, transport=httpx.MockTransport(lambda r: seen.append(str(r.url)) or fake(r)),
-                        max_retries=0)
-    assert ping(client, provider) == "好的"
+    seen, fake = ping_recording_urls(provider)
     assert seen == ["http://fake.local/v1/chat/completions"]
 
 
@@ -246,11 +252,7 @@ def test_trailing_space_in_model_and_base_url_is_stripped(monkeypatch):
     monkeypatch.setenv("COURSE_MODEL", "fake-model ")
     monkeypatch.setenv("COURSE_BASE_URL", "http://fake.local/v1 ")
     provider = get_provider()
-    seen = []
-    fake = FakeLLM(["好的"])
-    client = get_client(provider, transport=httpx.MockTransport(lambda r: seen.append(str(r.url)) or fake(r)),
-                        max_retries=0)
-    assert ping(client, provider) == "好的"
+    seen, fake = ping_recording_urls(provider)
     assert seen == ["http://fake.local/v1/chat/completions"]
     assert fake.requests[0]["model"] == "fake-model"
 
