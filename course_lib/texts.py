@@ -464,8 +464,23 @@ _ZH_CHECKERS: dict[str, str] = {
     "check.script_over": "{name} 收到了第 {request} 次请求，但剧本里已经没有回答了",
 }
 
+_ZH_ACTING: dict[str, str] = {
+    # notebook 08: approval.py, tools/orders.py, the approval buttons, checkers/nb08.py
+    "approval.bad_action": "决定只能是 {actions} 之一，收到的是 {action!r}",
+    "approval.edit_needs_dict": "修改参数（edit）需要一个 dict 形式的新参数，收到的是 {kind}",
+}
+
+_ZH_SUMMARY: dict[str, str] = {
+    # notebook 09, part 1: the summary memory (memory.py) and its checkers (checkers/nb09.py)
+}
+
+_ZH_MCP: dict[str, str] = {
+    # notebook 09, part 2: mcp_server.py, mcp_client.py and their checkers (checkers/nb09.py)
+}
+
 TEXTS: dict[str, dict[str, str]] = {
-    "zh": {**_ZH_PROVIDERS, **_ZH_REPLIES, **_ZH_LOOPS, **_ZH_TOOLS, **_ZH_WIDGETS, **_ZH_CHECKERS},
+    "zh": {**_ZH_PROVIDERS, **_ZH_REPLIES, **_ZH_LOOPS, **_ZH_TOOLS, **_ZH_WIDGETS, **_ZH_CHECKERS,
+           **_ZH_ACTING, **_ZH_SUMMARY, **_ZH_MCP},
 }
 
 

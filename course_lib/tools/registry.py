@@ -142,11 +142,16 @@ def unknown_tool_text(name: str, names: Iterable[str]) -> str:
 @dataclass
 class Tool:
     """One tool: its name, the Python function, and the full OpenAI schema
-    ``{"type": "function", "function": {"name", "description", "parameters"}}``."""
+    ``{"type": "function", "function": {"name", "description", "parameters"}}``.
+
+    ``needs_approval``: the tool changes something (notebook 08's ``place_order``), so the
+    native loop asks a person before it runs (``agent.Agent``'s ``approve`` hook, ``approval.py``).
+    """
 
     name: str
     function: Callable[..., Any]
     schema: dict
+    needs_approval: bool = False
 
     def __post_init__(self):
         schema_name = self.schema.get("function", {}).get("name")
@@ -204,6 +209,10 @@ class ToolRegistry:
     def schemas(self) -> list[dict]:
         """The schemas of all tools: the ``tools=`` argument of a chat request."""
         return [tool.schema for tool in self._tools.values()]
+
+    def approval_names(self) -> list[str]:
+        """Names of the tools marked ``needs_approval`` (a person says yes before they run), in order."""
+        return [tool.name for tool in self._tools.values() if tool.needs_approval]
 
     def check_arguments(self, name: str, arguments: Any) -> str | None:
         """Return a Chinese error string if ``arguments`` do not fit the tool
