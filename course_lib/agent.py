@@ -45,25 +45,38 @@ Three public hooks let other code change one thing without copying the loop:
 ``send`` (how a request is sent and its reply read; the chat box of
 ``widgets.py`` streams there), ``run_call`` (how one call is answered; the
 bench's guard variants replace it) and ``recheck_max_tokens``.
+
+Human approval (notebook 08, ``approval.py``): a call to a tool in
+``approval_tools`` (by default the registry's tools marked ``needs_approval``)
+goes to the ``approve`` hook before anything of the reply enters ``messages``.
+Approved calls run; a rejected call gets the tool message ``REJECTED_TEXT``
+and does not run; an edited call runs with the person's arguments (the
+assistant message is changed to match, the tool message says so).  When the
+hook gives no decision (or there is no hook), the step returns a
+``WaitingStep`` and the loop waits: ``waiting`` lists the calls,
+``decide(call, decision)`` answers them, and the next ``step()`` finishes the
+turn without a new request.  A hook that raises or returns something else
+rejects the call: a write never runs by mistake.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterable
 
+from .approval import Decision
 from .loop import LoopBase, cut_note
 from .messages import has_text, request_kwargs, to_dict
 from .number_check import CHECKED_TOOL, check_calls, without_tool
 from .records import (AnswerStep, EmptyStep, FinalStep, InvalidStep, RunResult, Step, ToolCallsStep, ToolResult,
-                      reply_fields, stop_reason_text)
+                      WaitingStep, reply_fields, stop_reason_text)
 from .replies import Reply, read_reply
 from .tables import RunTables, shorten
 from .texts import t
 from .tool_calls import ToolCall, read_assistant, run_call
-from .tools.registry import ToolRegistry, default_registry, names_of
+from .tools.registry import ToolRegistry, default_registry, lookup_tool, names_of
 
 DEFAULT_MAX_REPEATS = 2
 DEFAULT_MAX_TOKENS = 300  # per request
@@ -92,6 +105,11 @@ REPEAT_NOTE = (
     "上面是那一次的结果。请不要重复调用，直接根据已有结果继续。）"
 )
 EMPTY_REPLY_PROMPT = "你的回复是空的。请调用工具获取需要的信息，或者直接用文字回答问题。"
+# The tool message of a call a person rejected (notebook 08): it did not run.
+REJECTED_TEXT = "没有执行：用户拒绝了这次 {name} 调用。{reason}不要再用同样的参数调用它；请告诉用户这一步没有执行。"
+REJECTED_REASON = "用户给的理由：{reason}。"
+# In front of the result of a call a person ran with other arguments.
+EDITED_NOTE = "（用户把参数改成了 {arguments} 后才执行；下面是按用户的参数执行的结果。）\n"
 
 
 class Agent(LoopBase):
@@ -122,6 +140,11 @@ class Agent(LoopBase):
         max_tokens, temperature: for every request (max_tokens in tokens).
         provider: optional ``providers.Provider`` (for ``request_kwargs``).
         trace: called with each trace line (default ``print``; None = silent).
+        approve: the approval hook ``approve(call: ToolCall) -> approval.Decision | None``,
+            asked before a call to one of ``approval_tools`` runs; None = always wait for
+            ``decide`` (notebook 08).
+        approval_tools: the names of the tools that need a person's yes (default: the
+            registry's ``approval_names()``, the tools marked ``needs_approval``).
 
     Attributes:
         messages: the message chain so far (dicts).
@@ -129,6 +152,7 @@ class Agent(LoopBase):
         answer, stopped_reason, done: the state of the run.
         forcing: ``"max_steps"`` / ``"repeated_calls"`` once the next request
             is the final one without tools, else None.
+        waiting: the calls (``ToolCall``) that wait for a person's decision; ``[]`` when none.
     Raises:
         ValueError: max_steps or max_repeats below 1.
     """
@@ -139,7 +163,9 @@ class Agent(LoopBase):
                  tools: list[dict] | None = None, system: str | None = DEFAULT_SYSTEM,
                  max_repeats: int = DEFAULT_MAX_REPEATS, parallel_tool_calls: bool | None = True,
                  tool_choice: Any = None, max_tokens: int = DEFAULT_MAX_TOKENS, check_numbers: bool = True,
-                 recheck_max_tokens: int = RECHECK_MAX_TOKENS, **options: Any):
+                 recheck_max_tokens: int = RECHECK_MAX_TOKENS,
+                 approve: Callable[[ToolCall], Decision | None] | None = None,
+                 approval_tools: Iterable[str] | None = None, **options: Any):
         registry = registry if registry is not None else default_registry()
         super().__init__(client, model, registry, system=system, max_tokens=max_tokens, **options)
         if max_repeats < 1:
@@ -153,6 +179,12 @@ class Agent(LoopBase):
         self._seen: dict[tuple[str, str], tuple[int, ToolResult]] = {}  # call key -> (step, first result)
         self._failed: set[str] = set()  # ids of tool results that are not results (ToolResult.ok False)
         self._repeat_streak = 0
+        self.approve = approve
+        names = approval_tools if approval_tools is not None else getattr(self.registry, "approval_names", list)()
+        self.approval_tools: list[str] = list(names)
+        self.waiting: list[ToolCall] = []
+        self._held: tuple | None = None  # the reply that waits for decisions: (turn, fields, number)
+        self._decisions: dict[str, Decision] = {}  # call id -> the person's decision
 
     @property
     def tool_names(self) -> list[str]:
@@ -180,6 +212,7 @@ class Agent(LoopBase):
         self.question = str(users[-1].get("content") or "")
         self.messages, self.forcing = messages, None
         self._seen, self._failed, self._repeat_streak = {}, set(), 0
+        self.waiting, self._held, self._decisions = [], None, {}
 
     def next_request(self, tools: list[dict] | None = None, max_tokens: int | None = None) -> dict:
         """The ``create(**kwargs)`` arguments of the next request (nothing is sent).
@@ -208,11 +241,14 @@ class Agent(LoopBase):
         """One turn: a request, the reply, the tools it asked for; returns the ``records.Step``.
 
         Raises:
-            RuntimeError: ``start`` was not called, or the run is already done.
+            RuntimeError: ``start`` was not called, the run is already done, or calls still
+                wait for a decision (``waiting``; answer them with ``decide``).
             openai.APIError and friends, replies.ReplyError: the request failed or held
                 no reply; nothing is recorded and ``step()`` can simply be called again.
         """
         self._require_running()
+        if self._held is not None:  # a reply waited for a person: finish that turn, no new request
+            return self._resume()
         began, number = time.perf_counter(), len(self.steps) + 1
         if self.limit_reached and not self.forcing:  # max_steps lowered since the last step (the debugger's box)
             self._force("max_steps")
@@ -235,18 +271,14 @@ class Agent(LoopBase):
             reply = _both(reply, second)
             turn = read_assistant(second.message, names_of(others))  # a calculate written as text is not run
         fields = dict(reply_fields(reply), dropped=dropped, requests=2 if dropped else 1)
+        if turn.calls and self._ask(turn.calls):
+            # A call needs a person's yes and has none yet: hold the reply, run nothing, wait for decide().
+            self._held = (turn, fields, number)
+            waiting = [run_call(c, None, answer=("", False)) for c in self.waiting]
+            return self._record(WaitingStep(number, **fields, waiting=waiting), began)
         if turn.calls:
             # 5-7. Append the assistant message, run every call, append one tool message per id.
-            self.messages.append(turn.message)
-            results = self.run_calls(turn.calls, number)
-            self.messages.extend(result.message() for result in results)
-            self._failed |= {r.id for r in results if not r.ok}
-            step: Step = ToolCallsStep(number, **fields, tool_calls=results)
-            # A step "repeats" when it re-asks an earlier call and runs nothing new that worked.
-            repeating = any(r.repeated for r in results) and not any(r.ok and not r.repeated for r in results)
-            self._repeat_streak = self._repeat_streak + 1 if repeating else 0
-            if self._repeat_streak >= self.max_repeats:
-                self._force("repeated_calls")
+            step: Step = self._run_turn(turn, fields, number)
         elif reply.refusal and not turn.text:  # a refusal: the student sees it, and the run ends with it
             self.messages.append({"role": "assistant", "content": reply.refusal})
             step = AnswerStep(number, **fields, text=reply.refusal)
@@ -270,6 +302,90 @@ class Agent(LoopBase):
         if isinstance(step, ToolCallsStep) and any(r.interrupted for r in step.tool_calls):
             raise KeyboardInterrupt(t("loops.interrupted"))  # the student's stop, once messages are valid again
         return step
+
+    def _run_turn(self, turn: Any, fields: dict, number: int) -> ToolCallsStep:
+        """Steps 5-7 for a reply with calls: append the assistant message, run every call, append
+        one tool message per id; then the repeat check.  Edited calls run with the person's arguments."""
+        calls = [self._edited(c) for c in turn.calls]
+        message = turn.message
+        if calls != turn.calls:  # the assistant message shows the arguments that really ran
+            message = dict(message, tool_calls=[
+                {**wire, "function": {**wire["function"], "arguments": call.arguments_text}} if call is not old else wire
+                for wire, call, old in zip(message["tool_calls"], calls, turn.calls)])
+        self.messages.append(message)
+        results = self.run_calls(calls, number)
+        self.messages.extend(result.message() for result in results)
+        self._failed |= {r.id for r in results if not r.ok}
+        # A step "repeats" when it re-asks an earlier call and runs nothing new that worked.
+        repeating = any(r.repeated for r in results) and not any(r.ok and not r.repeated for r in results)
+        self._repeat_streak = self._repeat_streak + 1 if repeating else 0
+        if self._repeat_streak >= self.max_repeats:
+            self._force("repeated_calls")
+        return ToolCallsStep(number, **fields, tool_calls=results)
+
+    # -- human approval (notebook 08) ---------------------------------------------
+
+    def needs_approval(self, call: ToolCall) -> bool:
+        """True when ``call`` is to a tool in ``approval_tools`` (and its arguments could be read)."""
+        return call.error is None and lookup_tool(call.name, self.approval_tools) is not None
+
+    def _ask(self, calls: list[ToolCall]) -> list[ToolCall]:
+        """Ask the ``approve`` hook about every call that needs it; return (and keep in ``waiting``)
+        the calls it left undecided.  A hook that raises or answers something other than a
+        ``Decision`` or None rejects the call (``by="error"``)."""
+        for call in calls:
+            if not self.needs_approval(call) or call.id in self._decisions or self.approve is None:
+                continue
+            try:
+                decision = self.approve(call)
+            except Exception as exc:  # noqa: BLE001 - a broken policy must not run a write
+                decision = Decision("reject", reason=t("approval.hook_failed", error=f"{type(exc).__name__}: {exc}"), by="error")
+            if decision is not None and not isinstance(decision, Decision):
+                decision = Decision("reject", reason=t("approval.hook_returned", kind=type(decision).__name__), by="error")
+            if decision is not None:
+                self._decisions[call.id] = decision
+        self.waiting = [c for c in calls if self.needs_approval(c) and c.id not in self._decisions]
+        return self.waiting
+
+    def decide(self, call: ToolCall | str, decision: Decision) -> None:
+        """A person's decision for one waiting call (``call``: the ``ToolCall`` or its id).
+
+        Once every call in ``waiting`` has one, the next ``step()`` runs the turn.
+
+        Raises:
+            TypeError: ``decision`` is not an ``approval.Decision``.
+            ValueError: no waiting call has that id.
+        """
+        if not isinstance(decision, Decision):
+            raise TypeError(t("approval.not_a_decision", kind=type(decision).__name__))
+        call_id = call if isinstance(call, str) else getattr(call, "id", None)
+        if call_id not in [c.id for c in self.waiting]:
+            raise ValueError(t("approval.not_waiting", call_id=call_id, waiting=[c.id for c in self.waiting]))
+        self._decisions[call_id] = decision
+        self.waiting = [c for c in self.waiting if c.id != call_id]
+
+    def _resume(self) -> Step:
+        """Finish the held turn once every call has a decision; its ``ToolCallsStep`` replaces the ``WaitingStep``."""
+        if self.waiting:
+            raise RuntimeError(t("approval.still_waiting", names=", ".join(c.name for c in self.waiting)))
+        began = time.perf_counter()
+        turn, fields, number = self._held
+        self._held = None
+        self.steps.pop()  # the WaitingStep: the finished turn is the same step
+        step = self._run_turn(turn, fields, number)
+        if number >= self.max_steps and not self.forcing:
+            self._force("max_steps")
+        self._record(step, began)
+        if any(r.interrupted for r in step.tool_calls):
+            raise KeyboardInterrupt(t("loops.interrupted"))
+        return step
+
+    def _edited(self, call: ToolCall) -> ToolCall:
+        """``call`` with the person's arguments when the decision was ``edit``; else ``call`` itself."""
+        decision = self._decisions.get(call.id)
+        if decision is None or decision.action != "edit":
+            return call
+        return replace(call, arguments=dict(decision.arguments), arguments_text=json.dumps(decision.arguments, ensure_ascii=False))
 
     def run(self, question: str | list[dict] | None = None) -> "AgentResult":
         """``start(question)`` (if given), then ``step()`` until done; returns ``result()``."""
@@ -313,7 +429,23 @@ class Agent(LoopBase):
 
     def run_call(self, call: ToolCall, step: int) -> ToolResult:
         """Answer one call: run it (``tool_calls.run_call``), or, when an identical call ran
-        before, reuse that result with ``REPEAT_NOTE`` instead of running it again."""
+        before, reuse that result with ``REPEAT_NOTE`` instead of running it again.  A call a
+        person rejected does not run (``REJECTED_TEXT``); an edited one says so in its result."""
+        decision = self._decisions.get(call.id) if self.needs_approval(call) else None
+        if decision is not None and decision.action == "reject":
+            reason = REJECTED_REASON.format(reason=decision.reason) if decision.reason else ""
+            result = run_call(call, None, answer=(REJECTED_TEXT.format(name=call.name, reason=reason), False))
+            result.approval = "reject"
+            return result
+        result = self._run_or_reuse(call, step)
+        if decision is not None:
+            result.approval = decision.action
+            if decision.action == "edit":
+                result.observation = EDITED_NOTE.format(arguments=call.arguments_text) + result.observation
+        return result
+
+    def _run_or_reuse(self, call: ToolCall, step: int) -> ToolResult:
+        """Run ``call``, or reuse an identical earlier call's result with ``REPEAT_NOTE``."""
         key = call_key(call)
         if key is not None and key in self._seen:
             first_step, first = self._seen[key]
@@ -348,7 +480,11 @@ class Agent(LoopBase):
             for c in s.tool_calls:
                 tail = (f"重复调用：没有重新执行，返回第 {c.first_step} 步的结果" if c.repeated
                         else "结果 " + shorten(c.observation.replace("\n", " "), 100))
-                lines.append(f"{head} 调用工具 {c.name} 参数 {c.arguments_text} {tail}")
+                person = {"approve": "（已批准）", "reject": "（已拒绝）", "edit": "（参数已修改）"}.get(c.approval, "")
+                lines.append(f"{head} 调用工具 {c.name}{person} 参数 {c.arguments_text} {tail}")
+        elif isinstance(s, WaitingStep):
+            for c in s.waiting:
+                lines.append(f"{head} 等待批准：{c.name} 参数 {c.arguments_text}（还没有运行；agent.decide(...) 或调试器的按钮）")
         elif isinstance(s, AnswerStep):
             lines.append(f"{head} 回答：{shorten(s.text, 200)}{cut_note(s)}")
         elif isinstance(s, InvalidStep):

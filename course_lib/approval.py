@@ -21,7 +21,7 @@ native loop (``agent.Agent``, the loop of notebook 06) hands the call to its
 This is what LangChain's ``HumanInTheLoopMiddleware`` calls approve / reject /
 edit (source 003), and LangGraph's ``interrupt`` is the waiting.  A policy is
 also just such a function; ``by_argument`` builds the common one: approve when
-an argument is at most a limit, otherwise ask a person (or reject).
+a count is small, otherwise ask a person (or reject).
 """
 
 from __future__ import annotations
@@ -79,9 +79,12 @@ def edit(arguments: dict, by: str = "") -> Decision:
     return Decision("edit", arguments=arguments, by=by)
 
 
-def by_argument(name: str, limit: float, over: Callable[[Any], Decision | None] | None = None) -> Callable[[Any], Decision | None]:
-    """A policy: approve a call whose argument ``name`` is a number at most ``limit``; otherwise
-    ``over(call)`` decides (default: no decision, so a person is asked).
+def by_argument(name: str, limit: int, over: Callable[[Any], Decision | None] | None = None) -> Callable[[Any], Decision | None]:
+    """A policy: approve a call whose argument ``name`` is a whole number from 1 to ``limit``;
+    otherwise ``over(call)`` decides (default: no decision, so a person is asked).
+
+    Anything else is never approved by the policy: a larger number, 0 or less, ``2.5``,
+    ``"100"`` written as a string, ``True``, a missing argument.
 
     Example: ``Agent(..., approve=by_argument("quantity", 5))`` lets orders of up to 5 pieces
     through and waits for a person on anything larger, or on a quantity that is not a number.
@@ -95,7 +98,7 @@ def by_argument(name: str, limit: float, over: Callable[[Any], Decision | None] 
     """
     def policy(call: Any) -> Decision | None:
         value = (call.arguments or {}).get(name)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value <= limit:
+        if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= limit:
             return approve(by="policy")
         return over(call) if over is not None else None
 

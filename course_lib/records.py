@@ -16,6 +16,8 @@ and its ``kind`` (a ``StepKind``) says the same as a word:
                     unreadable text); a corrective message goes back and the step counts
 ``EmptyStep``       native: no text and no tool calls; a reminder goes back
 ``FinalStep``       the one request after ``max_steps`` (or repeated calls): its text is the answer
+``WaitingStep``     native: the reply asked for a tool that needs a person's yes (notebook 08);
+                    nothing ran yet, the loop waits for ``Agent.decide``
 ==================  ==========================================================
 
 Each record renders itself one way: ``rows()`` gives its table rows (the
@@ -40,7 +42,7 @@ from .texts import t
 # The protocol of a loop (RunResult.protocol): 05's line protocol "A", its JSON protocol "B", 06's "native".
 LoopProtocol = Literal["A", "B", "native"]
 # What one step was (Step.kind; one Step class each).
-StepKind = Literal["tool_calls", "action", "answer", "invalid", "empty", "final"]
+StepKind = Literal["tool_calls", "action", "answer", "invalid", "empty", "final", "waiting"]
 # Why a run ended (RunResult.stopped_reason; "running" while it has not).
 StopReason = Literal["answer", "max_steps", "repeated_calls", "length", "content_filter", "incomplete", "refusal"]
 RUNNING = "running"
@@ -53,6 +55,13 @@ STOP_REASONS: dict[str, str] = {
     "content_filter": "loops.stop_content_filter",
     "incomplete": "loops.stop_incomplete",
     "refusal": "loops.stop_refusal",
+}
+
+# A person's decision on a call (ToolResult.approval, notebook 08), in words: the texts.py key of each.
+APPROVALS: dict[str, str] = {
+    "approve": "debugger.approval_approve",
+    "reject": "debugger.approval_reject",
+    "edit": "debugger.approval_edit",
 }
 
 # The columns of the step tables (tables.steps_frame), in order.
@@ -117,6 +126,9 @@ class ToolResult:
             expression found in no user message and no tool result; ``[]`` otherwise.
         interrupted: True if the student stopped the run (Ctrl-C) while this call, or one
             before it in the same step, was to run: it has no result (``ok`` False).
+        approval: for a tool that needs a person's yes (notebook 08, ``approval.py``):
+            ``"approve"``, ``"reject"`` (it did not run, ``ok`` False) or ``"edit"`` (it ran with
+            the person's arguments); ``""`` for every other call.
     """
 
     id: str
@@ -130,6 +142,7 @@ class ToolResult:
     recovered: bool = False
     missing_numbers: list[str] = field(default_factory=list)
     interrupted: bool = False
+    approval: str = ""
 
     def message(self) -> dict:
         """The ``role="tool"`` message that answers this call."""
@@ -256,11 +269,41 @@ class ToolCallsStep(Step):
         rows: list[tuple[str, str, Any]] = []
         for c in self.tool_calls:
             rows.append(("tool_call", "tool_call", f"{c.call_text}  [id={c.id}]"))
+            if c.approval:
+                rows.append(("approval", t("debugger.label_approval"), t(APPROVALS[c.approval])))
             note = t("debugger.repeated_note", first_step=c.first_step) if c.repeated else ""
             rows.append(("result", t("debugger.label_result"), note + c.observation))
         if self.reply.strip() and not any(c.recovered for c in self.tool_calls):
             rows.append(("content", "content", self.reply))  # text written next to the calls
         return rows
+
+
+@dataclass
+class WaitingStep(Step):
+    """Native loop: the reply asked for a tool that needs a person's yes (notebook 08).
+
+    Nothing has run and nothing entered ``messages`` yet: the loop holds the reply until
+    ``Agent.decide`` has a decision for every call in ``waiting``; the next ``step()`` then
+    runs the turn (no new request) and its ``ToolCallsStep`` takes this record's place.
+
+    Attributes:
+        waiting: the calls that wait for a decision (``ToolResult`` with ``ok`` False and an
+            empty ``observation``: they have not run).
+    """
+
+    kind: ClassVar[StepKind] = "waiting"
+    waiting: list[ToolResult] = field(default_factory=list)
+
+    @property
+    def calls(self) -> int:
+        return len(self.waiting)
+
+    def _own_rows(self) -> list[dict[str, Any]]:
+        return [{"tool": c.name, "input": c.arguments_text, "observation": t("debugger.waiting_for_approval")}
+                for c in self.waiting]
+
+    def _details(self) -> list[tuple[str, str, Any]]:
+        return [("approval", t("debugger.label_waiting"), c.call_text) for c in self.waiting]
 
 
 @dataclass

@@ -468,6 +468,17 @@ _ZH_ACTING: dict[str, str] = {
     # notebook 08: approval.py, tools/orders.py, the approval buttons, checkers/nb08.py
     "approval.bad_action": "决定只能是 {actions} 之一，收到的是 {action!r}",
     "approval.edit_needs_dict": "修改参数（edit）需要一个 dict 形式的新参数，收到的是 {kind}",
+    "approval.hook_failed": "审批函数出错了（{error}），为了安全按拒绝处理",
+    "approval.hook_returned": "审批函数返回了 {kind}，不是 Decision 也不是 None，为了安全按拒绝处理",
+    "approval.not_a_decision": "decide() 需要一个 Decision（approve()、reject(...) 或 edit({{...}})），收到的是 {kind}",
+    "approval.not_waiting": "没有正在等待批准的调用 id={call_id!r}；正在等待的是 {waiting}",
+    "approval.still_waiting": "还有调用在等待批准：{names}。先用 agent.decide(call, approve()/reject(...)/edit({{...}})) 做决定，再 step()",
+    "debugger.approval_approve": "✅ 已批准，按模型的参数执行",
+    "debugger.approval_edit": "✏️ 参数被修改后执行",
+    "debugger.approval_reject": "⛔ 已拒绝，没有执行",
+    "debugger.label_approval": "人工审批",
+    "debugger.label_waiting": "⏸ 等待批准",
+    "debugger.waiting_for_approval": "（等待批准，还没有运行）",
 }
 
 _ZH_SUMMARY: dict[str, str] = {

@@ -37,7 +37,8 @@ CONVERTED = [
 # code that sends it, and so do patterns that read the model's replies: the top-level names
 # (functions, classes, constants) allowed to hold Chinese.
 MODEL_FACING = {
-    "agent.py": {"DEFAULT_SYSTEM", "FINAL_ANSWER_PROMPT", "STOP_REASONS_TEXT", "REPEAT_NOTE", "EMPTY_REPLY_PROMPT"},
+    "agent.py": {"DEFAULT_SYSTEM", "FINAL_ANSWER_PROMPT", "STOP_REASONS_TEXT", "REPEAT_NOTE", "EMPTY_REPLY_PROMPT",
+                 "REJECTED_TEXT", "REJECTED_REASON", "EDITED_NOTE"},
     "react.py": {"LINE_SYSTEM_PROMPT", "JSON_SYSTEM_PROMPT", "LIMIT_OBSERVATION", "THOUGHT_LABEL_RE"},
     "widgets.py": {"DEFAULT_SYSTEM", "ChatSession"},  # ChatSession.send: the tool reply after max_steps
     "tool_calls.py": {"_kind", "_read", "_available", "_error_broken", "_error_unknown", "_unreadable", "_run", "run_call"},
