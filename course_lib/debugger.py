@@ -25,6 +25,12 @@ optional ``max_steps`` - ``react.LineReAct`` / ``react.JsonReAct`` (05) and
 ``AgentDebugger`` is the logic (plain Python, tested with a fake server);
 ``debugger_view(dbg)`` / ``DebuggerView`` is the ipywidgets display with the
 buttons 「下一步」「运行到结束」「重置」 and an editable ``max_steps`` box.
+
+Human approval (notebook 08): when the native loop waits for a person
+(``Agent.waiting``: a call to a tool that needs a yes, and no ``approve``
+hook decided it), the view shows 「批准」「拒绝」 and 「按修改的参数执行」 with
+the call's arguments in an editable box; a click is ``Agent.decide`` for the
+first waiting call, and once none waits the turn runs (``AgentDebugger.decide``).
 Button handlers run in the kernel and block it while the model answers; the
 busy state shows in the status line.
 """
@@ -34,9 +40,11 @@ from __future__ import annotations
 import contextlib
 import html
 import io
+import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .approval import Decision, approve, edit, reject
 from .records import Detail, Step, stop_reason_text
 from .replies import describe_error
 from .tables import NO_MATH_CLASS, show_messages
@@ -144,6 +152,12 @@ class AgentDebugger:
         return self.prompt_tokens + self.completion_tokens
 
     @property
+    def waiting(self) -> list:
+        """The calls (``tool_calls.ToolCall``) the loop holds for a person's decision; ``[]`` when none
+        (or when the loop has no approval: the ReAct loops)."""
+        return list(getattr(self.loop, "waiting", None) or [])
+
+    @property
     def answer(self) -> str | None:
         """The run's final answer once done (``result().answer``), else None."""
         return self.loop.result().answer if self.done else None
@@ -195,15 +209,35 @@ class AgentDebugger:
         self.messages, self.highlight = after, info.new_indices
         return info
 
+    def decide(self, decision: Decision) -> DebugStep | None:
+        """A person's decision for the first waiting call (``Agent.decide``); once no call waits,
+        the held turn runs at once (``step()``: the tools run, no new model request).
+
+        Returns:
+            The ``DebugStep`` of the finished turn, or None when calls still wait, nothing
+            waited, or it failed (then ``error`` says why).
+        Never raises.
+        """
+        self.error = None
+        if not self.waiting:
+            self.error = t("debugger.nothing_waiting")
+            return None
+        try:
+            self.loop.decide(self.waiting[0], decision)
+        except (TypeError, ValueError) as exc:
+            self.error = str(exc)
+            return None
+        return None if self.waiting else self.step()
+
     def run_to_end(self, on_step: Callable[[DebugStep], Any] | None = None) -> int:
-        """Step until the loop is done (or a step fails); returns the number of steps taken.
+        """Step until the loop is done, waits for a person, or a step fails; returns the steps taken.
 
         ``on_step(info)`` is called after every step (the view redraws there).
         A safety cap of ``max_steps + 3`` steps guards against a loop that never ends.
         """
         taken = 0
         cap = (self.max_steps or 20) + 3
-        while not self.done and taken < cap:
+        while not self.done and not self.waiting and taken < cap:
             info = self.step()
             if info is None:
                 break
@@ -222,7 +256,7 @@ FIELD_COLOURS = {
     "thought": "#e0e7ff", "reasoning": "#e0e7ff", "action": "#dcfce7", "input": "#dcfce7", "tool_call": "#dcfce7",
     "observation": "#fef3c7", "result": "#fef3c7", "answer": "#bbf7d0", "content": "#bbf7d0",
     "error": "#fee2e2", "correction": "#fee2e2", "cut": "#fee2e2", "dropped": "#fee2e2",
-    "next": "#fde68a", "note": "#e5e7eb",
+    "next": "#fde68a", "note": "#e5e7eb", "approval": "#fbcfe8",
 }
 
 
@@ -248,6 +282,11 @@ class DebuggerView:
     line per step) and ``widget`` (the VBox, CSS class ``course-debugger``).
     Handlers: ``on_next``, ``on_run``, ``on_reset``.  Jupyter displays the view
     as its widget; ``str()`` gives a plain-text summary.
+
+    Approval (notebook 08): ``approval`` (HBox, CSS class ``course-debugger-approval``,
+    shown only while a call waits) holds ``approve_button`` 「批准」, ``reject_button``
+    「拒绝」, ``edit_box`` (the waiting call's arguments as JSON, editable) and
+    ``edit_button`` 「按修改的参数执行」; handlers ``on_approve``, ``on_reject``, ``on_edit``.
     """
 
     def __init__(self, debugger: AgentDebugger, max_chars: int | None = 200):
@@ -272,7 +311,18 @@ class DebuggerView:
         self.reset_button.on_click(self.on_reset)
         self.max_steps.observe(self._on_max_steps, names="value")
         controls = w.HBox([self.next_button, self.run_button, self.reset_button, self.max_steps])
-        self.widget = w.VBox([self.question, controls, self.status, self.details, self.chain, self.log])
+        self.approve_button = w.Button(description=t("debugger.approve"), button_style="success", icon="check")
+        self.reject_button = w.Button(description=t("debugger.reject"), button_style="danger", icon="times")
+        self.edit_box = w.Text(value="", layout=w.Layout(width="320px"))
+        self.edit_button = w.Button(description=t("debugger.edit"), button_style="warning", icon="pencil")
+        self.approve_button.on_click(self.on_approve)
+        self.reject_button.on_click(self.on_reject)
+        self.edit_button.on_click(self.on_edit)
+        self.waiting_label = w.HTML("")
+        self.approval = w.HBox([self.waiting_label, self.approve_button, self.reject_button, self.edit_box, self.edit_button])
+        self.approval.add_class("course-debugger-approval")
+        self._edit_for: str | None = None  # the call id whose arguments edit_box holds
+        self.widget = w.VBox([self.question, controls, self.approval, self.status, self.details, self.chain, self.log])
         self.widget.add_class("course-debugger")
         self._busy = False
         self.redraw()
@@ -288,6 +338,8 @@ class DebuggerView:
             parts.append(f"<span style='color:#92400e'>{html.escape(busy)}</span>")
         elif d.error:
             parts.append(f"<span style='color:#b91c1c'>{html.escape(t('debugger.error', error=d.error))}</span>")
+        elif d.waiting:
+            parts.append(f"<span style='color:#9d174d'>{html.escape(t('debugger.hint_approval'))}</span>")
         elif d.done:
             parts.append(f"<span style='color:#166534'>{html.escape(t('debugger.finished', why=d.stop_text()))}</span>")
         else:
@@ -310,9 +362,17 @@ class DebuggerView:
         )._repr_html_()
         lines = [html.escape(s.log) for s in d.steps if s.log]
         self.log.value = ("<pre style='font-size:90%;margin:4px 0'>" + "\n".join(lines) + "</pre>") if lines else ""
-        idle = not busy
-        self.next_button.disabled = self.run_button.disabled = not idle or d.done
+        idle, waiting = not busy, d.waiting
+        self.next_button.disabled = self.run_button.disabled = not idle or d.done or bool(waiting)
         self.reset_button.disabled = not idle
+        self.approval.layout.display = "flex" if waiting else "none"
+        for button in (self.approve_button, self.reject_button, self.edit_button):
+            button.disabled = not idle or not waiting
+        if waiting:
+            call = waiting[0]
+            self.waiting_label.value = "<b>" + html.escape(t("debugger.waiting_call", name=call.name)) + "</b>"
+            if self._edit_for != call.id:  # a new call: show its arguments to edit
+                self.edit_box.value, self._edit_for = call.arguments_text, call.id
         self.max_steps.disabled = not idle or d.limit_name is None
 
     # -- handlers --------------------------------------------------------
@@ -338,6 +398,31 @@ class DebuggerView:
             self.redraw(busy=t("debugger.waiting", step=len(self.debugger.steps) + 1))
             self.debugger.run_to_end(on_step=lambda info: self.redraw(busy=t("debugger.waiting", step=info.number + 1)))
         self._guard(work)
+
+    def _decide(self, decision: Callable[[], Decision]) -> None:
+        self._guard(lambda: (self.redraw(busy=t("debugger.running_tools")), self.debugger.decide(decision())))
+
+    def on_approve(self, _: Any = None) -> None:
+        """「批准」: the first waiting call runs as the model wrote it."""
+        self._decide(lambda: approve(by=t("debugger.by_button")))
+
+    def on_reject(self, _: Any = None) -> None:
+        """「拒绝」: the first waiting call does not run; the model is told the person declined."""
+        self._decide(lambda: reject(t("debugger.rejected_reason"), by=t("debugger.by_button")))
+
+    def on_edit(self, _: Any = None) -> None:
+        """「按修改的参数执行」: the first waiting call runs with the JSON object in ``edit_box``."""
+        try:
+            arguments = json.loads(self.edit_box.value)
+        except ValueError as exc:
+            self.debugger.error = t("debugger.edit_not_json", error=exc)
+            self.redraw()
+            return
+        if not isinstance(arguments, dict):
+            self.debugger.error = t("debugger.edit_not_object", kind=type(arguments).__name__)
+            self.redraw()
+            return
+        self._decide(lambda: edit(arguments, by=t("debugger.by_button")))
 
     def on_reset(self, _: Any = None) -> None:
         """「重置」: start again on the same question."""

@@ -204,3 +204,68 @@ def test_waiting_counts_as_one_step_toward_max_steps():
     loop.step()
     assert loop.done and loop.stopped_reason == "max_steps" and "tools" not in fake.requests[-1]
     valid(loop, fake)
+
+
+# --------------------------------------------------------------------------- the debugger's buttons
+
+
+def debugger_for(*replies):
+    from course_lib.debugger import AgentDebugger, DebuggerView
+
+    fake, written, loop = agent(*replies)
+    view = DebuggerView(AgentDebugger(loop, "买两个 001"))
+    return fake, written, view
+
+
+def test_buttons_show_only_while_a_call_waits_and_approve_runs_it():
+    fake, written, view = debugger_for({"tool_calls": [order(2)]}, "已下单。")
+    assert view.approval.layout.display == "none"
+    view.on_next()
+    assert view.approval.layout.display == "flex" and view.next_button.disabled and not view.approve_button.disabled
+    assert json.loads(view.edit_box.value) == {"product_id": "001", "quantity": 2}
+    assert "需要批准" in view.status.value and written == []
+    view.on_approve()
+    assert written == [{"product_id": "001", "quantity": 2}]
+    assert view.approval.layout.display == "none" and not view.next_button.disabled
+    assert "已批准" in view.details.value
+    view.on_next()
+    assert view.debugger.done and view.debugger.answer == "已下单。"
+    valid(view.debugger.loop, fake)
+
+
+def test_reject_button_runs_nothing_and_tells_the_model():
+    fake, written, view = debugger_for({"tool_calls": [order(2)]}, "好的，没有下单。")
+    view.on_next()
+    view.on_reject()
+    assert written == []
+    tool_message = view.debugger.messages[-1]
+    assert tool_message["role"] == "tool" and "拒绝" in tool_message["content"]
+    view.on_next()
+    assert view.debugger.done
+    valid(view.debugger.loop, fake)
+
+
+def test_edit_button_runs_the_edited_arguments_and_refuses_broken_json():
+    fake, written, view = debugger_for({"tool_calls": [order(100)]}, "已按 1 个下单。")
+    view.on_next()
+    view.edit_box.value = '{"product_id": "001", "quantity": '
+    view.on_edit()
+    assert written == [] and "JSON" in view.status.value and view.debugger.waiting
+    view.edit_box.value = "[1]"
+    view.on_edit()
+    assert written == [] and view.debugger.waiting
+    view.edit_box.value = '{"product_id": "001", "quantity": 1}'
+    view.on_edit()
+    assert written == [{"product_id": "001", "quantity": 1}]
+    sent = json.loads(view.debugger.messages[-2]["tool_calls"][0]["function"]["arguments"])
+    assert sent["quantity"] == 1
+
+
+def test_run_to_end_stops_at_a_waiting_call():
+    from course_lib.debugger import AgentDebugger
+
+    fake, written, loop = agent({"tool_calls": [order(2)]}, "已下单。")
+    debugger = AgentDebugger(loop, "买两个")
+    assert debugger.run_to_end() == 1 and debugger.waiting and not debugger.done and written == []
+    assert debugger.decide(approve()) is not None and written
+    assert debugger.decide(approve()) is None and debugger.error
