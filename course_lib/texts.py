@@ -468,6 +468,7 @@ _ZH_ACTING: dict[str, str] = {
     # notebook 08: approval.py, tools/orders.py, the approval buttons, checkers/nb08.py
     "approval.bad_action": "决定只能是 {actions} 之一，收到的是 {action!r}",
     "approval.edit_needs_dict": "修改参数（edit）需要一个 dict 形式的新参数，收到的是 {kind}",
+    "orders.copy_is_master": "COURSE_SHOP_DB 指向的 {path} 是商店的原始数据库：下单只能写在副本里（例如 data/my_shop.db），原始数据库永远只读",
 }
 
 _ZH_SUMMARY: dict[str, str] = {
