@@ -490,6 +490,20 @@ _ZH_ACTING: dict[str, str] = {
     "debugger.label_approval": "人工审批",
     "debugger.label_waiting": "⏸ 等待批准",
     "debugger.waiting_for_approval": "（等待批准，还没有运行）",
+    "check.08.order_policy.hint_bool": "True 在 Python 里也是 int（isinstance(True, int) 为真，True <= 3 也为真），要先把 bool 排除掉",
+    "check.08.order_policy.hint_float": "2.5 件不是整数件数：用 isinstance(quantity, int) 检查，而不是只比较大小",
+    "check.08.order_policy.hint_missing": "模型可能漏掉 quantity，读不出参数时 call.arguments 是 None：(call.arguments or {{}}).get(\"quantity\") 会得到 None，它不是数量",
+    "check.08.order_policy.hint_not_positive": "0 和负数也「小于等于 3」，但它们不是能下单的数量：数量至少是 1",
+    "check.08.order_policy.hint_text": "字符串 \"100\" 不是数字（工具也不收）：先用 isinstance 检查类型，不要拿字符串去比较（\"100\" <= \"3\" 在 Python 里为真）",
+    "check.08.order_policy.large_not_rejected": "{case}：超过 3 件应该拒绝，返回 reject(\"原因\")；实际返回的是 {got}",
+    "check.08.order_policy.no_reason": "{case}：拒绝时要写原因（模型会读到它），例如 reject(\"每单最多 3 件，更多请联系店员\")",
+    "check.08.order_policy.not_a_decision": "{case}：应该返回 approve() / reject(原因) 得到的 Decision，或者 None；实际返回的是 {value}",
+    "check.08.order_policy.not_callable": "order_policy 应该是一个函数：def order_policy(call): ...",
+    "check.08.order_policy.odd_approved": "{case}：这不是 1 到 3 之间的整数，不能批准（返回 reject(原因) 或 None 都可以），实际返回的是 {got}。{hint}",
+    "check.08.order_policy.passed": "1 到 3 件的订单批准，更多的拒绝并说明原因，奇怪的数量一个也没有批准",
+    "check.08.order_policy.raised": "{case} 时 order_policy 出错：{error}。提示：quantity 可能是字符串、小数或布尔值，也可能缺失，call.arguments 还可能是 None，先检查再比较",
+    "check.08.order_policy.small_not_approved": "{case}：1 到 3 件的订单应该批准，返回 approve()；实际返回的是 {got}",
+    "orders.copy_is_master": "COURSE_SHOP_DB 指向的 {path} 是商店的原始数据库：下单只能写在副本里（例如 data/my_shop.db），原始数据库永远只读",
 }
 
 _ZH_SUMMARY: dict[str, str] = {

@@ -31,7 +31,8 @@ CONVERTED = [
     "messages.py", "tool_calls.py", "recording.py", "memory.py", "loop.py", "agent.py", "react.py",
     "json_scan.py", "widgets.py", "debugger.py", "tables.py", "plots.py", "number_check.py",
     "tools/registry.py", "tools/calculator.py", "tools/knowledge.py", "tools/products.py", "tools/weather.py",
-    "checkers/__init__.py", "checkers/scripted.py", *[f"checkers/nb0{n}.py" for n in range(8)], "quiz.py",
+    "tools/orders.py",
+    "checkers/__init__.py", "checkers/scripted.py", *[f"checkers/nb0{n}.py" for n in range(9)], "quiz.py",
 ]
 # Chinese that is sent TO THE MODEL (prompts, tool results, corrective messages) stays next to the
 # code that sends it, and so do patterns that read the model's replies: the top-level names
@@ -49,6 +50,8 @@ MODEL_FACING = {
     "tools/calculator.py": {"CALCULATOR_TOOL", "_ALLOWED", "calculate", "_evaluate", "_check_power", "_check_size"},
     "tools/knowledge.py": {"KNOWLEDGE_TOOL", "_PUNCTUATION", "search_knowledge"},
     "tools/products.py": {"PRODUCT_TOOL", "query_by_product_name"},
+    "tools/orders.py": {"ORDER_TOOL", "GET_PRODUCT_TOOL", "REVIEWS_TOOL", "_product_id", "_quantity_problem",
+                        "_write_order", "place_order", "get_product"},
     "tools/weather.py": {"WEATHER_TOOL", "get_weather"},
 }
 # A loop's trace lines stay literal in the loop's own file, where its step is (the glass box: the

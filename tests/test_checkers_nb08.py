@@ -1,0 +1,180 @@
+"""The checker of notebook 08 (course_lib.checkers.nb08) on the solution and on plausible wrong answers."""
+
+from __future__ import annotations
+
+import pytest
+
+from course_lib.approval import approve, by_argument, edit, reject
+from course_lib.checkers import nb08
+from course_lib.texts import t
+from notebook_cells import load_solution
+
+
+def _solution():
+    return load_solution("08_human_approval", "08-1")["order_policy"]
+
+
+def _quantity(call):
+    return (call.arguments or {}).get("quantity")
+
+
+def _hint_start(key: str) -> str:
+    """The fixed words of a hint after its first placeholder (enough to tell the hints apart)."""
+    return t(key, case="", got="", value="", error="", hint="").split("。")[0].strip("：")
+
+
+def test_the_reference_solution_passes(capsys):
+    assert nb08.check_order_policy(_solution()).passed is True
+    assert "✅" in capsys.readouterr().out
+
+
+def test_the_librarys_by_argument_with_a_reject_passes():
+    assert nb08.check_order_policy(by_argument("quantity", 3, over=lambda c: reject("每单最多 3 件"))).passed is True
+    # Without ``over`` it asks a person about large orders instead of rejecting them: not the exercise.
+    assert nb08.check_order_policy(by_argument("quantity", 3)).passed is False
+
+
+def test_a_policy_that_asks_a_person_about_odd_quantities_passes():
+    def policy(call):
+        q = _quantity(call)
+        if isinstance(q, bool) or not isinstance(q, int) or q < 1:
+            return None  # a person decides
+        return approve() if q <= 3 else reject("每单最多 3 件")
+
+    assert nb08.check_order_policy(policy).passed is True
+
+
+def _approves_everything(call):
+    return approve()
+
+
+def _rejects_everything(call):
+    return reject("不行")
+
+
+def _never_decides(call):  # the untouched exercise
+    return None
+
+
+def _approves_what_it_does_not_know(call):  # checks ints well, then lets the rest through
+    q = _quantity(call)
+    if isinstance(q, int) and not isinstance(q, bool):
+        if q < 1:
+            return reject("数量不对")
+        return approve() if q <= 3 else reject("太多")
+    return approve()
+
+
+def _missing_means_one(call):
+    q = (call.arguments or {}).get("quantity", 1)
+    if isinstance(q, bool) or not isinstance(q, int) or q < 1:
+        return reject("数量不对")
+    return approve() if q <= 3 else reject("太多")
+
+
+def _plain_isinstance_int(call):  # True is an int
+    q = _quantity(call)
+    if not isinstance(q, int) or q < 1:
+        return reject("数量不对")
+    return approve() if q <= 3 else reject("太多")
+
+
+def _numbers_only(call):  # allows float
+    q = _quantity(call)
+    if isinstance(q, bool) or not isinstance(q, (int, float)) or q < 1:
+        return reject("数量不对")
+    return approve() if q <= 3 else reject("太多")
+
+
+def _no_positive_check(call):
+    q = _quantity(call)
+    if isinstance(q, bool) or not isinstance(q, int):
+        return reject("数量不对")
+    return approve() if q <= 3 else reject("太多")
+
+
+def _reject_without_reason(call):
+    q = _quantity(call)
+    if isinstance(q, bool) or not isinstance(q, int) or q < 1:
+        return None
+    return approve() if q <= 3 else reject()
+
+
+def _caps_instead_of_rejecting(call):
+    q = _quantity(call)
+    if isinstance(q, bool) or not isinstance(q, int) or q < 1:
+        return None
+    return approve() if q <= 3 else edit({**call.arguments, "quantity": 3})
+
+
+def _rejects_small_orders(call):
+    q = _quantity(call)
+    if isinstance(q, bool) or not isinstance(q, int) or q < 1:
+        return None
+    return approve() if q < 3 else reject("太多")  # off by one
+
+
+def _returns_strings(call):
+    return "approve" if _quantity(call) == 1 else "reject"
+
+
+def _returns_bool(call):
+    return True
+
+
+def _compares_without_looking(call):
+    return approve() if call.arguments["quantity"] <= 3 else reject("太多")
+
+
+def _crashes_on_missing(call):
+    q = call.arguments["quantity"]
+    if isinstance(q, bool) or not isinstance(q, int) or q < 1:
+        return reject("数量不对")
+    return approve() if q <= 3 else reject("太多")
+
+
+def _crashes_on_none(call):
+    q = call.arguments.get("quantity")
+    if isinstance(q, bool) or not isinstance(q, int) or q < 1:
+        return reject("数量不对")
+    return approve() if q <= 3 else reject("太多")
+
+
+@pytest.mark.parametrize("policy, key, words", [
+    (_approves_everything, "check.08.order_policy.large_not_rejected", '"quantity": 4'),
+    (_rejects_everything, "check.08.order_policy.small_not_approved", '"quantity": 1'),
+    (_never_decides, "check.08.order_policy.small_not_approved", "None"),
+    (_approves_what_it_does_not_know, "check.08.order_policy.odd_approved", t("check.08.order_policy.hint_text")),
+    (_missing_means_one, "check.08.order_policy.odd_approved", t("check.08.order_policy.hint_missing")),
+    (_plain_isinstance_int, "check.08.order_policy.odd_approved", t("check.08.order_policy.hint_bool")),
+    (_numbers_only, "check.08.order_policy.odd_approved", t("check.08.order_policy.hint_float")),
+    (_no_positive_check, "check.08.order_policy.odd_approved", t("check.08.order_policy.hint_not_positive")),
+    (_reject_without_reason, "check.08.order_policy.no_reason", '"quantity": 4'),
+    (_caps_instead_of_rejecting, "check.08.order_policy.large_not_rejected", "edit("),
+    (_rejects_small_orders, "check.08.order_policy.small_not_approved", '"quantity": 3'),
+    (_returns_strings, "check.08.order_policy.not_a_decision", "'approve'"),
+    (_returns_bool, "check.08.order_policy.not_a_decision", "True"),
+    (_compares_without_looking, "check.08.order_policy.raised", "TypeError"),
+    (_crashes_on_missing, "check.08.order_policy.raised", "KeyError"),
+    (_crashes_on_none, "check.08.order_policy.raised", "AttributeError"),
+    ("order_policy", "check.08.order_policy.not_callable", "def order_policy"),
+])
+def test_wrong_policies_fail_with_the_right_hint(policy, key, words, capsys):
+    result = nb08.check_order_policy(policy)
+    out = capsys.readouterr().out
+    assert result.passed is False and "❌" in out
+    assert _hint_start(key) in result.message, (key, result.message)
+    assert words in result.message, result.message
+
+
+def test_the_checker_never_changes_what_it_checks_with():
+    seen = []
+
+    def policy(call):
+        seen.append((call.name, call.arguments))
+        return _solution()(call)
+
+    assert nb08.check_order_policy(policy).passed is True
+    assert {name for name, _ in seen} == {"place_order"}
+    assert {"product_id": "001", "quantity": "100"} in [a for _, a in seen]
+    assert None in [a for _, a in seen] and {"product_id": "001"} in [a for _, a in seen]
