@@ -471,7 +471,13 @@ _ZH_ACTING: dict[str, str] = {
 }
 
 _ZH_SUMMARY: dict[str, str] = {
-    # notebook 09, part 1: the summary memory (memory.py) and its checkers (checkers/nb09.py)
+    # notebook 09, part 1: the summary memory (memory.py), its chart (plots.py) and its checkers (checkers/nb09.py)
+    "memory.int_low": "{name} 至少是 1，收到的是 {value}",
+    "memory.int_type": "{name} 必须是整数，不能是 {kind}",
+    "memory.no_summary": "模型没有写出可用的摘要（finish_reason={finish_reason!r}）{cut}",
+    "memory.summarize_type": "summarize 必须是一个函数：summarize(旧消息列表) -> 摘要文字；收到的是 {kind}",
+    "memory.summary_failed": "写摘要失败，没有替换任何消息（什么也没丢）：{error}",
+    "memory.summary_not_text": "summarize 应该返回一段不是空白的文字，实际返回了 {value}",
 }
 
 _ZH_MCP: dict[str, str] = {
