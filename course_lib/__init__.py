@@ -23,7 +23,7 @@ request_log     one JSON line per request (the bench, the tests)            [ben
 providers       which model to talk to (presets, .env, get_client, ping)    [00, 01]
 records         what a loop run leaves: one record per step, RunResult      [05, 06]
 tables          message chains, responses and loop steps as tables          [01, 05, 06]
-plots           prompt tokens per turn/step (matplotlib)                    [02, 05]
+plots           prompt tokens per turn/step (matplotlib)                    [02, 05, 09]
 memory          bounded message lists: ShortTermMemory, SummaryMemory       [02, 09]
 tools/          the offline tools, the ToolRegistry, tool-name matching     [03, 04, 05]
 tool_calls      read the model's tool calls and run them safely             [04]

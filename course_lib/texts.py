@@ -472,6 +472,14 @@ _ZH_ACTING: dict[str, str] = {
 
 _ZH_SUMMARY: dict[str, str] = {
     # notebook 09, part 1: the summary memory (memory.py), its chart (plots.py) and its checkers (checkers/nb09.py)
+    "memory.chart_summarized": "摘要（SummaryMemory）",
+    "memory.chart_summarized_plain": "summary (SummaryMemory)",
+    "memory.chart_summary_made": "这一轮写了摘要",
+    "memory.chart_summary_made_plain": "a summary was written",
+    "memory.chart_title": "每轮的 prompt tokens：裁剪和摘要",
+    "memory.chart_title_plain": "Prompt tokens per turn: trimming vs summary",
+    "memory.chart_trimmed": "裁剪（ShortTermMemory）",
+    "memory.chart_trimmed_plain": "trimming (ShortTermMemory)",
     "memory.int_low": "{name} 至少是 1，收到的是 {value}",
     "memory.int_type": "{name} 必须是整数，不能是 {kind}",
     "memory.no_summary": "模型没有写出可用的摘要（finish_reason={finish_reason!r}）{cut}",
