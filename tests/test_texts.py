@@ -31,7 +31,7 @@ CONVERTED = [
     "messages.py", "tool_calls.py", "recording.py", "memory.py", "loop.py", "agent.py", "react.py",
     "json_scan.py", "widgets.py", "debugger.py", "tables.py", "plots.py", "number_check.py",
     "tools/registry.py", "tools/calculator.py", "tools/knowledge.py", "tools/products.py", "tools/weather.py",
-    "checkers/__init__.py", "checkers/scripted.py", *[f"checkers/nb0{n}.py" for n in range(8)], "quiz.py",
+    "checkers/__init__.py", "checkers/scripted.py", *[f"checkers/nb0{n}.py" for n in range(8)], "checkers/nb09.py", "quiz.py",
 ]
 # Chinese that is sent TO THE MODEL (prompts, tool results, corrective messages) stays next to the
 # code that sends it, and so do patterns that read the model's replies: the top-level names
