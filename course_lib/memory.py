@@ -1,6 +1,6 @@
-"""Short-term memory: a message list with a size bound that trims whole turns.
+"""Bounded memory: trim the oldest whole turns (notebook 02) or summarize them (notebook 09).
 
-Taught in notebook 02.
+Taught in notebooks 02 (trimming) and 09 (summaries).
 
 Notebook 02 shows that "memory" is nothing more than the message list we send
 every time, and that it costs prompt tokens on every call.  The simplest cure
@@ -20,14 +20,32 @@ replies.  Only whole turns are dropped, oldest first.
 ``trim_messages`` is the pure function (handy to demonstrate in a notebook);
 ``ShortTermMemory`` is a small class that keeps a list and calls it after
 every ``add``.
+
+Trimming forgets: a name given in the first turn is gone once that turn is
+dropped.  Notebook 09 keeps it in a shorter form instead.  Past a token budget
+the oldest whole turns (the same turns as above, so a tool-call pair is never
+split and the system message always stays) are replaced by ONE summary message
+that a model wrote:
+
+``[system, user, assistant, user, assistant(tool_calls), tool, assistant, user]``
+-> ``[system, user(SUMMARY_PREFIX + summary), user]``
+
+``compress_messages`` is the pure function, ``SummaryMemory`` the class beside
+``ShortTermMemory``, ``ModelSummarizer`` the ``summarize`` function that asks a
+model, and ``estimate_tokens`` the rough count used before a request is sent.
+LangChain's ``SummarizationMiddleware`` (``langchain.agents.middleware``) is the
+framework form of the same idea.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+import math
+import re
+from typing import Any, Callable, Iterable
 
-from .messages import to_dict
-from .texts import t
+from .messages import content_text, request_kwargs, to_dict
+from .replies import Reply, describe_error, read_reply
+from .texts import shorten, t
 
 # Roles treated as "the system message" when they come first in a list.
 _INSTRUCTION_ROLES = {"system", "developer"}
@@ -77,6 +95,15 @@ def _split_system(messages: list[dict]) -> tuple[dict | None, list[dict]]:
     if messages and messages[0].get("role") in _INSTRUCTION_ROLES:
         return messages[0], messages[1:]
     return None, messages
+
+
+def _as_system(system: str | dict | Any | None) -> dict | None:
+    """A system message given as text, dict or SDK object, as a dict (None stays None)."""
+    if system is None:
+        return None
+    if isinstance(system, str):
+        return {"role": "system", "content": system}
+    return to_dict(system)
 
 
 def trim_messages(messages: Iterable[Any], max_messages: int) -> list[dict]:
@@ -150,12 +177,7 @@ class ShortTermMemory:
 
     def set_system(self, system: str | dict | Any | None) -> None:
         """Set or replace the system message (text, dict, SDK object, or None to remove it)."""
-        if system is None:
-            self.system = None
-        elif isinstance(system, str):
-            self.system = {"role": "system", "content": system}
-        else:
-            self.system = to_dict(system)
+        self.system = _as_system(system)
 
     def add(self, message: Any) -> None:
         """Append one message, then trim.
@@ -204,4 +226,409 @@ class ShortTermMemory:
         return (
             f"ShortTermMemory(max_messages={self.max_messages}, messages={len(self)}, "
             f"system={'yes' if self.system else 'no'}, dropped={self.dropped})"
+        )
+
+
+# ---------------------------------------------------------------------------
+# Notebook 09: compressed memory.  Past a token budget the oldest whole turns
+# become ONE summary message that a model wrote.
+# ---------------------------------------------------------------------------
+
+# Sent TO the model, so it stays here (not in texts.py).  The summary goes in as a USER
+# message starting with SUMMARY_PREFIX, as LangChain's SummarizationMiddleware does (one
+# HumanMessage "Here is a summary of the conversation to date: ...").  Not as a second
+# system message: the course's chat template (chat_template.jinja) shows the model only
+# the FIRST system message - a later one vanishes without a word - and some providers
+# refuse a system message in the middle of a conversation.
+SUMMARY_PREFIX = "这是到目前为止的对话摘要：\n"
+
+# The instruction of ModelSummarizer's request (its system message).
+SUMMARY_PROMPT = (
+    "你负责给一段对话记录写摘要。用简短的中文陈述句写，不超过 100 字，只输出摘要本身。"
+    "一定要保留：人名、数字（日期、数量、价格、温度等）、用户的偏好、已经做出的决定和工具查到的结果。"
+    "如果记录里有“之前的摘要”，把它的内容也写进新摘要，不要丢掉。不要编造记录里没有的内容。"
+)
+# Its user message: the old messages as plain text (``transcript``), then the request again.
+SUMMARY_REQUEST = "对话记录：\n{transcript}\n\n请写出这段对话的摘要。"
+TRANSCRIPT_LABELS = {"user": "用户：", "assistant": "助手：", "tool": "工具结果：", "call": "助手调用工具：",
+                     "summary": "之前的摘要："}
+# Added to a summary that max_tokens cut off, so that the model (and the student) see it is incomplete.
+CUT_MARK = "……（摘要写到这里被 max_tokens 截断了）"
+
+MESSAGE_OVERHEAD = 4  # tokens per message for its role and the chat template's markers (estimate_tokens)
+_CJK = re.compile(r"[\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef]")
+
+Summarize = Callable[[list[dict]], str]
+
+
+class SummaryError(RuntimeError):
+    """No summary could be made, so nothing was replaced.  ``str()`` is Chinese, for the student."""
+
+
+def _check_count(name: str, value: Any) -> int:
+    """Return ``value`` if it is an int >= 1, else raise (TypeError / ValueError, Chinese)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(t("memory.int_type", name=name, kind=type(value).__name__))
+    if value < 1:
+        raise ValueError(t("memory.int_low", name=name, value=value))
+    return value
+
+
+def _check_summarize(summarize: Any) -> Summarize:
+    if not callable(summarize):
+        raise TypeError(t("memory.summarize_type", kind=type(summarize).__name__))
+    return summarize
+
+
+def text_tokens(text: str) -> int:
+    """Estimated tokens of ``text``: 1 per CJK character, 1 per 4 other characters (rounded up)."""
+    cjk = len(_CJK.findall(text))
+    return cjk + math.ceil((len(text) - cjk) / 4)
+
+
+def estimate_tokens(messages: Iterable[Any]) -> int:
+    """A rough token count of ``messages``, for deciding BEFORE a request is sent.
+
+    The real count is only known afterwards, from the response's
+    ``usage.prompt_tokens`` (``SummaryMemory.note_usage`` takes it).
+
+    Rule: ``text_tokens`` of each message's text (its ``content``, plus the
+    ``name`` and ``arguments`` of each tool call) plus ``MESSAGE_OVERHEAD``
+    (4) tokens per message for the role and the chat template's markers.
+    Checked against the local Qwen2.5 server's ``usage.prompt_tokens`` for the
+    requests without tools recorded in ``bench/results/results.json``: Chinese
+    chats come out up to about a third too high (Qwen writes many common
+    Chinese words as one token), which is the safe side for a budget.  Not
+    counted at all: the tool schemas of a request with ``tools`` (hundreds of
+    tokens) and the default system prompt a chat template adds when there is
+    none.
+
+    Args:
+        messages: dicts and/or openai SDK messages.
+    Returns:
+        The estimate, in tokens (int >= 0).
+    Raises:
+        TypeError: an item is neither a dict nor an SDK message.
+    """
+    total = 0
+    for message in messages:
+        msg = to_dict(message)
+        text = content_text(msg.get("content"))
+        for call in msg.get("tool_calls") or []:
+            function = (call.get("function") or {}) if isinstance(call, dict) else {}
+            text += f"{function.get('name') or ''}{function.get('arguments') or ''}"
+        total += MESSAGE_OVERHEAD + text_tokens(text)
+    return total
+
+
+def summary_message(text: str) -> dict:
+    """The message that stands for the replaced turns: ``{"role": "user", "content": SUMMARY_PREFIX + text}``."""
+    return {"role": "user", "content": SUMMARY_PREFIX + text}
+
+
+def is_summary(message: dict) -> bool:
+    """True if ``message`` (a dict) is a summary message made by ``summary_message``."""
+    content = message.get("content")
+    return message.get("role") == "user" and isinstance(content, str) and content.startswith(SUMMARY_PREFIX)
+
+
+def _old_end(rest: list[dict], keep_turns: int) -> int:
+    """How many messages at the start of ``rest`` (no system message) to summarize; 0 = none.
+
+    Everything before the latest ``keep_turns`` turns (a turn starts at a user
+    message, as in ``trim_messages``).  0 when there is nothing before them, or
+    when all there is is an earlier summary (summarizing it alone gains nothing).
+    """
+    starts = turn_starts(rest)
+    end = starts[-keep_turns] if len(starts) >= keep_turns else 0
+    if all(is_summary(m) for m in rest[:end]):
+        return 0
+    return end
+
+
+def _summarize(summarize: Summarize, old: list[dict]) -> str:
+    """``summarize(copies of old)``, checked; every failure becomes a ``SummaryError``."""
+    try:
+        text = summarize([to_dict(m) for m in old])
+    except Exception as exc:  # the summarizer may raise anything (an API error, a bug)
+        error = str(exc) if isinstance(exc, SummaryError) else describe_error(exc)
+        raise SummaryError(t("memory.summary_failed", error=error)) from exc
+    if not isinstance(text, str) or not text.strip():
+        raise SummaryError(t("memory.summary_failed", error=t("memory.summary_not_text", value=shorten(repr(text), 80))))
+    return text.strip()
+
+
+def compress_messages(messages: Iterable[Any], summarize: Summarize, keep_turns: int = 1) -> list[dict]:
+    """Replace all turns but the latest ``keep_turns`` by one summary message.
+
+    Args:
+        messages: dicts and/or openai SDK messages.  A leading ``system`` (or
+            ``developer``) message is kept first, as in ``trim_messages``.
+        summarize: ``summarize(old_messages) -> str``: gets a copy of the
+            messages to replace (plain dicts, oldest first) and returns the
+            summary text (e.g. a ``ModelSummarizer``).  An earlier summary
+            message is one of them (the first), so the new summary folds it
+            in instead of losing it.
+        keep_turns: how many of the latest whole turns stay as they are (int >= 1).
+    Returns:
+        A new list of plain dicts (the input is not modified):
+        ``[system] + [summary_message(text)] + the latest keep_turns turns``.
+        Turns are never cut into, so an assistant ``tool_calls`` message stays
+        with its tool replies, also in a turn still in progress.  When there
+        is nothing before those turns (or only an earlier summary), the
+        messages come back unchanged (as copies) and ``summarize`` is not called.
+    Raises:
+        SummaryError: ``summarize`` raised, or returned no text (Chinese
+            message; the exception it raised is ``__cause__``).  Nothing was
+            replaced: the caller still holds every message.
+        TypeError: ``summarize`` is not callable, ``keep_turns`` is not an
+            int, or an item is not a message.
+        ValueError: ``keep_turns`` < 1.
+    """
+    _check_summarize(summarize)
+    _check_count("keep_turns", keep_turns)
+    system, rest = _split_system([to_dict(m) for m in messages])
+    head = [system] if system is not None else []
+    end = _old_end(rest, keep_turns)
+    if not end:
+        return head + rest
+    return head + [summary_message(_summarize(summarize, rest[:end]))] + rest[end:]
+
+
+def transcript(messages: Iterable[Any]) -> str:
+    """The messages as plain text lines for a summary request: ``用户：...``, ``助手调用工具：name(args)``, ...
+
+    An earlier summary message becomes ``之前的摘要：...`` (its prefix removed).
+    Labels: ``TRANSCRIPT_LABELS``; a system message in the list is left out.
+    """
+    lines = []
+    for message in messages:
+        msg = to_dict(message)
+        role = msg.get("role")
+        text = content_text(msg.get("content")).strip()
+        if is_summary(msg):
+            lines.append(f"{TRANSCRIPT_LABELS['summary']}{msg['content'][len(SUMMARY_PREFIX):].strip()}")
+            continue
+        if role in TRANSCRIPT_LABELS and text:
+            lines.append(f"{TRANSCRIPT_LABELS[role]}{text}")
+        for call in msg.get("tool_calls") or []:
+            function = (call.get("function") or {}) if isinstance(call, dict) else {}
+            lines.append(f"{TRANSCRIPT_LABELS['call']}{function.get('name')}({function.get('arguments')})")
+    return "\n".join(lines)
+
+
+class ModelSummarizer:
+    """A ``summarize`` function that asks a chat model: one request per summary.
+
+    Example::
+
+        summarize = ModelSummarizer(client, MODEL, max_tokens=120)
+        memory = SummaryMemory(600, summarize, system="你是一个乐于助人的助手。")
+
+    The request is ``[system: prompt, user: SUMMARY_REQUEST with the transcript]``
+    with ``temperature=0`` (the same old messages give the same summary) and
+    ``max_tokens``; the reply is read with ``replies.read_reply``.
+
+    Args:
+        client: an ``openai.OpenAI`` client (e.g. ``providers.get_client()``).
+        model: the model id.
+        max_tokens: bound on the summary's length, in tokens (default 120: the
+            prompt asks for at most 100 Chinese characters, about 70 tokens on
+            Qwen2.5; the local server on 2 CPU cores writes some 12 tokens a second).
+        prompt: the instruction (default ``SUMMARY_PROMPT``).
+    Attributes:
+        replies: the ``replies.Reply`` of every summary request, in order; their
+            ``usage`` is what the summaries themselves cost.
+    Raises:
+        TypeError / ValueError: ``max_tokens`` is not an int >= 1.
+    """
+
+    def __init__(self, client: Any, model: str, max_tokens: int = 120, prompt: str = SUMMARY_PROMPT):
+        self.client = client
+        self.model = model
+        self.max_tokens = _check_count("max_tokens", max_tokens)
+        self.prompt = prompt
+        self.replies: list[Reply] = []
+
+    def request(self, old_messages: Iterable[Any]) -> dict:
+        """The ``create(**kwargs)`` arguments of the summary request for ``old_messages`` (nothing is sent)."""
+        messages = [{"role": "system", "content": self.prompt},
+                    {"role": "user", "content": SUMMARY_REQUEST.format(transcript=transcript(old_messages))}]
+        return request_kwargs(self.model, messages, max_tokens=self.max_tokens, temperature=0)
+
+    def __call__(self, old_messages: list[dict]) -> str:
+        """Return the summary of ``old_messages`` (dicts, oldest first).
+
+        A reply that is not a clean summary:
+
+        * cut at ``max_tokens`` (``finish_reason == "length"``): the text is
+          kept and ``CUT_MARK`` added, so the model and the student both see
+          that the summary stops early;
+        * empty, refused or filtered: ``SummaryError`` (``compress_messages``
+          and ``SummaryMemory`` then replace nothing).
+
+        Raises:
+            SummaryError: the model wrote no usable summary.
+            openai.APIError and the like: as the SDK raises them.
+        """
+        reply = read_reply(self.client.chat.completions.create(**self.request(old_messages)))
+        self.replies.append(reply)
+        text = reply.text.strip()
+        if not text or (reply.cut and reply.finish_reason != "length"):
+            raise SummaryError(t("memory.no_summary", finish_reason=reply.finish_reason, cut=reply.cut or ""))
+        return text + CUT_MARK if reply.finish_reason == "length" else text
+
+    def __repr__(self) -> str:
+        return f"ModelSummarizer(model={self.model!r}, max_tokens={self.max_tokens}, summaries={len(self.replies)})"
+
+
+class SummaryMemory:
+    """A conversation's message list kept under a token budget by summarizing its oldest turns.
+
+    Works like ``ShortTermMemory`` (``add``, ``extend``, ``messages``,
+    ``clear``, ``system``), but where that one forgets, this one
+    summarizes: after adding a user or tool message that takes ``tokens()``
+    over ``budget_tokens``, every turn but the latest ``keep_turns`` becomes
+    one summary message (``compress_messages``).  Those are the adds after
+    which a request is sent; an assistant message is never the last message
+    of a request, so adding one does not summarize (that would cost a second
+    summary request in the same turn).  The system message is always kept
+    first; turns are never cut into, so a tool-call pair is never split.  If
+    the latest turns alone are over the budget they are kept whole and the
+    budget is exceeded (nothing else can be summarized).
+
+    Choosing the budget: every request must fit the server's context
+    (the local llama-server: ``COURSE_LOCAL_CTX`` tokens per slot, 8192 by
+    default): ``budget_tokens`` + the reply's ``max_tokens`` + the tool schemas,
+    if any.  The summary request sends the replaced messages again, plus about
+    150 tokens of instruction and the summary's ``max_tokens``.  On a 2-core
+    CPU the model reads some 40 prompt tokens a second, so a small budget is
+    also a fast one.
+
+    Example::
+
+        memory = SummaryMemory(600, ModelSummarizer(client, MODEL), system="你是一个乐于助人的助手。")
+        memory.add({"role": "user", "content": "我叫小明"})      # may summarize
+        response = client.chat.completions.create(model=MODEL, messages=memory.messages, max_tokens=100)
+        memory.note_usage(response.usage.prompt_tokens)          # the real size of what was sent
+        memory.add(response.choices[0].message)
+
+    Args:
+        budget_tokens: the bound on ``tokens()`` (int >= 1).
+        summarize: ``summarize(old_messages) -> str`` (see ``compress_messages``).
+        system: the system message as text, dict or SDK object, or None.
+        keep_turns: how many latest whole turns a summary leaves as they are (int >= 1).
+        count_tokens: ``count_tokens(messages) -> int`` (default ``estimate_tokens``).
+    Attributes:
+        summaries: the text of every summary made, in order.
+        dropped: how many messages summaries have replaced so far (an earlier
+            summary folded into a new one is not counted again).
+    Raises:
+        TypeError / ValueError: a bound that is not an int >= 1, a
+            ``summarize`` that is not callable, a ``system`` of another type.
+    """
+
+    def __init__(self, budget_tokens: int, summarize: Summarize, system: str | dict | Any | None = None,
+                 keep_turns: int = 1, count_tokens: Callable[[list[dict]], int] | None = None):
+        self.budget_tokens = _check_count("budget_tokens", budget_tokens)
+        self.summarize = _check_summarize(summarize)
+        self.keep_turns = _check_count("keep_turns", keep_turns)
+        self.count_tokens = count_tokens or estimate_tokens
+        self.system: dict | None = _as_system(system)
+        self._messages: list[dict] = []
+        self.summaries: list[str] = []
+        self.dropped = 0
+        self._measured: tuple[int, int] | None = None  # (messages held then, usage.prompt_tokens)
+
+    def set_system(self, system: str | dict | Any | None) -> None:
+        """Set or replace the system message (text, dict, SDK object, or None to remove it)."""
+        self.system = _as_system(system)
+        self._measured = None
+
+    def add(self, message: Any) -> None:
+        """Append one message; if it is a user or tool message and ``tokens()`` is over the budget, ``compress()``.
+
+        Args:
+            message: a dict or an openai SDK message, stored as a plain dict.  A
+                ``system``/``developer`` message replaces the system message.
+        Raises:
+            SummaryError: the summary failed.  The message IS added and nothing
+                is lost; the list stays over the budget until a later ``add``
+                (or ``compress()``) succeeds.
+            TypeError: the message is neither a dict nor an SDK message.
+        """
+        msg = to_dict(message)
+        if msg.get("role") in _INSTRUCTION_ROLES:
+            self.set_system(msg)
+            return
+        self._messages.append(msg)
+        if msg.get("role") != "assistant" and self.tokens() > self.budget_tokens:
+            self.compress()
+
+    def extend(self, messages: Iterable[Any]) -> None:
+        """``add`` every message of ``messages`` in order."""
+        for message in messages:
+            self.add(message)
+
+    def compress(self) -> bool:
+        """Summarize every turn but the latest ``keep_turns`` now, whatever the budget.
+
+        Returns:
+            True if a summary message replaced old turns; False if there was
+            nothing old to summarize (``summarize`` was not called).
+        Raises:
+            SummaryError: ``summarize`` failed; the messages are unchanged.
+        """
+        end = _old_end(self._messages, self.keep_turns)
+        if not end:
+            return False
+        old = self._messages[:end]
+        text = _summarize(self.summarize, old)
+        self._messages = [summary_message(text)] + self._messages[end:]
+        self.summaries.append(text)
+        self.dropped += sum(not is_summary(m) for m in old)
+        self._measured = None
+        return True
+
+    def note_usage(self, prompt_tokens: int) -> None:
+        """Record ``usage.prompt_tokens`` of the request just sent with ``messages``.
+
+        Call it after the request and BEFORE adding the reply.  From then on
+        ``tokens()`` is that real count plus an estimate of the messages added
+        since, so what the estimate misses (tool schemas, the chat template)
+        counts against the budget too.  A summary, ``clear`` or a new system
+        message makes the record stale; ``tokens()`` then estimates again.
+
+        Raises:
+            TypeError / ValueError: ``prompt_tokens`` is not an int >= 1.
+        """
+        self._measured = (len(self._messages), _check_count("prompt_tokens", prompt_tokens))
+
+    def tokens(self) -> int:
+        """The size of ``messages`` in tokens: the last ``note_usage`` count plus ``count_tokens``
+        of the messages added since, or ``count_tokens(messages)`` when there is no such count."""
+        if self._measured is not None:
+            held, prompt_tokens = self._measured
+            return prompt_tokens + self.count_tokens(self._messages[held:])
+        return self.count_tokens(self.messages)
+
+    @property
+    def messages(self) -> list[dict]:
+        """A copy of the list to send: the system message first (if any), then the (summarized) conversation."""
+        head = [to_dict(self.system)] if self.system is not None else []
+        return head + [to_dict(m) for m in self._messages]
+
+    def clear(self) -> None:
+        """Forget the conversation (the system message stays; ``summaries`` and ``dropped`` too)."""
+        self._messages = []
+        self._measured = None
+
+    def __len__(self) -> int:
+        """Number of non-system messages held (a summary message counts as one)."""
+        return len(self._messages)
+
+    def __repr__(self) -> str:
+        return (
+            f"SummaryMemory(budget_tokens={self.budget_tokens}, tokens={self.tokens()}, messages={len(self)}, "
+            f"system={'yes' if self.system else 'no'}, summaries={len(self.summaries)}, dropped={self.dropped})"
         )

@@ -1,6 +1,6 @@
 """Small matplotlib charts for the notebooks: how many tokens each request cost.
 
-Taught in notebook 02; used again in 05 and 07.
+Taught in notebook 02; used again in 05, 07 and 09.
 
 The numbers always come from the API's own ``usage`` field of each response
 (``usage.prompt_tokens`` = tokens the model had to read for that request,
@@ -176,6 +176,31 @@ def plot_prompt_tokens(
     ax.grid(alpha=0.3)
     if len(series) > 1:
         ax.legend()
+    return _finish(fig)
+
+
+def plot_memory_comparison(trimmed: Sequence[int], summarized: Sequence[int], summary_turns: Iterable[int] = ()) -> Figure:
+    """Prompt tokens per turn of the same conversation with two memories (notebook 09).
+
+    ``plot_prompt_tokens`` with two lines, plus a dashed vertical line at every
+    turn in which a summary was written.
+
+    Args:
+        trimmed: ``usage.prompt_tokens`` per turn with ``memory.ShortTermMemory`` (02's trimming).
+        summarized: the same with ``memory.SummaryMemory``.
+        summary_turns: the turns (1, 2, ...) in which a summary was written.
+    Returns:
+        A matplotlib ``Figure``; title and legend from ``texts`` (keys ``memory.chart_*``).
+    Raises:
+        ValueError: both lists are empty.
+    """
+    series = {chart_text("memory.chart_trimmed"): list(trimmed), chart_text("memory.chart_summarized"): list(summarized)}
+    fig = plot_prompt_tokens(series, title=chart_text("memory.chart_title"))
+    ax = fig.axes[0]
+    for k, turn in enumerate(summary_turns):
+        label = chart_text("memory.chart_summary_made") if k == 0 else "_nolegend_"
+        ax.axvline(turn, color="grey", linestyle="--", alpha=0.6, label=label)
+    ax.legend()
     return _finish(fig)
 
 

@@ -507,7 +507,38 @@ _ZH_ACTING: dict[str, str] = {
 }
 
 _ZH_SUMMARY: dict[str, str] = {
-    # notebook 09, part 1: the summary memory (memory.py) and its checkers (checkers/nb09.py)
+    # notebook 09, part 1: the summary memory (memory.py), its chart (plots.py) and its checkers (checkers/nb09.py)
+    "check.09.summary.calls": "summarize 应该正好调用 1 次（把所有旧轮次一起交给它），实际调用了 {n_calls} 次",
+    "check.09.summary.error": "调用 compress 时出错：{error}",
+    "check.09.summary.kept": "摘要消息后面应该原样保留最后一轮，角色是 {want}；实际是 {got}",
+    "check.09.summary.lost_last": "最后一轮的 user 消息 {text!r} 不见了：最后一轮（从最后一条 user 消息开始）要原样保留，模型要回答的就是它",
+    "check.09.summary.modified": "compress 修改了传进来的列表：请返回一个新列表，不要在原列表上删改",
+    "check.09.summary.no_call": "没有调用 summarize：摘要要由 summarize(旧消息) 写出来，不能自己拼",
+    "check.09.summary.not_function": "compress 应该是一个函数",
+    "check.09.summary.not_list": "应该返回一个由 dict 组成的列表，实际是 {name}",
+    "check.09.summary.nothing_old": "只有一轮对话时没有可以压缩的旧轮次：应该原样返回（一个新列表），不调用 summarize；实际调用了 {n_calls} 次，返回的角色是 {got}",
+    "check.09.summary.old_messages": "交给 summarize 的应该正好是最后一轮之前的全部消息（system 消息可以不给）：期望角色 {want}，实际是 {got}",
+    "check.09.summary.passed": "system 留在第一条，旧轮次变成一条摘要消息，最后一轮完整保留，{n_cases} 个例子都对",
+    "check.09.summary.split": "工具调用被拆开了：{problem}。assistant 的 tool_calls 消息和回答它的 tool 消息必须一起保留（按整轮保留）",
+    "check.09.summary.summary_message": "第 2 条应该是摘要消息 {{\"role\": \"user\", \"content\": 摘要文字}}，内容里要有 summarize 返回的文字 {text!r}；实际是 {got}",
+    "check.09.summary.summary_role": "摘要消息的 role 应该是 \"user\"（LangChain 的 SummarizationMiddleware 也这样做），不是 {role!r}。"
+                                     "放成第二条 system 消息不行：本地模型的对话模板只读第一条 system 消息，后面的会被悄悄丢掉，有的服务商还会拒绝",
+    "check.09.summary.system_first": "第一条必须是原来的 system 消息，摘要放在它后面；实际第一条的 role 是 {role!r}",
+    "check.09.summary.system_missing": "system 消息不见了：压缩时 system 消息要原样留在第一条",
+    "memory.chart_summarized": "摘要（SummaryMemory）",
+    "memory.chart_summarized_plain": "summary (SummaryMemory)",
+    "memory.chart_summary_made": "这一轮写了摘要",
+    "memory.chart_summary_made_plain": "a summary was written",
+    "memory.chart_title": "每轮的 prompt tokens：裁剪和摘要",
+    "memory.chart_title_plain": "Prompt tokens per turn: trimming vs summary",
+    "memory.chart_trimmed": "裁剪（ShortTermMemory）",
+    "memory.chart_trimmed_plain": "trimming (ShortTermMemory)",
+    "memory.int_low": "{name} 至少是 1，收到的是 {value}",
+    "memory.int_type": "{name} 必须是整数，不能是 {kind}",
+    "memory.no_summary": "模型没有写出可用的摘要（finish_reason={finish_reason!r}）{cut}",
+    "memory.summarize_type": "summarize 必须是一个函数：summarize(旧消息列表) -> 摘要文字；收到的是 {kind}",
+    "memory.summary_failed": "写摘要失败，没有替换任何消息（什么也没丢）：{error}",
+    "memory.summary_not_text": "summarize 应该返回一段不是空白的文字，实际返回了 {value}",
 }
 
 _ZH_MCP: dict[str, str] = {

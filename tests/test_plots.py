@@ -103,11 +103,12 @@ def test_every_plot_function_displays_as_an_image_in_a_kernel(tmp_path):
     from conftest import ROOT
 
     cells = [
-        "from course_lib.plots import plot_loop_comparison, plot_prompt_tokens\nimport pandas as pd",
+        "from course_lib.plots import plot_loop_comparison, plot_memory_comparison, plot_prompt_tokens\nimport pandas as pd",
         "plot_prompt_tokens([40, 76, 108])",
         "plot_prompt_tokens({'full': [1, 2, 3], 'short': [1, 2, 2]}, title='x')",
         "plot_loop_comparison(pd.DataFrame({'task': ['T1', 'T1'], 'loop': ['react', 'native'],\n"
         "    'success': [True, False], 'prompt_tokens': [900, 700], 'seconds': [9.5, 7.0]}))",
+        "plot_memory_comparison([40, 80, 90], [40, 80, 60], summary_turns=[3])",
     ]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
@@ -121,3 +122,18 @@ def test_every_plot_function_displays_as_an_image_in_a_kernel(tmp_path):
         assert len(results) == 1, cell.outputs  # shown once, not twice
         assert "image/png" in results[0]["data"], results[0]["data"].get("text/plain")
         assert not [o for o in cell.outputs if o.output_type == "error"]
+
+
+def test_plot_memory_comparison_two_series_titles_and_summary_marks():
+    from course_lib.plots import chart_text, plot_memory_comparison
+
+    before = plt.get_fignums()
+    fig = plot_memory_comparison([40, 80, 90, 95], [40, 80, 60, 75], summary_turns=[3, 4])
+    ax = fig.axes[0]
+    lines = ax.get_lines()
+    assert [list(l.get_ydata()) for l in lines[:2]] == [[40, 80, 90, 95], [40, 80, 60, 75]]
+    assert [list(l.get_xdata()) for l in lines[2:]] == [[3, 3], [4, 4]]  # the dashed marks at turns 3 and 4
+    assert ax.get_title() == chart_text("memory.chart_title")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        chart_text("memory.chart_trimmed"), chart_text("memory.chart_summarized"), chart_text("memory.chart_summary_made")]
+    assert plt.get_fignums() == before

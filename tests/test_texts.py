@@ -32,7 +32,7 @@ CONVERTED = [
     "json_scan.py", "widgets.py", "debugger.py", "tables.py", "plots.py", "number_check.py",
     "tools/registry.py", "tools/calculator.py", "tools/knowledge.py", "tools/products.py", "tools/weather.py",
     "tools/orders.py",
-    "checkers/__init__.py", "checkers/scripted.py", *[f"checkers/nb0{n}.py" for n in range(9)], "quiz.py",
+    "checkers/__init__.py", "checkers/scripted.py", *[f"checkers/nb0{n}.py" for n in range(10)], "quiz.py",
 ]
 # Chinese that is sent TO THE MODEL (prompts, tool results, corrective messages) stays next to the
 # code that sends it, and so do patterns that read the model's replies: the top-level names
@@ -45,6 +45,7 @@ MODEL_FACING = {
     "tool_calls.py": {"_kind", "_read", "_available", "_error_broken", "_error_unknown", "_unreadable", "_run", "run_call"},
     "json_scan.py": {"UNCLOSED", "load_object", "find_json_object"},
     "number_check.py": {"CHINESE_DIGITS", "DISCOUNT", "PERCENT", "FULL_WIDTH", "ungrounded_numbers"},  # read the user's and the tools' text
+    "memory.py": {"SUMMARY_PREFIX", "SUMMARY_PROMPT", "SUMMARY_REQUEST", "TRANSCRIPT_LABELS", "CUT_MARK"},
     "tools/registry.py": {"Tool", "ToolRegistry",  # describe_parameters / check_arguments / run: tool results
                           "QUOTE_PAIRS"},  # the Chinese quotes a model puts around a name or an input
     "tools/calculator.py": {"CALCULATOR_TOOL", "_ALLOWED", "calculate", "_evaluate", "_check_power", "_check_size"},

@@ -1,0 +1,146 @@
+"""Checkers for notebook 09 (compressed memory: one summary message instead of the oldest turns).
+
+``check_compress`` is exercise 09-1.  Its helpers below are its own (``_summary_*``),
+so the module can hold the checkers of the notebook's other part as well.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from ..memory import summary_message
+from ..messages import MessageError, content_text, normalize, validate
+from ..texts import shorten, t
+from . import CheckResult, report, safely
+
+SUMMARY_TEXT = "用户叫小明，喜欢篮球；北京晴，25°C。"  # what the checker's summarize returns
+_SYSTEM = {"role": "system", "content": "你是一个简洁的中文助手。"}
+
+
+def _summary_call(call_id: str, city: str) -> dict:
+    return {"id": call_id, "type": "function", "function": {"name": "get_weather", "arguments": f'{{"city": "{city}"}}'}}
+
+
+def summary_cases() -> list[list[dict]]:
+    """The conversations ``check_compress`` hands the student's ``compress``, in order.
+
+    1. ends with a whole tool-call turn (two calls, two tool replies);
+    2. a tool-call turn in the middle, ends with a new user message;
+    3. starts with an earlier summary message (it must reach ``summarize``: folded in);
+    4. one turn only: nothing to compress.
+    """
+    return [
+        [_SYSTEM,
+         {"role": "user", "content": "我叫小红，想买一双跑鞋，预算 500 元。"},
+         {"role": "assistant", "content": "好的小红，我记住了。"},
+         {"role": "user", "content": "北京和上海哪里更热？"},
+         {"role": "assistant", "content": None, "tool_calls": [_summary_call("call_bj", "北京"), _summary_call("call_sh", "上海")]},
+         {"role": "tool", "tool_call_id": "call_bj", "content": "北京：晴，25°C"},
+         {"role": "tool", "tool_call_id": "call_sh", "content": "上海：多云，28°C"},
+         {"role": "assistant", "content": "上海更热，28°C。"}],
+        [_SYSTEM,
+         {"role": "user", "content": "你好，我叫小明，我喜欢篮球。"},
+         {"role": "assistant", "content": "你好小明！"},
+         {"role": "user", "content": "北京天气怎么样？"},
+         {"role": "assistant", "content": None, "tool_calls": [_summary_call("call_1", "北京")]},
+         {"role": "tool", "tool_call_id": "call_1", "content": "北京：晴，25°C"},
+         {"role": "assistant", "content": "北京今天晴，25°C。"},
+         {"role": "user", "content": "我叫什么名字？"}],
+        [_SYSTEM,
+         summary_message("用户叫小明，喜欢篮球。"),
+         {"role": "user", "content": "上海呢？"},
+         {"role": "assistant", "content": None, "tool_calls": [_summary_call("call_2", "上海")]},
+         {"role": "tool", "tool_call_id": "call_2", "content": "上海：多云，28°C"},
+         {"role": "assistant", "content": "上海多云，28°C。"},
+         {"role": "user", "content": "我喜欢什么运动？"}],
+        [_SYSTEM,
+         {"role": "user", "content": "你好，我叫小明。"},
+         {"role": "assistant", "content": "你好小明！"}],
+    ]
+
+
+class _SummaryRecorder:
+    """A ``summarize`` for the checker: keeps a copy of what it was given, returns ``SUMMARY_TEXT``."""
+
+    def __init__(self) -> None:
+        self.calls: list[Any] = []
+
+    def __call__(self, old_messages: Any) -> str:
+        self.calls.append(copy.deepcopy(old_messages))
+        return SUMMARY_TEXT
+
+
+def _summary_roles(messages: Any) -> list:
+    return [m.get("role") if isinstance(m, dict) else type(m).__name__ for m in messages]
+
+
+def _summary_problem(result: list, messages: list[dict], summarize: _SummaryRecorder) -> str | None:
+    """The hint for one case (``None`` when ``result`` is right)."""
+    system, rest = messages[0], messages[1:]
+    last = max(i for i, m in enumerate(rest) if m["role"] == "user")
+    old, want = rest[:last], rest[last:]
+    if not isinstance(result, list) or not all(isinstance(m, dict) for m in result):
+        return t("check.09.summary.not_list", name=type(result).__name__ if not isinstance(result, list) else _summary_roles(result))
+    if not old:  # one turn: nothing to replace
+        if summarize.calls or result != messages:
+            return t("check.09.summary.nothing_old", n_calls=len(summarize.calls), got=_summary_roles(result))
+        return None
+    if not summarize.calls:
+        return t("check.09.summary.no_call")
+    if len(summarize.calls) > 1:
+        return t("check.09.summary.calls", n_calls=len(summarize.calls))
+    if system not in result:
+        return t("check.09.summary.system_missing")
+    if result[0] != system:
+        return t("check.09.summary.system_first", role=result[0].get("role"))
+    summary = result[1] if len(result) > 1 else {}
+    if SUMMARY_TEXT not in content_text(summary.get("content")):
+        return t("check.09.summary.summary_message", text=SUMMARY_TEXT, got=shorten(repr(summary or None), 200))
+    if summary.get("role") != "user":
+        return t("check.09.summary.summary_role", role=summary.get("role"))
+    kept = result[2:]
+    if kept != want:
+        try:
+            validate(normalize(kept))
+        except (MessageError, TypeError) as exc:
+            return t("check.09.summary.split", problem=exc)
+        if want[0] not in kept:
+            return t("check.09.summary.lost_last", text=want[0]["content"])
+        return t("check.09.summary.kept", want=_summary_roles(want), got=_summary_roles(kept))
+    given = summarize.calls[0] if isinstance(summarize.calls[0], list) else []
+    if [m for m in given if not (isinstance(m, dict) and m.get("role") == "system")] != old:
+        return t("check.09.summary.old_messages", want=_summary_roles(old), got=_summary_roles(given))
+    return None
+
+
+def check_compress(compress: object) -> CheckResult:
+    """Exercise 09-1: ``compress(messages, summarize) -> list[dict]``.
+
+    ``messages`` starts with a system message; ``summarize(old_messages) -> str``
+    writes a summary.  ``compress`` returns a NEW list: the system message, then
+    ONE summary message ``{"role": "user", "content": <text containing what
+    summarize returned>}``, then the last turn (from the last user message on)
+    unchanged.  ``summarize`` is called once, with every message between the
+    system message and the last turn (an earlier summary message included).
+    With only one turn there is nothing to replace: the same messages come back
+    and ``summarize`` is not called.  The input list must not be modified.
+
+    Runs ``compress`` on the conversations of ``summary_cases()`` with a
+    recording ``summarize``; the first wrong case gives the hint.
+    """
+    if not callable(compress):
+        return report(False, t("check.09.summary.not_function"))
+    cases = summary_cases()
+    for messages in cases:
+        before = copy.deepcopy(messages)
+        summarize = _SummaryRecorder()
+        result, error = safely(compress, messages, summarize)
+        if error:
+            return report(False, t("check.09.summary.error", error=error))
+        if messages != before:
+            return report(False, t("check.09.summary.modified"))
+        problem = _summary_problem(result, before, summarize)
+        if problem:
+            return report(False, problem)
+    return report(True, t("check.09.summary.passed", n_cases=len(cases)))

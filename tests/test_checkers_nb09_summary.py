@@ -1,0 +1,145 @@
+"""Exercise 09-1's checker (course_lib.checkers.nb09.check_compress) on the reference solution and on
+typical wrong answers, each of which must fail with its own hint."""
+
+from __future__ import annotations
+
+import pytest
+
+from course_lib.checkers import nb09
+from course_lib.memory import compress_messages, summary_message
+from course_lib.messages import validate
+from course_lib.texts import TEXTS
+from notebook_cells import load_solution
+
+ZH = TEXTS["zh"]
+
+
+def _split(messages):
+    """(system list, rest, index of the last user message in rest)"""
+    system, rest = messages[:1], messages[1:]
+    starts = [i for i, m in enumerate(rest) if m["role"] == "user"]
+    return system, rest, starts[-1]
+
+
+def right(messages, summarize):
+    system, rest, last = _split(messages)
+    if not rest[:last]:
+        return list(messages)
+    return system + [summary_message(summarize(rest[:last]))] + rest[last:]
+
+
+def drops_system(messages, summarize):
+    return right(messages, summarize)[1:] if len(messages) > 3 else list(messages)
+
+
+def summary_first(messages, summarize):
+    result = right(messages, summarize)
+    return [result[1], result[0]] + result[2:] if len(messages) > 3 else result
+
+
+def keeps_last_two_messages(messages, summarize):  # "the last turn" = the last 2 messages: an orphan tool reply
+    return messages[:1] + [summary_message(summarize(messages[1:-2]))] + messages[-2:]
+
+
+def drops_tool_replies(messages, summarize):  # keeps the turn without its tool messages
+    result = right(messages, summarize)
+    return [m for m in result if m["role"] != "tool"]
+
+
+def never_summarizes(messages, summarize):
+    system, rest, last = _split(messages)
+    if not rest[:last]:
+        return list(messages)
+    return system + [summary_message(" ".join(str(m.get("content")) for m in rest[:last]))] + rest[last:]
+
+
+def loses_last_user(messages, summarize):
+    result = right(messages, summarize)
+    return result[:2] + result[3:] if len(messages) > 3 else result
+
+
+def in_place(messages, summarize):
+    system, rest, last = _split(messages)
+    if rest[:last]:
+        messages[1:last + 1] = [summary_message(summarize(rest[:last]))]
+    return messages
+
+
+def summary_as_system(messages, summarize):
+    result = right(messages, summarize)
+    if len(result) > 1 and result[1] is not messages[1]:
+        result[1] = {"role": "system", "content": result[1]["content"]}
+    return result
+
+
+def summarizes_everything(messages, summarize):  # gives summarize the last turn too
+    system, rest, last = _split(messages)
+    if not rest[:last]:
+        return list(messages)
+    return system + [summary_message(summarize(rest))] + rest[last:]
+
+
+def summarizes_one_turn(messages, summarize):  # a summary even when there is nothing old
+    system, rest, last = _split(messages)
+    return system + [summary_message(summarize(rest[:last]))] + rest[last:]
+
+
+def summarizes_each_turn(messages, summarize):  # one summarize call per old turn
+    system, rest, last = _split(messages)
+    if not rest[:last]:
+        return list(messages)
+    starts = [i for i, m in enumerate(rest) if m["role"] == "user"]
+    texts = [summarize(rest[a:b]) for a, b in zip(starts, starts[1:])]
+    return system + [summary_message("".join(texts))] + rest[last:]
+
+
+def test_the_reference_solution_passes(capsys):
+    compress = load_solution("09_memory_and_mcp", "09-1")["compress"]
+    assert nb09.check_compress(compress).passed is True
+    assert "✅" in capsys.readouterr().out
+
+
+def test_the_library_function_passes():
+    assert nb09.check_compress(compress_messages).passed is True
+    assert nb09.check_compress(right).passed is True
+
+
+def _hint(key):
+    """The fixed start of a hint (the text before its first placeholder)."""
+    return ZH[key].split("{")[0]
+
+
+@pytest.mark.parametrize("wrong,key", [
+    (drops_system, "check.09.summary.system_missing"),
+    (summary_first, "check.09.summary.system_first"),
+    (keeps_last_two_messages, "check.09.summary.split"),
+    (drops_tool_replies, "check.09.summary.split"),
+    (never_summarizes, "check.09.summary.no_call"),
+    (loses_last_user, "check.09.summary.lost_last"),
+    (in_place, "check.09.summary.modified"),
+    (summary_as_system, "check.09.summary.summary_role"),
+    (summarizes_everything, "check.09.summary.old_messages"),
+    (summarizes_one_turn, "check.09.summary.nothing_old"),
+    (summarizes_each_turn, "check.09.summary.calls"),
+    (lambda messages, summarize: None, "check.09.summary.not_list"),
+    (lambda messages: messages, "check.09.summary.error"),
+    ("compress", "check.09.summary.not_function"),
+], ids=lambda x: getattr(x, "__name__", None) if callable(x) else None)
+def test_each_wrong_answer_fails_with_its_hint(wrong, key, capsys):
+    result = nb09.check_compress(wrong)
+    assert result.passed is False
+    assert _hint(key) in result.message, result.message
+    assert "❌" in capsys.readouterr().out
+
+
+def test_split_hint_names_the_problem():
+    message = nb09.check_compress(keeps_last_two_messages).message
+    assert "call_sh" in message  # the orphan tool reply's id
+
+
+def test_the_cases_are_valid_conversations():
+    cases = nb09.summary_cases()
+    for messages in cases:
+        validate(messages)
+        assert messages[0]["role"] == "system"
+    assert any(m.get("tool_calls") for m in cases[0][-4:]), "one case ends with a tool-call turn"
