@@ -34,6 +34,7 @@ loop            what every loop shares: start / done / result, max_steps    [05,
 react           the prompt-based ReAct loops (LineReAct, JsonReAct)         [05]
 agent           the native function-calling loop (Agent, run_agent)         [06]
 mcp_server      the course's tools as an MCP server (stdio)                 [09]
+mcp_client      use an MCP server's tools from the course Agent             [09]
 widgets         chat boxes (ChatSession, chat_box); with tools, an Agent    [01, 02, 04]
 debugger        the step-through debugger for any loop                      [05, 06]
 checkers/       exercise checkers, one module per notebook                  [00-07]

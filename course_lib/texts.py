@@ -476,6 +476,15 @@ _ZH_SUMMARY: dict[str, str] = {
 
 _ZH_MCP: dict[str, str] = {
     # notebook 09, part 2: mcp_server.py, mcp_client.py and their checkers (checkers/nb09.py)
+    "mcp.arguments_not_object": "错误：工具 {name} 的参数必须是 JSON 对象（dict），收到的是 {kind}",
+    "mcp.call_refused": "错误：MCP 服务器拒绝了对工具 {name} 的调用：{message}（JSON-RPC 错误码 {code}）",
+    "mcp.close_slow": "MCP 服务器在 {seconds} 秒内没有停下来；它的进程可能还在运行",
+    "mcp.closed": "这个 McpTools 已经关闭了（调用过 close()，或者 with 块已经结束），不能再调用工具。请新建一个 McpTools()",
+    "mcp.failed": "MCP 服务器（命令：{command}）在 {method} 时出了问题：{why}\n服务器的错误输出（stderr）最后几行：\n{stderr}",
+    "mcp.no_command": "无法启动 MCP 服务器：命令 {command} 运行不了（{error}）。请检查命令和路径是否写对、程序是否已经安装",
+    "mcp.no_stderr": "（没有输出）",
+    "mcp.server_gone": "服务器进程已经退出或断开了连接，没有回答",
+    "mcp.timeout": "MCP 请求 {method} 在 {seconds:g} 秒内没有得到回答（超时）。服务器可能卡住了；如果一直这样，用 close() 关掉它，再新建一个 McpTools()",
 }
 
 TEXTS: dict[str, dict[str, str]] = {

@@ -32,6 +32,7 @@ CONVERTED = [
     "json_scan.py", "widgets.py", "debugger.py", "tables.py", "plots.py", "number_check.py",
     "tools/registry.py", "tools/calculator.py", "tools/knowledge.py", "tools/products.py", "tools/weather.py",
     "checkers/__init__.py", "checkers/scripted.py", *[f"checkers/nb0{n}.py" for n in range(8)], "quiz.py",
+    "mcp_server.py", "mcp_client.py",
 ]
 # Chinese that is sent TO THE MODEL (prompts, tool results, corrective messages) stays next to the
 # code that sends it, and so do patterns that read the model's replies: the top-level names
@@ -49,6 +50,7 @@ MODEL_FACING = {
     "tools/knowledge.py": {"KNOWLEDGE_TOOL", "_PUNCTUATION", "search_knowledge"},
     "tools/products.py": {"PRODUCT_TOOL", "query_by_product_name"},
     "tools/weather.py": {"WEATHER_TOOL", "get_weather"},
+    "mcp_client.py": {"ERROR_PREFIX"},  # how a tool's failure starts in the tool message
 }
 # A loop's trace lines stay literal in the loop's own file, where its step is (the glass box: the
 # words a step prints are read next to the code that prints them): these methods may hold Chinese.
