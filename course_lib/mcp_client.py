@@ -26,16 +26,22 @@ The three steps of the client, and where each one is:
 
 Why a thread: the SDK's ``ClientSession`` is async, and a notebook already
 runs an asyncio event loop in its main thread, so ``asyncio.run`` is refused
-there.  ``McpTools`` gives the session its own event loop in a background
-thread; the methods above wait for it, every request with a timeout
-(``timeout_s``, the start ``start_timeout_s``), and Ctrl-C (the notebook's stop button) abandons a request.
+there (a cell can ``await`` the SDK directly, as the by-hand part does).
+``McpTools`` gives the session its own event loop in a background thread; the
+methods above wait for it, every request with a timeout (``timeout_s``; the
+start: ``start_timeout_s``), and Ctrl-C (the notebook's stop button) abandons
+a request.  ``log`` is filled by ``_Tap``, which sits on the SDK's two message
+streams and writes down each message as it passes; the protocol is the SDK's.
 
 The server process is always cleaned up: ``close()`` or the end of a ``with``
 block stops it (the SDK closes its stdin, then terminates it if it does not
-exit); so does losing the last reference to an ``McpTools`` (``weakref.finalize``:
-running ``tools = McpTools()`` again closes the earlier one) and the end of
-Python.  ``close_all()`` closes every one still open, e.g. one a notebook
-still shows.  A server whose client was killed sees its stdin close and ends.
+exit).  One server per command: a new ``McpTools`` for the same command, args
+and cwd first closes the one started before, so re-running the cell
+``tools = McpTools()`` never leaves the old server running (the old object then
+says so if it is used).  Losing the last reference to an ``McpTools`` stops its
+server too (``weakref.finalize``), and so does the end of Python; ``close_all()``
+closes every one still open.  A server whose client was killed sees its stdin
+close and ends.
 
 Errors: ``McpError`` (a ``RuntimeError``), with a Chinese message, within
 seconds: a command that does not exist, a server that exits or does not
@@ -84,7 +90,7 @@ ERROR_PREFIX = "错误："  # how a tool's failure starts, as in every loop of t
 
 CLIENT_INFO = types.Implementation(name="course_lib.mcp_client", version="0.1.0")  # initialize's clientInfo
 
-_open: set["_Connection"] = set()  # every connection not closed yet (close_all)
+_open: set["_Connection"] = set()  # every connection not closed yet (a new McpTools, close_all)
 
 
 class McpError(RuntimeError):
@@ -138,6 +144,8 @@ class McpTools:
             env = {**{k: os.environ[k] for k in PASSED_ENV if k in os.environ}, **(env or {})}
             cwd = PROJECT_ROOT if cwd is None else cwd
         params = StdioServerParameters(command=command, args=list(args or []), env=env, cwd=cwd)
+        for earlier in [c for c in _open if c.starts(params)]:  # the same server again: a cell run again
+            earlier.close(replaced=True)
         self._connection = _Connection(params, timeout_s, start_timeout_s)
         weakref.finalize(self, self._connection.close)  # no reference left: the server is stopped
         self.log: list[dict] = self._connection.log
@@ -275,6 +283,7 @@ class _Connection:
         self.params, self.timeout_s, self.start_timeout_s = params, timeout_s, start_timeout_s
         self.log: list[dict] = []
         self.closed = False
+        self.replaced = False  # closed because a new McpTools started the same server
         self.session: ClientSession | None = None
         self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # the server's stderr
         self._ready: concurrent.futures.Future = concurrent.futures.Future()
@@ -334,7 +343,7 @@ class _Connection:
             KeyboardInterrupt: Ctrl-C while waiting.
         """
         if self.closed or self.session is None:
-            raise McpError(t("mcp.closed"))
+            raise McpError(t("mcp.replaced" if self.replaced else "mcp.closed"))
         request = self.session.call_tool(name, arguments, read_timeout_seconds=self.timeout_s)
         future = asyncio.run_coroutine_threadsafe(request, self._loop)
         try:
@@ -374,11 +383,16 @@ class _Connection:
         why = t("mcp.server_gone") if lost else f"{type(error).__name__}: {error}"
         return McpError(t("mcp.failed", command=command, method=method, why=why, stderr=stderr))
 
-    def close(self) -> None:
+    def starts(self, params: StdioServerParameters) -> bool:
+        """Whether ``params`` start the same server as this one (command, args, cwd)."""
+        return (params.command, params.args, str(params.cwd)) == (self.params.command, self.params.args,
+                                                                   str(self.params.cwd))
+
+    def close(self, replaced: bool = False) -> None:
         """Stop the session and the server (the SDK's shutdown), then the loop and its thread."""
         if self.closed:
             return
-        self.closed = True
+        self.closed, self.replaced = True, replaced
         _open.discard(self)
         if not self._thread.is_alive():  # never started
             self._loop.close()

@@ -495,6 +495,7 @@ _ZH_MCP: dict[str, str] = {
     "mcp.failed": "MCP 服务器（命令：{command}）在 {method} 时出了问题：{why}\n服务器的错误输出（stderr）最后几行：\n{stderr}",
     "mcp.no_command": "无法启动 MCP 服务器：命令 {command} 运行不了（{error}）。请检查命令和路径是否写对、程序是否已经安装",
     "mcp.no_stderr": "（没有输出）",
+    "mcp.replaced": "这个 McpTools 已经关闭了：后来又新建了一个启动同一个服务器的 McpTools（比如重新运行了单元格），旧的会自动关掉。请用新的那个",
     "mcp.server_gone": "服务器进程已经退出或断开了连接，没有回答",
     "mcp.timeout": "MCP 请求 {method} 在 {seconds:g} 秒内没有得到回答（超时）。服务器可能卡住了；如果一直这样，用 close() 关掉它，再新建一个 McpTools()",
 }

@@ -78,9 +78,19 @@ def started(make):
 
 
 @pytest.fixture(scope="module")
-def course_tools():
-    with McpTools() as tools:
-        yield tools
+def _course_server():
+    held: dict = {}
+    yield held
+    if held:
+        held["tools"].close()
+
+
+@pytest.fixture
+def course_tools(_course_server):
+    """One course server for the tests that only call it (started again if a test closed it)."""
+    if not _course_server or _course_server["tools"].closed:
+        _course_server["tools"] = McpTools()
+    return _course_server["tools"]
 
 
 @pytest.fixture
@@ -201,22 +211,31 @@ def test_the_end_of_a_with_block_stops_it():
     assert not alive(pid)
 
 
-def test_an_unclosed_one_stops_when_its_name_is_reused():
-    # What re-running the cell `tools = McpTools()` does: the old object loses its last reference.
-    tools, first = started(McpTools)
-    tools, second = started(McpTools)
+def test_starting_the_same_server_again_stops_the_one_before():
+    # What re-running the cell `tools = McpTools()` does, even when Out[...] still holds the old one.
+    first, first_pid = started(McpTools)
+    second, second_pid = started(McpTools)
+    assert not alive(first_pid) and first.closed and alive(second_pid)
+    with pytest.raises(McpError, match="同一个服务器"):
+        first.call("get_weather", {"city": "北京"})
+    assert second.call("calculate", {"expression": "1 + 1"}) == ("2", True)
+    second.close()
+    assert not alive(second_pid)
+
+
+def test_an_unclosed_one_stops_when_nothing_refers_to_it(test_server):
+    tools, pid = started(lambda: McpTools(sys.executable, test_server))
+    del tools
     gc.collect()
-    assert not alive(first) and alive(second)
-    tools.close()
-    assert not alive(second)
+    assert not alive(pid)
 
 
-def test_close_all_stops_every_open_one():
+def test_close_all_stops_every_open_one(test_server):
     a, pid_a = started(McpTools)
-    b, pid_b = started(McpTools)
-    keep = [a, b]  # still referenced, as by a notebook's Out[...]
+    b, pid_b = started(lambda: McpTools(sys.executable, test_server))  # another server: both stay open
+    assert alive(pid_a) and alive(pid_b)
     close_all()
-    assert not alive(pid_a) and not alive(pid_b) and all(t.closed for t in keep)
+    assert not alive(pid_a) and not alive(pid_b) and a.closed and b.closed
     assert not mcp_client._open
 
 
