@@ -543,6 +543,28 @@ _ZH_SUMMARY: dict[str, str] = {
 
 _ZH_MCP: dict[str, str] = {
     # notebook 09, part 2: mcp_server.py, mcp_client.py and their checkers (checkers/nb09.py)
+    "check.09.mcp.description": "工具 {name} 的 description 丢了或者变了：把 MCP 工具的 description 原样放进 function.description，模型靠它知道什么时候用这个工具",
+    "check.09.mcp.error": "调用 to_openai_tool(工具 {name}) 时出错：{error}。提示：SDK 的 Tool 对象用属性取值：mcp_tool.name、mcp_tool.description、mcp_tool.input_schema",
+    "check.09.mcp.name": "工具 {name} 转换后名字变成了 {got}：function.name 必须和 MCP 工具的 name 一模一样，模型调用时用的就是它，调用再按这个名字发回 MCP 服务器",
+    "check.09.mcp.no_parameters": "工具 {name} 的 function 里没有 parameters（现在的键：{keys}）：MCP 的 inputSchema（SDK 里是 input_schema）要放到 function.parameters 下面",
+    "check.09.mcp.no_properties": "工具 {name} 的 parameters 不是带 properties 的对象 schema：{parameters}。没有参数的工具也要写成 {{\"type\": \"object\", \"properties\": {{}}}}，有的接口会拒绝缺了 properties 的 schema",
+    "check.09.mcp.no_wrapper": "工具 {name} 的结果外面少了一层：应该是 {{\"type\": \"function\", \"function\": {{\"name\": ..., \"description\": ..., \"parameters\": ...}}}}，现在的键是 {keys}",
+    "check.09.mcp.not_callable": "to_openai_tool 应该是一个函数",
+    "check.09.mcp.not_dict": "to_openai_tool(工具 {name}) 应该返回一个 dict，实际返回的是 {kind}",
+    "check.09.mcp.not_sendable": "工具 {name} 转换后的结果还不能放进请求的 tools：{error}",
+    "check.09.mcp.parameters_differ": "工具 {name} 的 parameters 和 MCP 工具的 inputSchema 不一样：参数的 schema 要原样搬过来（只在缺少时补上 type 和 properties）",
+    "check.09.mcp.parameters_not_dict": "工具 {name} 的 parameters 应该是一个 dict（JSON schema），实际是 {kind}",
+    "check.09.mcp.passed": "{n_tools} 个 MCP 工具都转换对了：inputSchema 放进 parameters，外面包上 {{\"type\": \"function\", \"function\": ...}}",
+    "mcp.arguments_not_object": "错误：工具 {name} 的参数必须是 JSON 对象（dict），收到的是 {kind}",
+    "mcp.call_refused": "错误：MCP 服务器拒绝了对工具 {name} 的调用：{message}（JSON-RPC 错误码 {code}）",
+    "mcp.close_slow": "MCP 服务器在 {seconds} 秒内没有停下来；它的进程可能还在运行",
+    "mcp.closed": "这个 McpTools 已经关闭了（调用过 close()，或者 with 块已经结束），不能再调用工具。请新建一个 McpTools()",
+    "mcp.failed": "MCP 服务器（命令：{command}）在 {method} 时出了问题：{why}\n服务器的错误输出（stderr）最后几行：\n{stderr}",
+    "mcp.no_command": "无法启动 MCP 服务器：命令 {command} 运行不了（{error}）。请检查命令和路径是否写对、程序是否已经安装",
+    "mcp.no_stderr": "（没有输出）",
+    "mcp.replaced": "这个 McpTools 已经关闭了：后来又新建了一个启动同一个服务器的 McpTools（比如重新运行了单元格），旧的会自动关掉。请用新的那个",
+    "mcp.server_gone": "服务器进程已经退出或断开了连接，没有回答",
+    "mcp.timeout": "MCP 请求 {method} 在 {seconds:g} 秒内没有得到回答（超时）。服务器可能卡住了；如果一直这样，用 close() 关掉它，再新建一个 McpTools()",
 }
 
 TEXTS: dict[str, dict[str, str]] = {

@@ -33,6 +33,7 @@ CONVERTED = [
     "tools/registry.py", "tools/calculator.py", "tools/knowledge.py", "tools/products.py", "tools/weather.py",
     "tools/orders.py",
     "checkers/__init__.py", "checkers/scripted.py", *[f"checkers/nb0{n}.py" for n in range(10)], "quiz.py",
+    "mcp_server.py", "mcp_client.py",
 ]
 # Chinese that is sent TO THE MODEL (prompts, tool results, corrective messages) stays next to the
 # code that sends it, and so do patterns that read the model's replies: the top-level names
@@ -54,6 +55,7 @@ MODEL_FACING = {
     "tools/orders.py": {"ORDER_TOOL", "GET_PRODUCT_TOOL", "REVIEWS_TOOL", "_product_id", "_quantity_problem",
                         "_write_order", "place_order", "get_product"},
     "tools/weather.py": {"WEATHER_TOOL", "get_weather"},
+    "mcp_client.py": {"ERROR_PREFIX"},  # how a tool's failure starts in the tool message
 }
 # A loop's trace lines stay literal in the loop's own file, where its step is (the glass box: the
 # words a step prints are read next to the code that prints them): these methods may hold Chinese.
