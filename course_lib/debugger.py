@@ -59,7 +59,7 @@ class DebugStep:
     """What one click of 「下一步」 did.
 
     Attributes:
-        number: 1, 2, ... in this run.
+        number: the loop's step number (1, 2, ...); a turn that waited for a person shows twice with one number.
         step: the ``records.Step`` the loop's ``step()`` returned.
         new_indices: indices in ``messages`` of the messages that appeared or changed.
         details: the step's ``details()`` (``records.Detail`` rows: label, text and ``field``),
@@ -152,6 +152,12 @@ class AgentDebugger:
         return self.prompt_tokens + self.completion_tokens
 
     @property
+    def loop_steps(self) -> int:
+        """The steps the loop has taken (its ``steps``); a turn that waited for a person is one step."""
+        steps = getattr(self.loop, "steps", None)
+        return len(steps) if steps is not None else len(self.steps)
+
+    @property
     def waiting(self) -> list:
         """The calls (``tool_calls.ToolCall``) the loop holds for a person's decision; ``[]`` when none
         (or when the loop has no approval: the ReAct loops)."""
@@ -196,7 +202,7 @@ class AgentDebugger:
             # The native loop appended its "answer now, no more tools" message for the next request.
             details.append(Detail("next", t("debugger.label_next"), t("debugger.stopping_next") + after[-1]["content"]))
         info = DebugStep(
-            number=len(self.steps) + 1,
+            number=step.step,  # the loop's own step number (a turn that waited for a person keeps its number)
             step=step,
             new_indices=[i for i, msg in enumerate(after) if i >= len(before) or msg != before[i]],
             details=details,
@@ -331,7 +337,7 @@ class DebuggerView:
     def _status_html(self, busy: str = "") -> str:
         d = self.debugger
         limit = f" / {d.limit_name}={d.max_steps}" if d.limit_name else ""
-        parts = [t("debugger.step_count", step=f"<b>{len(d.steps)}</b>", limit=limit),
+        parts = [t("debugger.step_count", step=f"<b>{d.loop_steps}</b>", limit=limit),
                  t("debugger.tokens", prompt_tokens=d.prompt_tokens, completion_tokens=d.completion_tokens,
                    total_tokens=f"<b>{d.total_tokens}</b>")]
         if busy:
@@ -390,12 +396,12 @@ class DebuggerView:
 
     def on_next(self, _: Any = None) -> None:
         """「下一步」: one model call plus its tool executions."""
-        self._guard(lambda: (self.redraw(busy=t("debugger.waiting", step=len(self.debugger.steps) + 1)), self.debugger.step()))
+        self._guard(lambda: (self.redraw(busy=t("debugger.waiting", step=self.debugger.loop_steps + 1)), self.debugger.step()))
 
     def on_run(self, _: Any = None) -> None:
         """「运行到结束」: step until the loop stops, redrawing after every step."""
         def work() -> None:
-            self.redraw(busy=t("debugger.waiting", step=len(self.debugger.steps) + 1))
+            self.redraw(busy=t("debugger.waiting", step=self.debugger.loop_steps + 1))
             self.debugger.run_to_end(on_step=lambda info: self.redraw(busy=t("debugger.waiting", step=info.number + 1)))
         self._guard(work)
 

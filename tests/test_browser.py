@@ -15,7 +15,11 @@ What a teacher does in class, done by a test:
    stream in, then clicks the debugger's 「下一步」 twice;
    ``test_debugger_in_notebook_06`` runs ``notebooks/06_agent_loop.ipynb``,
    finds its debugger, clicks 「下一步」 twice and checks that the message
-   chain table grew each time.  Screenshots: ``test-artifacts/browser_*.png``
+   chain table grew each time; ``test_approval_buttons`` (notebook 08's
+   debugger, in a small notebook the test writes) clicks 「下一步」 until the
+   model asks for ``place_order``, then 「按修改的参数执行」, 「拒绝」 and 「批准」,
+   and reads the shop database after each click: exactly what the person
+   decided was written.  Screenshots: ``test-artifacts/browser_*.png``
    (timings in ``test-artifacts/browser_*.json``).
 
 The browser is Debian's ``chromium`` package at /usr/bin/chromium, launched by
@@ -50,6 +54,8 @@ CHROMIUM = Path("/usr/bin/chromium")
 NOTEBOOK = ROOT / "notebooks" / "06_agent_loop.ipynb"
 ARTIFACTS = ROOT / "test-artifacts"
 WIDGETS_NOTEBOOK = "browser_widgets_check.ipynb"  # written by the test into the temporary copy of notebooks/
+APPROVAL_NOTEBOOK = "browser_approval_check.ipynb"  # likewise: notebook 08's approval debugger on its own
+APPROVAL_SHOP = "browser_shop.db"  # the shop copy that notebook writes (COURSE_SHOP_DB), next to it
 # Flags from the machine notes: no sandbox as root, and no background
 # networking (the machine has no network; Chromium would keep retrying).
 LAUNCH_ARGS = [
@@ -276,12 +282,33 @@ MATH_TIMEOUT_S = 60  # MathJax is loaded on first use
 DEBUGGER_CELL_HINT = WIDGETS_CELLS[2]
 
 
-def _write_widgets_notebook(path: Path) -> None:
+# The approval notebook: notebook 08's debugger on the shop, writing to its own copy of the shop.
+APPROVAL_CELLS = [
+    WIDGETS_CELLS[0],
+    f"""import os
+from pathlib import Path
+
+os.environ["COURSE_SHOP_DB"] = str(Path.cwd() / "{APPROVAL_SHOP}")  # this test's own shop copy
+
+from course_lib.agent import Agent
+from course_lib.debugger import AgentDebugger, debugger_view
+from course_lib.tools.orders import reset_shop, shop_registry
+
+reset_shop()
+SHOP_SYSTEM = ("你是体育用品店的购物助手，用中文简洁地回答。"
+               "顾客要买东西时，先用 query_by_product_name 查到商品的 product_id，再用 place_order 下单。")
+debugger = AgentDebugger(Agent(client, MODEL, shop_registry(), system=SHOP_SYSTEM, max_steps=4, max_tokens=200),
+                         "帮我下单：商品编号 002，买 2 个。")
+debugger_view(debugger)""",
+]
+
+
+def _write_notebook(path: Path, sources: list[str]) -> None:
     import nbformat
 
     nb = nbformat.v4.new_notebook()
     nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}}
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in WIDGETS_CELLS]
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in sources]
     nbformat.write(nb, path)
 
 
@@ -292,7 +319,8 @@ def lab(tmp_path_factory):
     work = tmp_path_factory.mktemp("lab")
     root = work / "notebooks"
     shutil.copytree(ROOT / "notebooks", root, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    _write_widgets_notebook(root / WIDGETS_NOTEBOOK)
+    _write_notebook(root / WIDGETS_NOTEBOOK, WIDGETS_CELLS)
+    _write_notebook(root / APPROVAL_NOTEBOOK, APPROVAL_CELLS)
     started = time.monotonic()
     with jupyter_lab(root, work) as (base, token):
         print(f"JupyterLab up in {time.monotonic() - started:.1f} s")
@@ -452,4 +480,106 @@ def test_debugger_in_notebook_06(lab, browser):
         save_screenshots(page, debugger, png)
     timings["total_s"] = round(time.monotonic() - started, 1)
     _write_json(ARTIFACTS / "browser_06.json", {"rows": rows, "timings": timings})
+    print(json.dumps(timings))
+
+
+def _wait_idle(debugger, timeout_s: float = STEP_TIMEOUT_S) -> None:
+    """Wait until the debugger is idle again (「重置」 is disabled only while it works)."""
+    idle = debugger.locator("button", has_text="重置")
+    deadline = time.monotonic() + timeout_s
+    time.sleep(0.5)
+    while not idle.is_enabled():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the debugger was still busy after {timeout_s} s")
+        time.sleep(0.5)
+
+
+def _next_until_waiting(debugger, clicks: int = 3) -> None:
+    """Click 「下一步」 until the approval buttons show (the model asked for place_order)."""
+    box = debugger.locator(".course-debugger-approval")
+    for _ in range(clicks):
+        if box.is_visible():
+            return
+        next_button = debugger.locator("button", has_text="下一步")
+        if not next_button.is_enabled():
+            break
+        next_button.click()
+        _wait_idle(debugger)
+    if not box.is_visible():
+        status = debugger.locator(".course-debugger-status").inner_text()
+        raise AssertionError(f"the model did not ask for place_order within {clicks} steps: {status}")
+
+
+def _pid(value) -> str:
+    """A product id as the shop stores it: 2, "2" and "002" are "002" (tools/orders.py reads them so)."""
+    return str(value).strip().zfill(3)
+
+
+def _orders(path: Path) -> list[tuple]:
+    """(product_id, quantity) of every order in the test's shop copy, read with sqlite3."""
+    import sqlite3
+
+    connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return connection.execute("SELECT product_id, quantity FROM orders ORDER BY order_id").fetchall()
+    finally:
+        connection.close()
+
+
+def test_approval_buttons(lab, browser):
+    """Notebook 08's approval debugger: edit, reject and approve by clicking; the shop copy holds exactly those."""
+    _, _, root = lab
+    shop = root / APPROVAL_SHOP
+    timings: dict = {}
+    started = time.monotonic()
+    png = ARTIFACTS / "browser_approval.png"
+    with opened(browser, lab, APPROVAL_NOTEBOOK, png.with_name("browser_approval_failure.png")) as page:
+        run_all(page)
+        debugger = page.locator(".course-debugger").first
+        debugger.wait_for(state="visible", timeout=60_000)
+        box = debugger.locator(".course-debugger-approval")
+        assert not box.is_visible(), "the approval buttons show before anything waits for a decision"
+        assert _orders(shop) == []
+
+        # 1. Edit: the person changes the quantity to 1 and runs it.
+        t0 = time.monotonic()
+        _next_until_waiting(debugger)
+        assert not debugger.locator("button", has_text="下一步").is_enabled(), "「下一步」 must wait for the decision"
+        arguments = box.locator("input[type='text']")
+        edited = json.loads(arguments.input_value())
+        assert set(edited) >= {"product_id", "quantity"}, edited
+        assert _orders(shop) == [], "something was written before anyone decided"
+        edited["quantity"] = 1
+        arguments.fill(json.dumps(edited))
+        box.locator("button", has_text="按修改的参数执行").click()
+        _wait_idle(debugger)
+        assert not box.is_visible()
+        assert _orders(shop) == [(_pid(edited["product_id"]), 1)], _orders(shop)
+        assert "参数被修改后执行" in debugger.locator(".course-debugger-details").inner_text()
+        save_screenshots(page, debugger, png)
+        timings["edit_s"] = round(time.monotonic() - t0, 1)
+
+        # 2. Reject: nothing is written; the model is told.
+        t0 = time.monotonic()
+        debugger.locator("button", has_text="重置").click()
+        _wait_idle(debugger)
+        _next_until_waiting(debugger)
+        box.locator("button", has_text=re.compile(r"^\s*拒绝\s*$")).click()
+        _wait_idle(debugger)
+        assert _orders(shop) == [(_pid(edited["product_id"]), 1)], _orders(shop)
+        assert "用户拒绝了" in debugger.locator(".course-debugger-chain").inner_text()
+        timings["reject_s"] = round(time.monotonic() - t0, 1)
+
+        # 3. Approve: the model's own arguments run.
+        t0 = time.monotonic()
+        debugger.locator("button", has_text="重置").click()
+        _wait_idle(debugger)
+        _next_until_waiting(debugger)
+        wanted = json.loads(box.locator("input[type='text']").input_value())
+        box.locator("button", has_text=re.compile(r"^\s*批准\s*$")).click()
+        _wait_idle(debugger)
+        assert _orders(shop)[1:] == [(_pid(wanted["product_id"]), wanted["quantity"])], _orders(shop)
+        timings["approve_s"] = round(time.monotonic() - t0, 1)
+    timings["total_s"] = round(time.monotonic() - started, 1)
+    _write_json(ARTIFACTS / "browser_approval.json", {"orders": _orders(shop), "timings": timings})
     print(json.dumps(timings))
