@@ -297,3 +297,10 @@ def test_the_shop_registry_has_one_write_tool_and_it_needs_approval(data_dir):
     assert not ok and text.startswith("错误：")
     text, ok = registry.call("get_product", {"product_id": "001"})
     assert ok and json.loads(text)["stock_quantity"] == 48
+    # The name look-up of the shop reads the copy too: both say 48 (the master still says 50).
+    text, ok = registry.call("query_by_product_name", {"product_name": "足球"})
+    assert ok and json.loads(text)[0]["stock_quantity"] == 48
+    assert json.loads(products.query_by_product_name("足球"))[0]["stock_quantity"] == 50
+    # The database is not the model's to choose.
+    text, ok = registry.call("query_by_product_name", {"product_name": "足球", "db_path": "x.db"})
+    assert not ok

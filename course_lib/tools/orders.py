@@ -333,16 +333,22 @@ def get_reviews(product_id: str) -> str:
                        "reviews": reviews}, ensure_ascii=False)
 
 
+def query_shop(product_name: str) -> str:
+    """``products.query_by_product_name`` on the student's copy (read-only): the same rows and
+    columns, with the stock as it is now, so the look-ups of the shop agree with ``get_product``."""
+    return query_by_product_name(product_name, db_path=shop_path())
+
+
 def shop_registry() -> ToolRegistry:
     """The shop's tools for an agent: three look-ups and the one write tool.
 
     Returns:
-        A ``ToolRegistry`` with query_by_product_name (the master, read-only),
-        get_product and get_reviews (the copy, read-only) and place_order
+        A ``ToolRegistry`` with query_by_product_name (``query_shop``), get_product and
+        get_reviews (all three read the copy, read-only) and place_order
         (writes the copy; ``needs_approval=True``, so a person decides first).
     """
     return ToolRegistry([
-        Tool("query_by_product_name", query_by_product_name, PRODUCT_TOOL),
+        Tool("query_by_product_name", query_shop, PRODUCT_TOOL),
         Tool("get_product", get_product, GET_PRODUCT_TOOL),
         Tool("get_reviews", get_reviews, REVIEWS_TOOL),
         Tool("place_order", place_order, ORDER_TOOL, needs_approval=True),

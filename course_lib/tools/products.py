@@ -161,13 +161,16 @@ def escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def query_by_product_name(product_name: str, limit: int = 20) -> str:
+def query_by_product_name(product_name: str, limit: int = 20, *, db_path: str | Path | None = None) -> str:
     """Find products whose name contains ``product_name``.
 
     Args:
         product_name: a keyword such as "球" (partial match; % and _ are
             matched literally; surrounding spaces are ignored).
         limit: at most this many rows (default 20).
+        db_path: the database to read (default data/SportsEquipment.db); notebook 08's
+            shop reads the student's copy, whose stock goes down with every order.
+            Not in ``PRODUCT_TOOL``: the model cannot choose it.
     Returns:
         A JSON string: a list of objects with all ``COLUMNS``
         (price in yuan), ordered by product_id; "[]" when nothing matches.
@@ -183,7 +186,7 @@ def query_by_product_name(product_name: str, limit: int = 20) -> str:
         return ToolFailure("错误：limit 必须是正整数")
 
     pattern = "%" + escape_like(keyword) + "%"
-    connection = connect_readonly(database_path())
+    connection = connect_readonly(db_path or database_path())
     try:
         connection.row_factory = sqlite3.Row
         rows = connection.execute(QUERY_SQL, (pattern, limit)).fetchall()
