@@ -10,6 +10,7 @@ comparing the reply texts request by request measures reproducibility.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import time
@@ -31,7 +32,8 @@ def read_log(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def execute_cells(nb: nbformat.NotebookNode, path: Path, log: Path) -> tuple[list[str], list[dict]]:
+def execute_cells(nb: nbformat.NotebookNode, path: Path, log: Path,
+                  rerun_errors: list[str] | None = None) -> tuple[list[str], list[dict]]:
     """Run ``nb`` top to bottom in a fresh kernel, one cell at a time, with request logging to ``log``.
 
     The kernel inherits ``COURSE_REQUEST_LOG=log``, so every client made by
@@ -42,10 +44,16 @@ def execute_cells(nb: nbformat.NotebookNode, path: Path, log: Path) -> tuple[lis
     Args:
         nb: the notebook (its cells get their outputs).  path: where it lives
             (the kernel's working directory is its folder).  log: the request log.
+        rerun_errors: if a list is given and the first pass had no error, every
+            code cell is run a second time, top to bottom, in the same kernel
+            (a student re-running cells): on copies, so ``nb`` keeps the first
+            pass's outputs, and its requests are not in the returned
+            ``requests``.  Each cell that raises on its second run adds
+            ``"cell N: Name: value"`` to the list; the pass goes on.
     Returns:
         ``(errors, requests)``: the error lines (``"Name: value"``), and the log
-        lines the notebook added, each with ``"cell"``: the index of the code
-        cell that sent it.
+        lines the notebook added in the first pass, each with ``"cell"``: the
+        index of the code cell that sent it.
     """
     before = len(read_log(log))
     os.environ["COURSE_REQUEST_LOG"] = str(log)
@@ -53,6 +61,7 @@ def execute_cells(nb: nbformat.NotebookNode, path: Path, log: Path) -> tuple[lis
                             resources={"metadata": {"path": str(path.parent)}})
     errors: list[str] = []
     cells: list[int] = []  # the cell of each new log line, in order
+    first_pass: int | None = None  # log lines of the first pass (the second pass's come after them)
     try:
         with client.setup_kernel():
             for index, cell in enumerate(nb.cells):
@@ -66,9 +75,20 @@ def execute_cells(nb: nbformat.NotebookNode, path: Path, log: Path) -> tuple[lis
                     cells += [index] * (len(read_log(log)) - before - len(cells))
                 if errors:
                     break
+            first_pass = len(read_log(log)) - before
+            if rerun_errors is not None and not errors:
+                for index, cell in enumerate(nb.cells):
+                    if cell.cell_type != "code":
+                        continue
+                    again = copy.deepcopy(cell)
+                    try:
+                        client.execute_cell(again, index)
+                    except Exception as exc:  # noqa: BLE001 - recorded; the second pass goes on
+                        rerun_errors.append(f"cell {index}: {type(exc).__name__}: {str(exc)[:300]}")
     finally:
         os.environ.pop("COURSE_REQUEST_LOG", None)
-    requests = read_log(log)[before:]
+    added = read_log(log)[before:]
+    requests = added if first_pass is None else added[:first_pass]
     for line, index in zip(requests, cells + [None] * len(requests)):
         line["cell"] = index
     return errors, requests

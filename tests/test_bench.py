@@ -271,3 +271,26 @@ def test_a_suite_rerun_of_one_loop_keeps_the_other_loops_rows():
     assert merged["skipped"] == {"smolagents": "not installed"}
     assert any("langchain: old" in line for line in _suite_runs(merged))
     assert keep_other_loops(earlier | {"max_steps": 5}, new, ["native"]) is new
+
+
+def test_execute_cells_second_pass_keeps_the_first_pass_and_reports_what_breaks(tmp_path):
+    """``series.execute_cells(..., rerun_errors=[])``: every code cell once more in the same kernel;
+    the notebook keeps its first outputs, and a cell that cannot run twice is reported by number."""
+    import nbformat
+
+    from bench import series
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}}
+    nb.cells = [nbformat.v4.new_markdown_cell("# x"), nbformat.v4.new_code_cell("x = 1"),
+                nbformat.v4.new_code_cell("x += 1\nassert x < 3, 'ran twice'\nprint('x =', x)")]
+    rerun: list[str] = []
+    errors, requests = series.execute_cells(nb, tmp_path / "nb.ipynb", tmp_path / "log.jsonl", rerun_errors=rerun)
+    assert errors == [] and requests == []
+    assert nb.cells[2].outputs[0]["text"] == "x = 2\n"  # the first pass's output, not the second's
+    # The second pass set x = 1 again, so cell 2 ran twice without trouble; a cell 1 that keeps x breaks it:
+    assert rerun == []
+    nb.cells[1].source = "x = globals().get('x', 0) + 1"
+    rerun = []
+    errors, _ = series.execute_cells(nb, tmp_path / "nb.ipynb", tmp_path / "log.jsonl", rerun_errors=rerun)
+    assert errors == [] and len(rerun) == 1 and rerun[0].startswith("cell 2: ") and "ran twice" in rerun[0]
