@@ -406,7 +406,7 @@ def _client(base_url: str) -> Any:
     import openai
 
     return openai.OpenAI(base_url=base_url, api_key="not-needed", max_retries=0,
-                         http_client=httpx.Client(timeout=300, trust_env=False))
+                         http_client=httpx.Client(timeout=1200, trust_env=False))
 
 
 def _row(config: str, category: str, entry: dict, decoded: Decoded, info: dict, checker: Any, language: Any,
@@ -464,7 +464,8 @@ def run_configs(configs: list[str], settings: Settings, course_url: str, model: 
     chosen = {c: sample(load_category(c), settings.sample, settings.seed) for c in settings.categories}
     order = interleave(chosen)
     ids = {entry["id"] for _, entry in order}
-    saved = [r for r in (read_rows(rows_path) if rows_path else []) if r["id"] in ids]
+    latest = {(r["config"], r["id"]): r for r in (read_rows(rows_path) if rows_path else []) if r["id"] in ids}
+    saved = [r for r in latest.values() if not r.get("error")]  # a failed request is asked again
     done = {(r["config"], r["id"]) for r in saved}
     rows: list[dict] = [r for r in saved if r["config"] in configs]
 
@@ -529,9 +530,15 @@ def run_configs(configs: list[str], settings: Settings, course_url: str, model: 
     return rows
 
 
+def answered(rows: list[dict]) -> list[dict]:
+    """The rows whose request did not fail (a timeout or a server error is no answer, right or wrong)."""
+    return [r for r in rows if not r.get("error")]
+
+
 def common_rows(rows: list[dict]) -> list[dict]:
     """The rows of the entries that every configuration in ``rows`` answered (a run stopped early
-    leaves the slower configurations with fewer)."""
+    leaves the slower configurations with fewer); failed requests left out."""
+    rows = answered(rows)
     configs = {r["config"] for r in rows}
     by_id: dict[str, set] = {}
     for r in rows:
@@ -603,9 +610,13 @@ def markdown(results: dict) -> str:
              f"Machine: {results['machine']}. Model: {results['model']}.", "",
              "Correct answers per category (cells: correct/asked), on the entries that every configuration "
              "answered:", "", *_table(summary(common, cats), cats)]
-    if len(common) != len(results["rows"]):
+    if len(common) != len(answered(results["rows"])):
         lines += ["", "Every entry each configuration answered (the run was stopped before the slower "
-                  "configurations had answered them all):", "", *_table(summary(results["rows"], cats), cats)]
+                  "configurations had answered them all):", "", *_table(summary(answered(results["rows"]), cats), cats)]
+    failed = [r for r in results["rows"] if r.get("error")]
+    if failed:
+        lines += ["", "Requests that failed (not counted): " + ", ".join(f"({r['config']}) {r['id']}: {r['error'][:60]}"
+                                                                       for r in failed)]
     table = summary(results["rows"], cats)
     lines += ["", "Configurations:", ""]
     lines += [f"- ({k}) {v}" for k, v in CONFIGS.items() if k in table]
@@ -667,7 +678,8 @@ def run_part(configs: list[str], settings: Settings, course_url: str, model: str
     path = out / "bfcl.json"
     if keep and path.exists():
         results = merge(json.loads(path.read_text(encoding="utf-8")), results, configs)
-    results["summary"] = summary(results["rows"], settings.categories)
+    results["summary"] = summary(answered(results["rows"]), settings.categories)
+    results["summary_common"] = summary(common_rows(results["rows"]), settings.categories)
     out.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     (out / "bfcl.md").write_text(markdown(results), encoding="utf-8")

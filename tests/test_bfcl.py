@@ -222,3 +222,13 @@ def test_the_prompt_based_run_records_every_action_that_ran():
     assert decoded.calls == [{"math_hypot": {"x": 3}}, {"math_hypot": {"x": 4}}]
     assert info["requests"] == 4 and info["stopped_reason"] == "answer"
     assert "tools" not in fake.requests[0] and "math_hypot" in fake.requests[0]["messages"][0]["content"]
+
+
+def test_a_failed_request_is_neither_right_nor_wrong_and_is_asked_again(tmp_path):
+    rows = _rows() + [{"config": "c", "category": "irrelevance", "id": "irrelevance_9", "valid": True,
+                       "error": "APITimeoutError: Request timed out."}]
+    assert len(bfcl.answered(rows)) == len(_rows())
+    assert all(r["id"] != "irrelevance_9" for r in bfcl.common_rows(rows))
+    results = {"date": "today", "bfcl_version": "x", "settings": bfcl.Settings(["simple_python", "irrelevance"], 1).key(),
+               "machine": "m", "model": "q", "rows": rows, "runs": {}}
+    assert "Requests that failed (not counted): (c) irrelevance_9" in bfcl.markdown(results)
