@@ -73,6 +73,13 @@ CONFIGS = {
 }
 
 
+# Computed from another configuration's stored replies, no requests of their own.
+DERIVED = {
+    "a+c": "(a)'s replies read by the course's tool-call layer, as in (c) (no extra requests)",
+}
+CONTENT_KEPT = 4000  # characters of a reply kept in a row (enough to read its calls again)
+
+
 class BfclMissing(RuntimeError):
     """bfcl-eval is not installed (``bash course.sh bench`` installs it into .venv-bench)."""
 
@@ -413,7 +420,7 @@ def _row(config: str, category: str, entry: dict, decoded: Decoded, info: dict, 
          content: str | None) -> dict:
     valid, why = score(category, entry, decoded, checker, language)
     return {"config": config, "category": category, "id": entry["id"], "valid": valid, "why": why,
-            "calls": decoded.calls, "note": decoded.note, "content": (content or "")[:300], **info}
+            "calls": decoded.calls, "note": decoded.note, "content": (content or "")[:CONTENT_KEPT], **info}
 
 
 def rows_file(configs: list[str], settings: Settings) -> str:
@@ -546,6 +553,31 @@ def common_rows(rows: list[dict]) -> list[dict]:
     return [r for r in rows if by_id[r["id"]] == configs]
 
 
+def derived_rows(rows: list[dict], entries: dict[str, dict]) -> list[dict]:
+    """Rows "a+c": every answered (a) row read again by the course's layer, from its stored reply.
+
+    (a)'s server parsed no call from the text: its stored ``content`` is the whole reply when it is
+    shorter than the row keeps (earlier runs kept 300 characters: longer replies are left out and
+    counted in ``note``); a row whose server did parse calls keeps them.
+    """
+    checker, language = load_checker()
+    out = []
+    for row in answered(rows):
+        if row["config"] != "a":
+            continue
+        entry = entries[row["id"]]
+        if row["calls"] is not None:
+            decoded = Decoded(row["calls"])
+        elif len(row.get("content") or "") in (300, CONTENT_KEPT):
+            continue  # cut when stored: cannot be read again
+        else:
+            message = {"role": "assistant", "content": row.get("content") or None}
+            decoded = decode_course_layer(message, [api_name(f["name"]) for f in entry["function"]])
+        valid, why = score(row["category"], entry, decoded, checker, language)
+        out.append(row | {"config": "a+c", "valid": valid, "why": why, "calls": decoded.calls, "note": decoded.note})
+    return out
+
+
 def summary(rows: list[dict], categories: list[str]) -> dict:
     """``{config: {category: [valid, total], "all": [valid, total]}}``."""
     out: dict = {}
@@ -619,7 +651,7 @@ def markdown(results: dict) -> str:
                                                                        for r in failed)]
     table = summary(results["rows"], cats)
     lines += ["", "Configurations:", ""]
-    lines += [f"- ({k}) {v}" for k, v in CONFIGS.items() if k in table]
+    lines += [f"- ({k}) {v}" for k, v in (CONFIGS | DERIVED).items() if k in table]
     lines += ["", "Function names: BFCL's names contain dots (`math.factorial`), which the OpenAI API refuses; "
               "every configuration offers them with underscores (`math_factorial`), as BFCL does for OpenAI-style "
               "models, and the checker is run with BFCL's `underscore_to_dot` setting on.", "",
@@ -678,6 +710,9 @@ def run_part(configs: list[str], settings: Settings, course_url: str, model: str
     path = out / "bfcl.json"
     if keep and path.exists():
         results = merge(json.loads(path.read_text(encoding="utf-8")), results, configs)
+    results["rows"] = [r for r in results["rows"] if r["config"] not in DERIVED]
+    entries = {e["id"]: e for c in settings.categories for e in load_category(c)}
+    results["rows"] += derived_rows(results["rows"], entries)
     results["summary"] = summary(answered(results["rows"]), settings.categories)
     results["summary_common"] = summary(common_rows(results["rows"]), settings.categories)
     out.mkdir(parents=True, exist_ok=True)

@@ -232,3 +232,13 @@ def test_a_failed_request_is_neither_right_nor_wrong_and_is_asked_again(tmp_path
     results = {"date": "today", "bfcl_version": "x", "settings": bfcl.Settings(["simple_python", "irrelevance"], 1).key(),
                "machine": "m", "model": "q", "rows": rows, "runs": {}}
     assert "Requests that failed (not counted): (c) irrelevance_9" in bfcl.markdown(results)
+
+
+@needs_bfcl
+def test_a_plus_c_reads_the_built_in_template_replies_with_the_course_layer():
+    entry = _entry("simple_python", "simple_python_0")
+    text = '```json\n{"name": "calculate_triangle_area", "arguments": {"base": 10, "height": 5}}\n```'
+    row = {"config": "a", "category": "simple_python", "id": entry["id"], "valid": False, "calls": None,
+           "content": text}
+    derived = bfcl.derived_rows([row, row | {"config": "b"}], {entry["id"]: entry})
+    assert [(r["config"], r["valid"]) for r in derived] == [("a+c", True)]
