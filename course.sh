@@ -138,7 +138,8 @@ case "$cmd" in
     bench)
         setup
         export COURSE_IGNORE_DOTENV=1 COURSE_PROVIDER=local
-        # The peer frameworks (requirements-bench.txt) go into their own venv, which also
+        # The peer frameworks (requirements-bench.txt) and bfcl-eval (requirements-bench-nodeps.txt,
+        # installed without its dependencies) go into their own venv, which also
         # sees every package of .venv; pip is constrained to .venv's versions, so the
         # course's own packages are never changed and never shadowed.
         BENCH=.venv-bench
@@ -147,11 +148,13 @@ case "$cmd" in
         bench_site="$("$BENCH/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
         echo "import site; site.addsitedir('$course_site')" > "$bench_site/course-venv.pth"
         stamp="$BENCH/.bench-installed"
-        want="$(cat requirements.txt requirements-bench.txt | sha256sum | cut -d' ' -f1)"
+        want="$(cat requirements.txt requirements-bench.txt requirements-bench-nodeps.txt | sha256sum | cut -d' ' -f1)"
         if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
             echo "== installing the peer frameworks for the benchmark into $BENCH"
             "$PY" -m pip freeze --exclude-editable > "$BENCH/constraints.txt"
             "$BENCH/bin/python" -m pip install --progress-bar off -r requirements-bench.txt -c "$BENCH/constraints.txt"
+            # bfcl-eval without its dependencies (see requirements-bench-nodeps.txt).
+            "$BENCH/bin/python" -m pip install --progress-bar off --no-deps -r requirements-bench-nodeps.txt
             echo "$want" > "$stamp"
         fi
         exec "$BENCH/bin/python" -m bench "$@"

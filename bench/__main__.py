@@ -10,7 +10,10 @@ Parts (``--parts``, default series, debugger and suite):
   suite     the 40-task agent suite (bench/tasks.py) through the course loops
             and the peer frameworks (LangChain, smolagents) when installed;
   classroom N simulated students against one class server (``classroom.py``;
-            its own files classroom.json / .md / .png).
+            its own files classroom.json / .md / .png);
+  bfcl      the Berkeley Function Calling Leaderboard's non-live categories
+            through four configurations (``bfcl.py``; needs bfcl-eval, which
+            ``bash course.sh bench`` installs; its own files bfcl.json / .md).
 
 Writes ``results.json``, ``results.md`` and ``results.png`` to ``--out``
 (default ``bench/results``).  Run it on an idle machine: anything else using
@@ -33,7 +36,7 @@ from nbclient import NotebookClient
 from course_lib import local_server
 from course_lib.providers import get_provider
 
-from . import classroom, loops, reference, report, series, suite, tasks
+from . import bfcl, classroom, loops, reference, report, series, suite, tasks
 from .machine import meta
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "results"
@@ -97,7 +100,7 @@ def keep_other_loops(earlier: dict | None, new: dict, loop_names: list[str]) -> 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
     parser.add_argument("--parts", default="series,debugger,suite",
-                        help="comma-separated: series, debugger, suite, classroom")
+                        help="comma-separated: series, debugger, suite, classroom, bfcl")
     parser.add_argument("--loops", default=",".join(loops.LOOPS), help=f"comma-separated, of {', '.join(loops.LOOPS)}")
     parser.add_argument("--split", default="all", choices=["all", "tune", "held"], help="which half of the suite")
     parser.add_argument("--tasks", default="", help="comma-separated task ids (instead of --split)")
@@ -112,17 +115,32 @@ def main(argv: list[str] | None = None) -> int:
                         help="classroom: comma-separated numbers of simulated students")
     parser.add_argument("--class-slots", default="", help="classroom: comma-separated slot counts (default: 1 and 4)")
     parser.add_argument("--class-max-seconds", type=float, default=600.0, help="classroom: time limit of one class run")
+    parser.add_argument("--bfcl-sample", type=int, default=50,
+                        help="bfcl: entries per category, drawn with --bfcl-seed (0 = the whole categories, about an hour)")
+    parser.add_argument("--bfcl-seed", type=int, default=24, help="bfcl: the sample's seed")
+    parser.add_argument("--bfcl-max-tokens", type=int, default=bfcl.Settings([]).max_tokens,
+                        help="bfcl: max_tokens per request")
+    parser.add_argument("--bfcl-max-minutes", type=float, default=None,
+                        help="bfcl: ask no new entry after this many minutes (rows so far are kept; 0 = report only)")
+    parser.add_argument("--bfcl-configs", default="a,b,c,d", help="bfcl: comma-separated, of " + ", ".join(bfcl.CONFIGS))
+    parser.add_argument("--bfcl-categories", default=",".join(bfcl.CATEGORIES), help="bfcl: comma-separated categories")
+    parser.add_argument("--bfcl-builtin-port", type=int, default=0,
+                        help="bfcl (a): port of the second server, the GGUF's built-in template (default: course port + 1)")
     parser.add_argument("--keep", action="store_true",
                         help="keep the parts of an earlier results.json in --out that this run does not redo "
                              "(and, for the suite, the rows of the loops not in --loops)")
     opts = parser.parse_args(argv)
 
     parts = {p.strip() for p in opts.parts.split(",") if p.strip()}
-    unknown_parts = parts - {"series", "debugger", "suite", "classroom"}
+    unknown_parts = parts - {"series", "debugger", "suite", "classroom", "bfcl"}
     loop_names = [name.strip() for name in opts.loops.split(",") if name.strip()]
     unknown_loops = [name for name in loop_names if name not in loops.LOOPS]
-    if unknown_parts or unknown_loops:
-        parser.error(f"unknown part(s) {sorted(unknown_parts)} / loop(s) {unknown_loops}")
+    bfcl_configs = [c.strip() for c in opts.bfcl_configs.split(",") if c.strip()]
+    bfcl_categories = [c.strip() for c in opts.bfcl_categories.split(",") if c.strip()]
+    unknown_bfcl = [c for c in bfcl_configs if c not in bfcl.CONFIGS] + \
+        [c for c in bfcl_categories if c not in bfcl.CATEGORIES]
+    if unknown_parts or unknown_loops or unknown_bfcl:
+        parser.error(f"unknown part(s) {sorted(unknown_parts)} / loop(s) {unknown_loops} / bfcl {unknown_bfcl}")
     if opts.record and (opts.notebooks or "series" not in parts):
         parser.error("--record needs the whole series (--parts series, no --notebooks)")
     provider = get_provider("local")
@@ -180,6 +198,21 @@ def main(argv: list[str] | None = None) -> int:
         args = ["--students", opts.class_students, "--max-seconds", str(opts.class_max_seconds)]
         classroom.main(args + (["--slots", opts.class_slots] if opts.class_slots else []), out=opts.out)
         if parts == {"classroom"}:
+            return 0
+
+    if "bfcl" in parts:
+        print(f"== BFCL: {', '.join(bfcl_categories)} x configurations {', '.join(bfcl_configs)}")
+        settings = bfcl.Settings(bfcl_categories, opts.bfcl_sample, opts.bfcl_seed, opts.bfcl_max_tokens)
+        command = " ".join(["python -m bench", *(argv if argv is not None else sys.argv[1:])])
+        try:
+            found = bfcl.run_part(bfcl_configs, settings, base_url, provider.model,
+                                  opts.bfcl_builtin_port or local_server.port() + 1, opts.out, command,
+                                  keep=opts.keep, before_config=local_server.clear_prompt_cache,
+                                  max_minutes=opts.bfcl_max_minutes)
+            print(bfcl.markdown(found))
+        except bfcl.BfclMissing as exc:
+            print(f"bfcl: skipped ({exc})")
+        if parts == {"bfcl"}:
             return 0
 
     paths = report.write(results, opts.out)
