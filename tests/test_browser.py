@@ -345,7 +345,7 @@ def opened(browser, lab, name: str, failure_png: Path) -> Iterator:
     base, token, _ = lab
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
-        page.goto(f"{base}/lab/tree/{name}?token={token}", timeout=120_000)
+        page.goto(f"{base}/lab/workspaces/{Path(name).stem}/tree/{name}?token={token}", timeout=120_000)  # own workspace: no earlier tab restored
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
         with contextlib.suppress(Exception):  # should not appear (autoStartDefaultKernel), but if it does: accept
             page.locator(".jp-Dialog .jp-mod-accept", has_text="Select").click(timeout=5_000)
