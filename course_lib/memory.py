@@ -31,7 +31,8 @@ that a model wrote:
 -> ``[system, user(SUMMARY_PREFIX + summary), user]``
 
 ``compress_messages`` is the pure function, ``SummaryMemory`` the class beside
-``ShortTermMemory``, ``ModelSummarizer`` the ``summarize`` function that asks a
+``ShortTermMemory`` (both build on ``MessageMemory``: the system message kept
+apart, the list, ``add``), ``ModelSummarizer`` the ``summarize`` function that asks a
 model, and ``estimate_tokens`` the rough count used before a request is sent.
 LangChain's ``SummarizationMiddleware`` (``langchain.agents.middleware``) is the
 framework form of the same idea.
@@ -140,7 +141,70 @@ def trim_messages(messages: Iterable[Any], max_messages: int) -> list[dict]:
     return ([system] if system is not None else []) + kept
 
 
-class ShortTermMemory:
+class MessageMemory:
+    """What both memories share: the system message kept apart, the list of the other messages, and
+    ``add``.  A subclass says what happens after each ``add`` (``_after_add``): ``ShortTermMemory``
+    trims, ``SummaryMemory`` summarizes.
+
+    Args:
+        system: the system message as text, as a dict (``{"role": "system", "content": ...}``),
+            as an SDK object, or None for none.
+    Raises:
+        TypeError: ``system`` has another type.
+    """
+
+    def __init__(self, system: str | dict | Any | None = None):
+        self.system: dict | None = None
+        self.set_system(system)
+        self._messages: list[dict] = []
+
+    def set_system(self, system: str | dict | Any | None) -> None:
+        """Set or replace the system message (text, dict, SDK object, or None to remove it)."""
+        self.system = _as_system(system)
+
+    def add(self, message: Any) -> None:
+        """Append one message, then ``_after_add`` (trim or summarize).
+
+        Args:
+            message: a dict or an openai SDK message (``ChatCompletionMessage``);
+                stored as a plain dict.  A message with role ``system`` or
+                ``developer`` replaces the stored system message instead of
+                being appended.
+        Raises:
+            TypeError: the message is neither a dict nor an SDK message.
+            SummaryError: (``SummaryMemory``) the summary failed; the message IS added.
+        """
+        msg = to_dict(message)
+        if msg.get("role") in _INSTRUCTION_ROLES:
+            self.set_system(msg)
+            return
+        self._messages.append(msg)
+        self._after_add(msg)
+
+    def _after_add(self, message: dict) -> None:
+        """Called after ``message`` was appended; the subclass bounds the list here."""
+
+    def extend(self, messages: Iterable[Any]) -> None:
+        """``add`` every message of ``messages`` in order."""
+        for message in messages:
+            self.add(message)
+
+    @property
+    def messages(self) -> list[dict]:
+        """A copy of the list to send: the system message first (if any), then the kept conversation."""
+        head = [to_dict(self.system)] if self.system is not None else []
+        return head + [to_dict(m) for m in self._messages]
+
+    def clear(self) -> None:
+        """Forget the conversation (the system message stays)."""
+        self._messages = []
+
+    def __len__(self) -> int:
+        """Number of non-system messages held."""
+        return len(self._messages)
+
+
+class ShortTermMemory(MessageMemory):
     """A conversation's message list with a bound on its size.
 
     The system message is kept OUTSIDE the count: it is always the first
@@ -170,57 +234,15 @@ class ShortTermMemory:
 
     def __init__(self, max_messages: int, system: str | dict | None = None):
         self.max_messages = _check_bound(max_messages)
-        self.system: dict | None = None
-        self.set_system(system)
-        self._messages: list[dict] = []
+        super().__init__(system)
         self.dropped = 0  # how many messages trimming has removed so far
 
-    def set_system(self, system: str | dict | Any | None) -> None:
-        """Set or replace the system message (text, dict, SDK object, or None to remove it)."""
-        self.system = _as_system(system)
-
-    def add(self, message: Any) -> None:
-        """Append one message, then trim.
-
-        Args:
-            message: a dict or an openai SDK message (``ChatCompletionMessage``);
-                stored as a plain dict.  A message with role ``system`` or
-                ``developer`` replaces the stored system message instead of
-                being appended.
-        Raises:
-            TypeError: the message is neither a dict nor an SDK message.
-        """
-        msg = to_dict(message)
-        if msg.get("role") in _INSTRUCTION_ROLES:
-            self.system = msg
-            return
-        self._messages.append(msg)
-        self._trim()
-
-    def extend(self, messages: Iterable[Any]) -> None:
-        """``add`` every message of ``messages`` in order."""
-        for message in messages:
-            self.add(message)
-
-    def _trim(self) -> None:
+    def _after_add(self, message: dict) -> None:
+        """Trim: drop the oldest whole turns beyond ``max_messages`` (see ``trim_messages``)."""
         cut = _cut_index(self._messages, self.max_messages)
         if cut:
             self.dropped += cut
             self._messages = self._messages[cut:]
-
-    @property
-    def messages(self) -> list[dict]:
-        """A copy of the list to send: the system message first (if any), then the window."""
-        head = [to_dict(self.system)] if self.system is not None else []
-        return head + [to_dict(m) for m in self._messages]
-
-    def clear(self) -> None:
-        """Forget the conversation (the system message stays)."""
-        self._messages = []
-
-    def __len__(self) -> int:
-        """Number of non-system messages held (what ``max_messages`` bounds)."""
-        return len(self._messages)
 
     def __repr__(self) -> str:
         return (
@@ -482,7 +504,7 @@ class ModelSummarizer:
         return f"ModelSummarizer(model={self.model!r}, max_tokens={self.max_tokens}, summaries={len(self.replies)})"
 
 
-class SummaryMemory:
+class SummaryMemory(MessageMemory):
     """A conversation's message list kept under a token budget by summarizing its oldest turns.
 
     Works like ``ShortTermMemory`` (``add``, ``extend``, ``messages``,
@@ -534,41 +556,26 @@ class SummaryMemory:
         self.summarize = _check_summarize(summarize)
         self.keep_turns = _check_count("keep_turns", keep_turns)
         self.count_tokens = count_tokens or estimate_tokens
-        self.system: dict | None = _as_system(system)
-        self._messages: list[dict] = []
+        self._measured: tuple[int, int] | None = None  # (messages held then, usage.prompt_tokens)
+        super().__init__(system)
         self.summaries: list[str] = []
         self.dropped = 0
-        self._measured: tuple[int, int] | None = None  # (messages held then, usage.prompt_tokens)
 
     def set_system(self, system: str | dict | Any | None) -> None:
         """Set or replace the system message (text, dict, SDK object, or None to remove it)."""
-        self.system = _as_system(system)
+        super().set_system(system)
         self._measured = None
 
-    def add(self, message: Any) -> None:
-        """Append one message; if it is a user or tool message and ``tokens()`` is over the budget, ``compress()``.
+    def _after_add(self, message: dict) -> None:
+        """After a user or tool message: if ``tokens()`` is over the budget, ``compress()``.
 
-        Args:
-            message: a dict or an openai SDK message, stored as a plain dict.  A
-                ``system``/``developer`` message replaces the system message.
         Raises:
             SummaryError: the summary failed.  The message IS added and nothing
                 is lost; the list stays over the budget until a later ``add``
                 (or ``compress()``) succeeds.
-            TypeError: the message is neither a dict nor an SDK message.
         """
-        msg = to_dict(message)
-        if msg.get("role") in _INSTRUCTION_ROLES:
-            self.set_system(msg)
-            return
-        self._messages.append(msg)
-        if msg.get("role") != "assistant" and self.tokens() > self.budget_tokens:
+        if message.get("role") != "assistant" and self.tokens() > self.budget_tokens:
             self.compress()
-
-    def extend(self, messages: Iterable[Any]) -> None:
-        """``add`` every message of ``messages`` in order."""
-        for message in messages:
-            self.add(message)
 
     def compress(self) -> bool:
         """Summarize every turn but the latest ``keep_turns`` now, whatever the budget.
@@ -612,20 +619,10 @@ class SummaryMemory:
             return prompt_tokens + self.count_tokens(self._messages[held:])
         return self.count_tokens(self.messages)
 
-    @property
-    def messages(self) -> list[dict]:
-        """A copy of the list to send: the system message first (if any), then the (summarized) conversation."""
-        head = [to_dict(self.system)] if self.system is not None else []
-        return head + [to_dict(m) for m in self._messages]
-
     def clear(self) -> None:
         """Forget the conversation (the system message stays; ``summaries`` and ``dropped`` too)."""
-        self._messages = []
+        super().clear()
         self._measured = None
-
-    def __len__(self) -> int:
-        """Number of non-system messages held (a summary message counts as one)."""
-        return len(self._messages)
 
     def __repr__(self) -> str:
         return (

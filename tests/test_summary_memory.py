@@ -355,3 +355,18 @@ def test_memory_with_a_model_keeps_the_first_fact_and_loses_nothing_on_errors():
     assert fake.requests[-1]["messages"] == [SYSTEM, summary_message("用户叫小明，喜欢篮球。"), user("我喜欢什么运动？")]
     assert memory.summaries == ["用户叫小明，喜欢篮球。"] and memory.dropped == 2
     assert len(fake.requests) == 4  # a summary alone before the latest turn is not summarized again
+
+
+def test_both_memories_share_the_message_list_of_message_memory():
+    from course_lib.memory import MessageMemory, ShortTermMemory, SummaryMemory
+
+    for memory in (ShortTermMemory(4, system="旧"), SummaryMemory(10_000, lambda old: "摘要", system="旧")):
+        assert isinstance(memory, MessageMemory)
+        memory.add({"role": "user", "content": "你好"})
+        memory.add({"role": "system", "content": "新"})  # replaces the system message, is not appended
+        memory.extend([{"role": "assistant", "content": "你好！"}])
+        assert memory.messages == [{"role": "system", "content": "新"}, {"role": "user", "content": "你好"},
+                                   {"role": "assistant", "content": "你好！"}]
+        assert len(memory) == 2
+        memory.clear()
+        assert memory.messages == [{"role": "system", "content": "新"}] and len(memory) == 0
