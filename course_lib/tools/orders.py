@@ -34,13 +34,13 @@ import json
 import os
 import re
 import sqlite3
-import tempfile
 from datetime import datetime
 from pathlib import Path
 
 from ..texts import t
 from .failure import ToolFailure
-from .products import COLUMNS, PRODUCT_TOOL, connect_readonly, database_path, query_by_product_name
+from .products import (COLUMNS, PRODUCT_TOOL, connect_readonly, database_path, query_by_product_name,
+                       write_new_database)
 from .registry import Tool, ToolRegistry
 
 SHOP_DB_NAME = "my_shop.db"
@@ -137,7 +137,7 @@ def reset_shop() -> Path:
 
     The copy gets the master's ``products`` table (original stock) and an empty
     ``orders`` table.  It is built in a temporary file next to it and moved into
-    place with ``os.replace``, like ``products.build_database``: a reset that
+    place by ``products.write_new_database``, as ``build_database`` is: a reset that
     fails half-way leaves the old copy as it was.
     Returns:
         The path of the copy (data/my_shop.db, or ``$COURSE_SHOP_DB``).
@@ -147,22 +147,16 @@ def reset_shop() -> Path:
     """
     path = _target()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    os.close(fd)
+    master = connect_readonly(database_path())
+
+    def fill(copy: sqlite3.Connection) -> None:
+        master.backup(copy)  # SQLite's own copy: reads the master, writes only the new file
+        copy.execute(CREATE_ORDERS_SQL)
+
     try:
-        master = connect_readonly(database_path())
-        copy = sqlite3.connect(tmp_name)
-        try:
-            master.backup(copy)  # SQLite's own copy: reads the master, writes only the new file
-            copy.execute(CREATE_ORDERS_SQL)
-            copy.commit()
-        finally:
-            copy.close()
-            master.close()
-        os.replace(tmp_name, path)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+        write_new_database(path, fill)
+    finally:
+        master.close()
     return path
 
 

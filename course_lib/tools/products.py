@@ -20,6 +20,7 @@ import os
 import sqlite3
 import tempfile
 from pathlib import Path
+from typing import Callable
 
 from ..texts import t
 from .failure import ToolFailure
@@ -108,6 +109,39 @@ def read_products_csv(csv_path: str | Path) -> list[tuple]:
     return rows
 
 
+def write_new_database(db_path: Path, fill: Callable[[sqlite3.Connection], None]) -> Path:
+    """Write a new SQLite database at ``db_path`` in one step, replacing any old one.
+
+    ``fill(connection)`` writes the tables into a temporary file in the same
+    folder; it is committed, closed and moved into place with ``os.replace``
+    (atomic on one file system).  If ``fill`` raises, the temporary file is
+    deleted and the old database at ``db_path`` is left as it was.
+    Used by ``build_database`` and by ``orders.reset_shop``.
+
+    Args:
+        db_path: where the database goes (its folder must exist).
+        fill: writes the tables through the connection it is given.
+    Returns:
+        ``db_path``.
+    Raises:
+        Whatever ``fill`` or sqlite3 raise (``sqlite3.Error``, ``OSError``).
+    """
+    fd, tmp_name = tempfile.mkstemp(prefix=db_path.name + ".", suffix=".tmp", dir=db_path.parent)
+    os.close(fd)
+    try:
+        connection = sqlite3.connect(tmp_name)
+        try:
+            fill(connection)
+            connection.commit()
+        finally:
+            connection.close()
+        os.replace(tmp_name, db_path)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+    return db_path
+
+
 def build_database(csv_path: str | Path | None = None, db_path: str | Path | None = None) -> Path:
     """(Re)build the SQLite database from the CSV and return its path.
 
@@ -124,21 +158,12 @@ def build_database(csv_path: str | Path | None = None, db_path: str | Path | Non
     db_path = Path(db_path) if db_path else _data_dir() / DB_NAME
     rows = read_products_csv(csv_path)
 
-    fd, tmp_name = tempfile.mkstemp(prefix=db_path.name + ".", suffix=".tmp", dir=db_path.parent)
-    os.close(fd)
-    try:
-        connection = sqlite3.connect(tmp_name)
-        try:
-            connection.execute(CREATE_TABLE_SQL)
-            placeholders = ", ".join("?" for _ in COLUMNS)
-            connection.executemany(f"INSERT INTO products VALUES ({placeholders})", rows)
-            connection.commit()
-        finally:
-            connection.close()
-        os.replace(tmp_name, db_path)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+    def fill(connection: sqlite3.Connection) -> None:
+        connection.execute(CREATE_TABLE_SQL)
+        placeholders = ", ".join("?" for _ in COLUMNS)
+        connection.executemany(f"INSERT INTO products VALUES ({placeholders})", rows)
+
+    write_new_database(db_path, fill)
     return db_path
 
 
