@@ -671,8 +671,8 @@ def markdown(results: dict) -> str:
               "|---|" + "---|" * len(next(iter(LEADERBOARD["rows"].values())))]
     for name, row in LEADERBOARD["rows"].items():
         lines.append(f"| {name} | " + " | ".join(str(v) for v in row.values()) + " |")
-    lines += ["", "Runs (wall time and the load average before each; the machine was shared, so seconds are "
-              "not idle timings):", ""]
+    lines += ["", "Runs (wall time, and the load average before and after each: a load above about 2 means other "
+              "work shared the two cores, and the seconds are not idle timings):", ""]
     for config, runs in results.get("runs", {}).items():
         for run in runs:
             lines.append(f"- ({config}) {run['date']}: {run['rows']} rows in {run['seconds']} s, load average "
