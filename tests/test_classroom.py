@@ -261,6 +261,17 @@ def test_serve_args_are_the_embedded_servers_with_the_classroom_changes(monkeypa
         assert flag not in served, flag
 
 
+def test_prompt_cache_reuse_is_on_only_with_the_prompt_cache(monkeypatch, tmp_path):
+    monkeypatch.setattr(local_server, "binary_path", lambda: tmp_path / "llama-server")
+    cached = local_server.server_args(tmp_path / "m.gguf", prompt_cache=True)
+    assert cached[cached.index("--cache-reuse") + 1] == str(local_server.CACHE_REUSE_TOKENS)
+    assert "--no-cache-prompt" not in cached
+    uncached = local_server.server_args(tmp_path / "m.gguf", prompt_cache=False)
+    assert "--no-cache-prompt" in uncached and "--cache-reuse" not in uncached
+    served = classroom.serve_args(tmp_path / "m.gguf", "0.0.0.0", 8766, 4, tmp_path / ".class-key")
+    assert "--cache-reuse" in served  # the class server reads prompts the same way
+
+
 # --------------------------------------------------------------------------- the teacher's server: a real one
 
 
