@@ -58,8 +58,8 @@ check() {
     # What the set-up needs, checked before anything is installed (course_lib/setup_check.py,
     # standard library only, run with the system Python); prints what is missing and how to
     # install it, and fails.
-    if ! command -v "$PYTHON" >/dev/null 2>&1 || ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
-        echo "课程需要 Python 3.10 或更新的版本（没有找到合适的 $PYTHON）。安装：Debian/Ubuntu: sudo apt install python3 python3-venv；" \
+    if ! command -v "$PYTHON" >/dev/null 2>&1 || ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+        echo "课程需要 Python 3.11 或更新的版本（没有找到合适的 $PYTHON；notebook 的内核 ipykernel 7.4 需要 3.11）。安装：Debian/Ubuntu: sudo apt install python3 python3-venv；" \
              "Fedora: sudo dnf install python3；macOS: brew install python；或者设置 PYTHON=/path/to/python3.x" >&2
         return 1
     fi

@@ -78,7 +78,7 @@ def test_too_little_disk_or_memory_is_named(tmp_path):
 
 def test_no_python_at_all(tmp_path):
     result = run_check(tmp_path, PYTHON=str(tmp_path / "no-such-python"))
-    assert result.returncode != 0 and "Python 3.10" in result.stderr and "python3-venv" in result.stderr
+    assert result.returncode != 0 and "Python 3.11" in result.stderr and "python3-venv" in result.stderr
 
 
 def test_python_without_venv_is_named(monkeypatch):

@@ -1,0 +1,47 @@
+"""The Python version the course says it needs is one every pinned client package installs on.
+
+A student with an older Python would otherwise get a pip error about one package
+("No matching distribution found for ipykernel==…") instead of course.sh's sentence.
+"""
+import re
+from importlib.metadata import PackageNotFoundError, metadata
+from pathlib import Path
+
+import pytest
+from packaging.specifiers import SpecifierSet
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def stated_floor() -> tuple[int, int]:
+    pyproject = re.search(r'requires-python = ">=(\d+)\.(\d+)"', (ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    script = re.search(r"sys.version_info < \((\d+), (\d+)\)", (ROOT / "course.sh").read_text(encoding="utf-8"))
+    assert pyproject and script
+    floor = (int(pyproject[1]), int(pyproject[2]))
+    assert floor == (int(script[1]), int(script[2])), "pyproject.toml and course.sh name different Python versions"
+    return floor
+
+
+def pins():
+    for line in (ROOT / "requirements-client.txt").read_text(encoding="utf-8").splitlines():
+        match = re.match(r"\s*([A-Za-z0-9_.\-]+)==", line)
+        if match:
+            yield match[1]
+
+
+@pytest.mark.parametrize("package", list(pins()))
+def test_every_pinned_client_package_installs_on_the_stated_python(package):
+    major, minor = stated_floor()
+    try:
+        wanted = metadata(package).get("Requires-Python")
+    except PackageNotFoundError:
+        pytest.skip(f"{package} is not installed here")
+    if wanted:
+        assert f"{major}.{minor}.0" in SpecifierSet(wanted), f"{package} needs Python {wanted}"
+
+
+def test_the_readme_names_the_same_python():
+    major, minor = stated_floor()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"Python (\d+\.\d+)\+", readme))
+    assert named == {f"{major}.{minor}"}, named
