@@ -22,7 +22,8 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from .reference import RECORD
+from . import reference
+from .series import read_log
 
 # How a request's prompt relates to the one before it (the order is the order of the tables).
 KINDS = {
@@ -64,7 +65,7 @@ def summarize(rows: list[dict], cells: list[tuple[str, int]] | None = None) -> d
         "kinds": {kind: {"requests", "read", "reused"}}, "notebooks": {name: {kind: read}}}``;
         tokens as llama-server counts them, seconds from its timings.
     """
-    totals = {"requests": 0, "prompt_tokens": 0, "read": 0, "reused": 0, "prompt_s": 0.0, "generate_s": 0.0}
+    seconds = {"prompt_s": 0.0, "generate_s": 0.0}
     kinds: dict = defaultdict(lambda: {"requests": 0, "read": 0, "reused": 0})
     notebooks: dict = defaultdict(lambda: defaultdict(int))
     previous = None
@@ -74,24 +75,23 @@ def summarize(rows: list[dict], cells: list[tuple[str, int]] | None = None) -> d
         request = row.get("request")
         what = kind(previous, request) if request else "continues"
         previous = request or previous
-        totals["requests"] += 1
-        totals["prompt_tokens"] += read + reused
-        totals["read"] += read
-        totals["reused"] += reused
-        totals["prompt_s"] += timings.get("prompt_ms", 0) / 1000
-        totals["generate_s"] += timings.get("predicted_ms", 0) / 1000
+        seconds["prompt_s"] += timings.get("prompt_ms", 0) / 1000
+        seconds["generate_s"] += timings.get("predicted_ms", 0) / 1000
         kinds[what]["requests"] += 1
         kinds[what]["read"] += read
         kinds[what]["reused"] += reused
         if cells:
             notebooks[cells[index][0]][what] += read
-    return {**totals, "kinds": {k: dict(v) for k, v in kinds.items()},
-            "notebooks": {n: dict(v) for n, v in notebooks.items()}}
+    totals = {key: sum(k[key] for k in kinds.values()) for key in ("requests", "read", "reused")}
+    return {**totals, "prompt_tokens": totals["read"] + totals["reused"], **seconds,
+            "kinds": {k: dict(v) for k, v in kinds.items()}, "notebooks": {n: dict(v) for n, v in notebooks.items()}}
 
 
-def record_cells(path: Path = RECORD) -> list[tuple[str, int]]:
-    """``(notebook, cell)`` of every request in the reference record, in order."""
-    record = json.loads(path.read_text(encoding="utf-8"))
+def record_cells(record: dict | None) -> list[tuple[str, int]]:
+    """``(notebook, cell)`` of every request in the reference record (``reference.load()``), in order;
+    empty when there is no record."""
+    if not record:
+        return []
     return [(name, entry["cell"]) for name, entries in record["notebooks"].items() for entry in entries]
 
 
@@ -118,9 +118,9 @@ def main(argv: list[str]) -> int:
     if not argv:
         print(__doc__)
         return 2
-    cells = record_cells()
+    cells = record_cells(reference.load())
     for arg in argv:
-        rows = [json.loads(line) for line in Path(arg).read_text(encoding="utf-8").splitlines() if line.strip()]
+        rows = read_log(Path(arg))
         print(markdown(arg, summarize(rows, cells if len(rows) == len(cells) else None)))
     return 0
 

@@ -80,8 +80,8 @@ GENERATION_THREADS = 2
 # llama-server's --cache-reuse: after the first difference from the cached prompt, chunks of at least
 # this many tokens that follow are shifted into place instead of read again.  It helps where a request
 # drops one tool from the list (the number check's re-sent request, taught in 06 section 5; in the series
-# it fires in 07 cell 12): measured over the whole series (bench/README.md, "Prompt tokens read again"), 570 of 19,029 prompt tokens were not
-# read again, and all 173 replies stayed identical to the reference record.
+# it fires in 07 cell 12).  Measured over the whole series (bench/README.md, "Prompt tokens read again"):
+# 570 of 19,029 prompt tokens were not read again, and all 173 replies stayed identical to the record.
 CACHE_REUSE_TOKENS = 256
 TEMPLATE_PATH = Path(__file__).with_name("chat_template.jinja")
 START_TIMEOUT_S = 180.0

@@ -39,3 +39,11 @@ def test_summarize_adds_up_and_a_streamed_row_continues():
     assert found["kinds"]["continues"]["read"] == 5
     assert found["notebooks"] == {"06": {"start": 100, "tools": 90}, "07": {"continues": 5}}
     assert "| tool list changed, same first message | 1 | 90 | 46 % | 10 |" in markdown("log", found)
+
+
+def test_record_cells_follow_the_record_and_survive_no_record():
+    from bench.prefixes import record_cells
+
+    record = {"notebooks": {"01": [{"cell": 3}, {"cell": 5}], "02": [{"cell": 1}]}}
+    assert record_cells(record) == [("01", 3), ("01", 5), ("02", 1)]
+    assert record_cells(None) == []
