@@ -9,6 +9,7 @@ from __future__ import annotations
 import _thread
 import asyncio
 import gc
+import signal
 import sys
 import threading
 import time
@@ -292,6 +293,16 @@ def test_a_slow_call_times_out_and_the_session_goes_on(test_server):
 
 
 def test_ctrl_c_during_a_call_stops_the_wait_and_the_session_goes_on(test_server):
+    # Python's own Ctrl-C handler, as in a kernel: a process started with SIGINT ignored (a background
+    # job of a non-interactive shell) keeps SIG_IGN, and then interrupt_main() does nothing.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _ctrl_c_during_a_call(test_server)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _ctrl_c_during_a_call(test_server):
     with McpTools(sys.executable, test_server, timeout_s=30) as tools:
         threading.Timer(0.5, _thread.interrupt_main).start()  # the notebook's stop button
         began = time.monotonic()
