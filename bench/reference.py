@@ -2,7 +2,7 @@
 
 The notebooks' prose quotes what the model did in this run ("在参考运行里…").
 A run on any other machine is compared with it reply by reply
-(``compare``): ``bash course.sh bench --parts series`` prints how many
+(``compare``): ``python course.py bench --parts series`` prints how many
 replies differ and in which cells, and the notebook test writes the same
 report to ``test-artifacts/divergence.md``.
 
@@ -33,14 +33,10 @@ REPLY_KEYS = ("content", "tool_calls", "finish_reason")
 
 
 def build_flags() -> str | None:
-    """The ``CMAKE_ARGS`` this checkout's llama-server was built with (None if unknown), or
-    ``COURSE_LLAMA_SERVER=<path>`` when another binary is in use."""
-    if os.environ.get("COURSE_LLAMA_SERVER"):
-        return f"COURSE_LLAMA_SERVER={os.environ['COURSE_LLAMA_SERVER']}"
-    try:
-        return BUILD_FLAGS.read_text(encoding="utf-8").strip()
-    except OSError:
-        return None
+    """What serves the model in this checkout (``local_server.engine_build``): the ``CMAKE_ARGS`` the
+    compiled llama-server was built with, ``COURSE_LLAMA_SERVER=<path>`` when another binary is in use,
+    or the engine and its version (``xllamacpp==…``, the Windows release)."""
+    return local_server.engine_build()
 
 
 def reply_of(line: dict) -> dict:

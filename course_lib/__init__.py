@@ -7,10 +7,14 @@ The list is in import order: a module imports only modules above it (a package
 runs back up (tests/test_package_map.py checks it).
 
 texts           every sentence a student sees (errors, hints, titles)       [all]
-settings        the project root and the .env file                          [00]
+settings        the project root, the cache folder and the .env file         [00]
+platforms       which engine serves the model on this OS / CPU (stdlib only) [00]
 setup_check     the set-up's pre-checks (standard library only)             [00]
-local_server    the embedded llama-server and its model file                [00]
-classroom       the teacher's class server (course.sh serve), class key     [guide]
+server_process  start / watch / stop the model server on every OS (guard)   [00]
+windows_engine  llama.cpp's Windows release from PyPI, unpacked             [00]
+xllamacpp_server  the xllamacpp engine with llama-server's flags (macOS)   [00]
+local_server    the embedded model server (any engine) and its model file   [00]
+classroom       the teacher's class server (course.py serve), class key     [guide]
 json_scan       find and read JSON objects inside a model's text            [05]
 recording       record every request a client makes (the checkers)          [01 on]
 quiz_questions  the questions of every notebook's quiz                      [00-07]

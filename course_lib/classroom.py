@@ -1,6 +1,6 @@
 """The teacher's server: one model for the whole class.
 
-Not taught in a notebook: the teacher runs it (``bash course.sh serve``; the
+Not taught in a notebook: the teacher runs it (``python course.py serve``; the
 teacher's guide, 「一台服务器给全班」), and the students' notebooks talk to it
 through the ``classroom`` provider (``providers.PRESETS``) with the three
 ``.env`` lines it prints.
@@ -25,7 +25,7 @@ context per slot, so the class sees the replies the lessons describe.
   in one batch, and each slot keeps the prompt cache of the conversation it
   last served.
 
-Where the numbers come from: ``bench/classroom.py`` (``bash course.sh bench
+Where the numbers come from: ``bench/classroom.py`` (``python course.py bench
 --parts classroom``) replays notebooks 01, 02 and 06 as N simulated students
 against this server; ``bench/results/classroom.md`` has the table.
 """
@@ -41,7 +41,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import local_server
+from . import local_server, server_process
 from .settings import PROJECT_ROOT, load_env
 from .texts import t
 
@@ -168,10 +168,10 @@ class ClassServer:
         if local_server.health(root=self.root) is not None:
             raise local_server.LocalModelError(t("classroom.port_busy", port=self.port))
         args = self.args()
-        with open(self.log, "ab") as log:
-            log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} starting: {' '.join(args)}\n".encode())
-            log.flush()
-            self.process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        state = self.log.with_suffix(".json")
+        # Under a guard whose one owner is this process: the server stops when this command
+        # ends, however it ends (server_process.py), on every OS.
+        self.process = server_process.start_guarded(args, state, self.log, owners=True, extra={"port": self.port})
         return self
 
     def wait(self, timeout: float = START_TIMEOUT_S) -> None:
@@ -190,15 +190,11 @@ class ClassServer:
         raise local_server.LocalModelError(t("local.not_healthy", seconds=timeout, log=self.log))
 
     def stop(self, timeout: float = 10.0) -> None:
-        """End the server: SIGTERM (llama-server finishes cleanly), then SIGKILL after ``timeout`` s."""
+        """End the server and its guard: asked to end first, killed after ``timeout`` s (``server_process.stop``)."""
         if self.process is None or self.process.poll() is not None:
             return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        server_process.stop(self.process.pid, timeout)
+        self.process.wait(timeout)
 
     def __enter__(self) -> "ClassServer":
         self.start().wait()
@@ -209,13 +205,20 @@ class ClassServer:
 
 
 def serve(host: str = "0.0.0.0", port: int = DEFAULT_PORT, slots: int | None = None, new_key: bool = False) -> int:
-    """``bash course.sh serve``: start the class server, print the students' ``.env`` lines, run until Ctrl-C.
+    """``python course.py serve``: start the class server, print the students' ``.env`` lines, run until Ctrl-C.
 
     Returns:
         The exit status: 0 after Ctrl-C, 1 when the server could not start.
     """
     key = class_key(new=new_key)
     server = ClassServer(host, port, slots)
+    try:
+        return _serve(server, host, port, key)
+    finally:
+        server.stop()  # whatever ended the command (the guard also stops it if this process is killed)
+
+
+def _serve(server: "ClassServer", host: str, port: int, key: str) -> int:
     try:
         server.start()
         print(t("classroom.starting", slots=server.slots, model=local_server.MODEL_ALIAS, log=server.log), flush=True)
@@ -249,7 +252,7 @@ def serve(host: str = "0.0.0.0", port: int = DEFAULT_PORT, slots: int | None = N
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m course_lib.classroom [--host H] [--port P] [--slots N] [--new-key]``."""
-    parser = argparse.ArgumentParser(prog="bash course.sh serve", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python course.py serve", description=__doc__.split("\n")[0])
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)
     parser.add_argument("--slots", type=int, default=None,

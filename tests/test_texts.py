@@ -65,8 +65,9 @@ RAISE_FOR_MODEL = {("tools/calculator.py", "CalculatorError"), ("json_scan.py", 
 
 
 def _sources() -> list[tuple[str, ast.Module, str]]:
-    return [(str(p.relative_to(LIB)), ast.parse(p.read_text(encoding="utf-8")), p.read_text(encoding="utf-8"))
-            for p in sorted(LIB.rglob("*.py"))]
+    """course_lib's modules, and the entry point course.py (its sentences are ``course.*`` keys)."""
+    files = [(str(p.relative_to(LIB)), p) for p in sorted(LIB.rglob("*.py"))] + [("../course.py", ROOT / "course.py")]
+    return [(name, ast.parse(p.read_text(encoding="utf-8")), p.read_text(encoding="utf-8")) for name, p in files]
 
 
 def _t_calls(tree: ast.AST) -> list[ast.Call]:

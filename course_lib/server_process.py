@@ -1,0 +1,227 @@
+"""Starting, watching and stopping the offline model's server process, the same way on Windows, macOS and Linux.
+
+Not taught in a notebook; ``local_server.ensure_server`` uses it.  Nothing
+here is POSIX-only: process checks and stops go through ``psutil`` (on
+PyPI, wheels for every platform; ipykernel already installs it), the
+start-up lock through ``filelock`` - no signal-0 probe with ``os.kill`` (on Windows that
+call *terminates* the process), no ``SIGKILL``, no ``fcntl``.
+
+The guard
+---------
+The server is started through a small guard process::
+
+    python -m course_lib.server_process guard STATE_FILE -- PROGRAM FLAGS...
+
+The guard starts ``PROGRAM FLAGS`` as its child and, once a second, reads
+the ``owners`` of ``STATE_FILE`` (the processes that use the server: each
+notebook kernel, a ``python course.py test`` run).  When every owner has
+exited, or when the guard is asked to stop, it stops the server: so the
+model's memory (about 2 GB) is given back when the last kernel or command
+that used it ends, on every OS, even when a kernel was killed.  A state file
+with no owners (``local_server start`` by hand) keeps the server until
+``local_server stop``.  A kernel that starts again later simply starts a new
+server (``http_client.RestartingTransport``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+POLL_S = 1.0
+STOP_TIMEOUT_S = 10.0
+
+
+# --------------------------------------------------------------------------- processes
+def identity(pid: int | None = None) -> list[float] | None:
+    """``[pid, create_time]`` of a running process (default this one), or None if it is not running.
+
+    The start time tells a process apart from a later one that got the same
+    number (process ids are reused, quickly on Windows).
+    """
+    import psutil
+
+    try:
+        proc = psutil.Process(pid if pid is not None else os.getpid())
+        return [proc.pid, proc.create_time()]
+    except (psutil.Error, ValueError):
+        return None
+
+
+def alive(who: int | list | None) -> bool:
+    """True if process ``who`` (a pid, or ``[pid, create_time]`` from ``identity``) is running (zombies are not)."""
+    import psutil
+
+    if not who:
+        return False
+    pid, created = (who[0], who[1]) if isinstance(who, (list, tuple)) else (who, None)
+    try:
+        proc = psutil.Process(int(pid))
+        if created is not None and abs(proc.create_time() - float(created)) > 1.0:
+            return False
+        return proc.status() != psutil.STATUS_ZOMBIE
+    except (psutil.Error, ValueError, TypeError):
+        return False
+
+
+def stop(pid: int | None, timeout: float = STOP_TIMEOUT_S) -> bool:
+    """End process ``pid`` and its children: terminate (SIGTERM / TerminateProcess), then kill after ``timeout`` s.
+
+    Returns:
+        True if something was running and is now gone.
+    """
+    import psutil
+
+    if not pid:
+        return False
+    try:
+        proc = psutil.Process(int(pid))
+        procs = [proc] + proc.children(recursive=True)
+    except psutil.Error:
+        return False
+    for each in procs:
+        with contextlib.suppress(psutil.Error):
+            each.terminate()
+    _, left = psutil.wait_procs(procs, timeout=timeout)
+    for each in left:
+        with contextlib.suppress(psutil.Error):
+            each.kill()
+    psutil.wait_procs(left, timeout=timeout)
+    return True
+
+
+def detached_options() -> dict:
+    """``subprocess.Popen`` options that let the server outlive the call that started it.
+
+    POSIX: a new session (Ctrl-C in the kernel's terminal does not reach it).
+    Windows: a new process group and no console window of its own.
+    """
+    if sys.platform == "win32":
+        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP | subprocess.CREATE_NO_WINDOW}
+    return {"start_new_session": True}
+
+
+@contextlib.contextmanager
+def locked(path: Path, timeout: float = 300.0):
+    """Hold the file lock ``path`` (``filelock``: fcntl on POSIX, msvcrt on Windows) for the ``with`` block.
+
+    Raises:
+        filelock.Timeout: another process held it for ``timeout`` s.
+    """
+    from filelock import FileLock
+
+    with FileLock(str(path), timeout=timeout):
+        yield
+
+
+# --------------------------------------------------------------------------- the state file
+def read_state(path: Path) -> dict:
+    """The state file's contents (``{}`` when it is missing or unreadable)."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def write_state(path: Path, state: dict) -> None:
+    """Write the state file whole (a temporary file, then ``os.replace``: a reader never sees half of it)."""
+    tmp = Path(path).with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(state), encoding="utf-8")
+    for attempt in range(50):
+        try:
+            os.replace(tmp, path)
+            return
+        except PermissionError:  # Windows: the guard is reading the file at this moment
+            if attempt == 49:
+                raise
+            time.sleep(0.05)
+
+
+def add_owner(path: Path, who: list | None = None) -> None:
+    """Record process ``who`` (default this one, ``identity()``) as a user of the server; call it under ``locked``."""
+    state = read_state(path)
+    if state.get("owners") is None:  # no state, or a server started by hand: it keeps running for everyone
+        return
+    who = who or identity()
+    owners = [o for o in state["owners"] if alive(o)]
+    if who and who not in owners:
+        owners.append(who)
+    state["owners"] = owners
+    write_state(path, state)
+
+
+def start_guarded(command: list[str], state: Path, log: Path, owners: bool = True,
+                  extra: dict | None = None) -> subprocess.Popen:
+    """Start ``command`` under a guard (see the module docstring) and write the state file.
+
+    Args:
+        command: the server's program and flags (``local_server.server_args``).
+        state: the state file the guard watches.
+        log: the file the server's output is appended to.
+        owners: True = the calling process is the first owner (the server stops when all owners
+            have exited); False = no owners (it runs until ``stop``).
+        extra: more fields for the state file (port, model, engine).
+    Returns:
+        The guard's ``Popen`` (it exits with the server's exit status, or 0 when it stopped the
+        server).  The state file then holds ``{"pid": guard pid, "owners": [...] or None,
+        "command": [...], **extra}``, and the guard adds ``"server_pid"`` once the server runs.
+    Raises:
+        OSError: the guard could not be started (e.g. no such program).
+    """
+    first = {"owners": [identity()] if owners else None, "command": command, **(extra or {})}
+    write_state(state, first)
+    with open(log, "ab") as out:
+        out.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} starting: {' '.join(command)}\n".encode())
+        out.flush()
+        guard = subprocess.Popen([sys.executable, "-m", "course_lib.server_process", "guard", str(state), "--", *command],
+                                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                 cwd=str(Path(__file__).resolve().parent.parent), **detached_options())
+    write_state(state, {**read_state(state), "pid": guard.pid})
+    return guard
+
+
+# --------------------------------------------------------------------------- the guard itself
+def guard(state: Path, command: list[str], poll: float = POLL_S) -> int:
+    """Run ``command`` until it exits, every owner in ``state`` has exited, or this process is told to stop.
+
+    Returns:
+        The server's exit status, or 0 when the guard stopped it.
+    """
+    asked = []
+    for name in ("SIGINT", "SIGTERM", "SIGBREAK"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), lambda *_: asked.append(True))
+    server = subprocess.Popen(command, stdin=subprocess.DEVNULL)
+    with contextlib.suppress(OSError):
+        write_state(state, {**read_state(state), "server_pid": server.pid})
+    while server.poll() is None:
+        owners = read_state(state).get("owners")
+        if asked or (owners is not None and not any(alive(o) for o in owners)):
+            print(f"=== {time.strftime('%Y-%m-%d %H:%M:%S')} stopping the server "
+                  f"({'asked to' if asked else 'no process uses it any more'})", flush=True)
+            stop(server.pid)
+            return 0
+        time.sleep(poll)
+    return server.returncode
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m course_lib.server_process guard STATE -- COMMAND...``."""
+    p = argparse.ArgumentParser(prog="python -m course_lib.server_process")
+    p.add_argument("what", choices=["guard"])
+    p.add_argument("state", type=Path)
+    p.add_argument("command", nargs=argparse.REMAINDER)
+    opts = p.parse_args(argv)
+    command = opts.command[1:] if opts.command[:1] == ["--"] else opts.command
+    return guard(opts.state, command)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
