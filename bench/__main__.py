@@ -1,4 +1,4 @@
-"""``python -m bench`` (or ``bash course.sh bench``): measure the course on the local model.
+"""``python -m bench`` (or ``python course.py bench``): measure the course on the local model.
 
 Parts (``--parts``, default series, debugger and suite):
   series    every notebook headless, twice (wall time, every request's latency
@@ -13,7 +13,7 @@ Parts (``--parts``, default series, debugger and suite):
             its own files classroom.json / .md / .png);
   bfcl      the Berkeley Function Calling Leaderboard's non-live categories
             through four configurations (``bfcl.py``; needs bfcl-eval, which
-            ``bash course.sh bench`` installs; its own files bfcl.json / .md).
+            ``python course.py bench`` installs; its own files bfcl.json / .md).
 
 Writes ``results.json``, ``results.md`` and ``results.png`` to ``--out``
 (default ``bench/results``).  Run it on an idle machine: anything else using

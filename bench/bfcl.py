@@ -81,7 +81,7 @@ CONTENT_KEPT = 4000  # characters of a reply kept in a row (enough to read its c
 
 
 class BfclMissing(RuntimeError):
-    """bfcl-eval is not installed (``bash course.sh bench`` installs it into .venv-bench)."""
+    """bfcl-eval is not installed (``python course.py bench`` installs it into .venv-bench)."""
 
 
 # --------------------------------------------------------------------------- names and schemas
@@ -215,7 +215,7 @@ def load_checker() -> tuple[Callable[..., dict], Any]:
     try:
         import bfcl_eval  # noqa: F401
     except ImportError:
-        raise BfclMissing(f"{BFCL_PACKAGE} is not installed (bash course.sh bench installs it)") from None
+        raise BfclMissing(f"{BFCL_PACKAGE} is not installed (python course.py bench installs it)") from None
     name = "bfcl_eval.constants.model_config"
     if name not in sys.modules:
         sys.modules[name] = _stub_model_config()
@@ -229,7 +229,7 @@ def _data_dir() -> Path:
     try:
         return Path(str(resources.files("bfcl_eval") / "data"))
     except ModuleNotFoundError:
-        raise BfclMissing(f"{BFCL_PACKAGE} is not installed (bash course.sh bench installs it)") from None
+        raise BfclMissing(f"{BFCL_PACKAGE} is not installed (python course.py bench installs it)") from None
 
 
 def _read_lines(path: Path) -> list[dict]:

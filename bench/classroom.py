@@ -1,8 +1,8 @@
-"""``bash course.sh bench --parts classroom``: how many students can one class server serve?
+"""``python course.py bench --parts classroom``: how many students can one class server serve?
 
 A simulated class: N students, each replaying a realistic lesson against the
 class server (``course_lib.classroom.ClassServer``, started on loopback
-exactly as ``bash course.sh serve`` starts it, with its key).  A lesson is
+exactly as ``python course.py serve`` starts it, with its key).  A lesson is
 the chat requests of notebooks 01, 02 and 06, in order, taken from the
 reference record (``bench/results/reference_replies.json``: the bodies a
 student's notebooks sent), with a student's think time between two requests

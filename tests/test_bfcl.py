@@ -3,7 +3,7 @@
 The name and schema conversion, the decoding of a reply in each configuration,
 the sampling and the report are tested always.  The shim and the scoring with
 bfcl-eval's own AST checker on real BFCL entries need bfcl-eval, which only the
-bench venv has (``bash course.sh bench``); those tests skip without it.
+bench venv has (``python course.py bench``); those tests skip without it.
 """
 
 from __future__ import annotations

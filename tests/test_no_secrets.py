@@ -35,7 +35,7 @@ KEY_PATTERNS: dict[str, re.Pattern] = {
     "Slack token": re.compile("xo" + r"x[abprs]-[A-Za-z0-9-]{10,}"),
     "private key": re.compile("-----BEGIN " + r"(?:[A-Z]+ )?PRIVATE KEY-----"),
     "bearer token": re.compile("Bear" + r"er\s+[A-Za-z0-9_\-.=]{24,}"),
-    # the class key of bash course.sh serve (course_lib/classroom.py: KEY_PREFIX + 32 hex digits)
+    # the class key of python course.py serve (course_lib/classroom.py: KEY_PREFIX + 32 hex digits)
     "class key": re.compile("course-" + r"class-[0-9a-f]{32}(?![0-9a-f])"),
     # api_key="…", "api_key": "…", OPENAI_API_KEY = '…': a long quoted literal
     "key assignment": re.compile(

@@ -1,7 +1,7 @@
 """The Python version the course says it needs is one every pinned client package installs on.
 
 A student with an older Python would otherwise get a pip error about one package
-("No matching distribution found for ipykernel==…") instead of course.sh's sentence.
+("No matching distribution found for ipykernel==…") instead of course.py's sentence.
 """
 import re
 from importlib.metadata import PackageNotFoundError, metadata
@@ -15,10 +15,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def stated_floor() -> tuple[int, int]:
     pyproject = re.search(r'requires-python = ">=(\d+)\.(\d+)"', (ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    script = re.search(r"sys.version_info < \((\d+), (\d+)\)", (ROOT / "course.sh").read_text(encoding="utf-8"))
+    script = re.search(r"^MIN_PYTHON = \((\d+), (\d+)\)", (ROOT / "course.py").read_text(encoding="utf-8"), re.M)
     assert pyproject and script
     floor = (int(pyproject[1]), int(pyproject[2]))
-    assert floor == (int(script[1]), int(script[2])), "pyproject.toml and course.sh name different Python versions"
+    assert floor == (int(script[1]), int(script[2])), "pyproject.toml and course.py name different Python versions"
     return floor
 
 
@@ -45,3 +45,9 @@ def test_the_readme_names_the_same_python():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     named = set(re.findall(r"Python (\d+\.\d+)\+", readme))
     assert named == {f"{major}.{minor}"}, named
+
+
+def test_the_bash_wrapper_names_the_same_python():
+    """course.sh says which Python is needed when it finds none to run course.py with."""
+    major, minor = stated_floor()
+    assert f"Python {major}.{minor} 或更新的版本" in (ROOT / "course.sh").read_text(encoding="utf-8")

@@ -159,7 +159,7 @@ def test_dotenv_saved_as_utf16_by_powershell_is_read(tmp_path, monkeypatch):
 
 
 def test_utf16_dotenv_gives_the_set_up_its_provider(tmp_path):
-    """``bash course.sh setup`` reads COURSE_PROVIDER before any package is installed (setup_check)."""
+    """``python course.py setup`` reads COURSE_PROVIDER before any package is installed (setup_check)."""
     path = tmp_path / ".env"
     path.write_bytes(b"\xff\xfe" + "COURSE_PROVIDER=deepseek\r\n".encode("utf-16-le"))
     assert setup_check.env_provider(path) == "deepseek"  # not "local": no llama-server build for nothing

@@ -160,7 +160,7 @@ def test_socks_proxy_without_socksio_is_a_course_error(monkeypatch, var, value):
     with pytest.raises(ProviderError) as err:
         get_client(provider("deepseek", "https://api.deepseek.com", key=FAKE_KEY))
     text = str(err.value)
-    assert var in text and "socksio" in text and "course.sh setup" in text and f"unset {var}" in text
+    assert var in text and "socksio" in text and "course.py setup" in text and f"unset {var}" in text
     assert FAKE_KEY not in text
 
 
