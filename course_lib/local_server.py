@@ -516,13 +516,14 @@ def _start_lock():
 
 @dataclass
 class ServerStatus:
-    """What ``status()`` reports: health (``ok``/``loading``/``None``), pid, port, model, log file."""
+    """What ``status()`` reports: health (``ok``/``loading``/``None``), pid, port, model, log file, engine."""
 
     health: str | None
     pid: int | None
     port: int
     model: str | None
     log: Path
+    engine: str | None = None
 
     def __str__(self) -> str:
         state = {"ok": "running", "loading": "loading the model", None: "not running"}[self.health]
@@ -531,6 +532,8 @@ class ServerStatus:
             lines.insert(1, f"  pid:   {self.pid}")
         if self.model:
             lines.insert(2, f"  model: {self.model}")
+        if self.engine and self.health:
+            lines.append(f"  engine: {self.engine}")
         return "\n".join(lines)
 
 
@@ -538,7 +541,7 @@ def status() -> ServerStatus:
     """Return the current state of the course server without changing it."""
     state = _read_state()
     pid = state.get("pid") if _pid_alive(state.get("pid")) else None
-    return ServerStatus(health(), pid, port(), state.get("model"), log_path())
+    return ServerStatus(health(), pid, port(), state.get("model"), log_path(), state.get("engine"))
 
 
 def ensure_server(timeout: float = START_TIMEOUT_S, keep: bool = False) -> str:
@@ -582,7 +585,8 @@ def _spawn(keep: bool = False) -> None:
     args = server_args(gguf)
     try:
         server_process.start_guarded(args, _state_path(), log_path(), owners=not keep,
-                                     extra={"port": port(), "model": str(gguf), "engine": engine_build()})
+                                     extra={"port": port(), "model": str(gguf),
+                                            "engine": f"{engine()}: {engine_build()}"})
     except OSError as exc:
         raise LocalModelError(t("local.could_not_start", binary=args[0], error=exc, log=log_path())) from None
 

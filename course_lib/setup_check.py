@@ -50,8 +50,10 @@ import tempfile
 from pathlib import Path
 
 try:
+    from .platforms import PORTABLE_FLAGS
     from .texts import t
 except ImportError:  # run as a script: course_lib/ is on sys.path
+    from platforms import PORTABLE_FLAGS  # type: ignore[no-redef]
     from texts import t  # type: ignore[no-redef]
 
 GB = 1024**3
@@ -241,11 +243,6 @@ def env_provider(dotenv: Path = ROOT / ".env") -> str:
 def set_up_mode() -> str:
     """``"full"`` (the embedded model: compiler-built server, model packages) or ``"client"``."""
     return "full" if env_provider() == "local" else "client"
-
-
-# The instruction set of the portable build (course.py build_flags): x86-64 CPUs since about
-# 2013 (Intel Haswell, AMD Excavator/Zen) have all four.
-PORTABLE_FLAGS = ("avx2", "fma", "f16c", "bmi2")
 
 
 def build_kind(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:

@@ -58,7 +58,7 @@ def xl_server(tmp_path_factory):
 def test_it_runs_the_courses_launcher_under_a_guard_owned_by_this_process(xl_server):
     state = server_process.read_state(xl_server["cache"] / "llama-server.json")
     assert state["command"][1:3] == ["-m", "course_lib.xllamacpp_server"]
-    assert state["engine"].startswith("xllamacpp==")
+    assert state["engine"].startswith("xllamacpp: xllamacpp==")
     assert server_process.identity() in state["owners"]
     assert server_process.alive(state["server_pid"])
 
