@@ -9,7 +9,7 @@
     python course.py serve [ARGS]   set-up, then the teacher's server for the whole class (course_lib/classroom.py;
                                     ARGS: --slots N, --port P, --host H, --new-key); prints the students' .env lines
 
-On Windows type ``py -3.11 course.py lab`` (``python`` there is often the
+On Windows type ``py -3 course.py lab`` (``python`` there is often the
 Microsoft Store's placeholder); ``bash course.sh ...`` still works where there
 is bash (it runs this file).
 
@@ -56,7 +56,7 @@ TEXT = {
         "课程需要 Python {need} 或更新的版本（现在运行的是 {python}，Python {version}；notebook 的内核 ipykernel 7.4 "
         "需要 {need}）。安装：Debian/Ubuntu: sudo apt install python3 python3-venv；Fedora: sudo dnf install python3；"
         "macOS: brew install python；Windows: 从 https://www.python.org/downloads/ 下载安装程序（勾选 “Add python.exe "
-        "to PATH”），然后用 py -{need} course.py setup；或者用合适的 Python 运行：/path/to/python3.x course.py setup"
+        "to PATH”），然后用 py -3 course.py setup；或者用合适的 Python 运行：/path/to/python3.x course.py setup"
         "（bash course.sh 则设置 PYTHON=/path/to/python3.x）"),
 }
 
@@ -655,7 +655,7 @@ COMMANDS = [
 
 def usage():
     """The usage line (Chinese), naming every command of ``COMMANDS``."""
-    return t("course.usage", need=NEED, commands="|".join(name for name, _ in COMMANDS))
+    return t("course.usage", commands="|".join(name for name, _ in COMMANDS))
 
 
 def _console_can_print_chinese():

@@ -53,8 +53,8 @@ _ZH_PROVIDERS: dict[str, str] = {
     "local.gguf_path_missing": "COURSE_GGUF_PATH 指向 {path}，但这个文件不存在。",
     "local.not_gguf": "{url} 返回的不是 GGUF 文件。",
     # course.py, the entry point (python course.py lab|test|setup|check|bench|serve)
-    "course.store_python": "注意：命令 python 指向 Microsoft Store 的 Python（{path}）：它常常只是一个打开应用商店的占位程序，在命令行里用不了。请从 https://www.python.org/downloads/ 安装 Python {need} 或更新的版本（安装时勾选 “Add python.exe to PATH”），然后用 py -{need} course.py lab、py -{need} course.py test 运行课程。",
-    "course.usage": "用法：python course.py {{{commands}}} [参数]（Windows：py -{need} course.py …）",
+    "course.store_python": "注意：命令 python 指向 Microsoft Store 的 Python（{path}）：它常常只是一个打开应用商店的占位程序，在命令行里用不了。请从 https://www.python.org/downloads/ 安装 Python {need} 或更新的版本（安装时勾选 “Add python.exe to PATH”），然后用 py -3 course.py lab、py -3 course.py test 运行课程。",
+    "course.usage": "用法：python course.py {{{commands}}} [参数]（Windows：py -3 course.py …）",
     "course.incomplete": "== {venv} 不完整（上一次安装中途停下了）：重新创建",
     "course.creating": "== 创建虚拟环境 {venv}（用 {python}）",
     "course.installing_client": "== 只安装 notebook 用的包（.env 选的提供方不是 local：这台电脑不需要离线模型）",

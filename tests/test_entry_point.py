@@ -169,11 +169,11 @@ def test_the_store_python_is_recognised(tmp_path):
 
 
 def test_check_names_the_store_python_and_what_to_do(tmp_path):
-    """A PATH whose ``python`` is the Store's: the check says to use ``py -3.11`` and python.org (and needs no git)."""
+    """A PATH whose ``python`` is the Store's: the check says to use ``py -3`` and python.org (and needs no git)."""
     store = fake_python(tmp_path / "Microsoft" / "WindowsApps")
     result = run_course("check", env=bare_env(store.parent))
     assert "Microsoft Store" in result.stderr and str(store) in result.stderr
-    assert "py -3.11 course.py lab" in result.stderr and "https://www.python.org/downloads/" in result.stderr
+    assert "py -3 course.py lab" in result.stderr and "https://www.python.org/downloads/" in result.stderr
     clean = run_course("check", env=bare_env(tmp_path / "nothing"))
     assert "Microsoft Store" not in clean.stderr
 
@@ -199,7 +199,7 @@ def assert_too_old_sentence(result: subprocess.CompletedProcess, version: str) -
     assert result.returncode == 1
     err = result.stderr
     assert "课程需要 Python 3.11 或更新的版本" in err and f"Python {version}" in err
-    for advice in ("sudo apt install python3 python3-venv", "brew install python", "py -3.11 course.py setup",
+    for advice in ("sudo apt install python3 python3-venv", "brew install python", "py -3 course.py setup",
                    "https://www.python.org/downloads/", "PYTHON=/path/to/python3.x"):
         assert advice in err
     assert "Traceback" not in err and len(err.splitlines()) == 1
