@@ -38,7 +38,6 @@ import os
 import re
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -48,6 +47,7 @@ from typing import Iterator
 
 import pytest
 
+from machine_support import free_port, in_ci
 from notebook_cells import ROOT
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -76,10 +76,6 @@ ENABLE_HINT = (
 pytestmark = pytest.mark.browser
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in {"true", "1", "yes"}
-
-
 def _need_browser() -> None:
     """Skip (laptop) or fail (CI) when Chromium or playwright is missing."""
     problems = []
@@ -91,15 +87,9 @@ def _need_browser() -> None:
         problems.append("the Python package playwright is not installed")
     if problems:
         message = "; ".join(problems) + f" - the browser test {ENABLE_HINT}"
-        if _in_ci():
+        if in_ci():
             pytest.fail(message)
         pytest.skip(message)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _write_json(path: Path, data: dict) -> None:
@@ -116,7 +106,7 @@ def jupyter_lab(root_dir: Path, work: Path) -> Iterator[tuple[str, str]]:
     test: autosave off, no news/update checks, the kernel starts by itself.
     The server log is ``work/jupyterlab.log``.
     """
-    port, token = _free_port(), secrets.token_hex(16)
+    port, token = free_port(), secrets.token_hex(16)
     settings = work / "settings"
     _write_json(settings / "@jupyterlab" / "docmanager-extension" / "plugin.jupyterlab-settings", {"autosave": False})
     _write_json(  # no "Select Kernel" dialog: the notebook's python3 kernel starts by itself;
@@ -462,7 +452,7 @@ def test_debugger_in_notebook_06(lab, browser):
     elif "debugger_view(" not in copy.read_text(encoding="utf-8") and "debug_agent(" not in copy.read_text(encoding="utf-8"):
         problem = f"{NOTEBOOK.relative_to(ROOT)} has no debugger cell; add one like:\n{DEBUGGER_CELL_HINT}"
     if problem:
-        if _in_ci():
+        if in_ci():
             pytest.fail(problem)
         pytest.skip(problem)
     timings: dict = {}

