@@ -66,8 +66,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import platforms, server_process
-from .settings import EnvFileError, load_env
-from .settings import cache_dir as settings_cache_dir
+from .settings import EnvFileError, cache_dir, load_env  # cache_dir: the model, log and state live there
 from .texts import t
 
 MODEL_ALIAS = "qwen2.5-coder-1.5b-instruct"
@@ -104,15 +103,6 @@ class LocalModelError(RuntimeError):
 
 
 # --------------------------------------------------------------------------- paths
-def cache_dir() -> Path:
-    """Return the course cache directory (created if missing): ``settings.cache_dir``.
-
-    Returns:
-        ``$COURSE_CACHE_DIR`` or ``~/.cache/llm-agent-course``.
-    """
-    return settings_cache_dir()
-
-
 def log_path() -> Path:
     """Return the file llama-server writes its log to."""
     return cache_dir() / "llama-server.log"

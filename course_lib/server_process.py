@@ -153,8 +153,8 @@ def add_owner(path: Path, who: list | None = None) -> None:
     owners = [o for o in state["owners"] if alive(o)]
     if who and who not in owners:
         owners.append(who)
-    state["owners"] = owners
-    write_state(path, state)
+    if owners != state["owners"]:  # a kernel's every get_client() call comes here: write only what changed
+        write_state(path, {**state, "owners": owners})
 
 
 def start_guarded(command: list[str], state: Path, log: Path, owners: bool = True,
