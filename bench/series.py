@@ -33,7 +33,8 @@ def read_log(path: Path) -> list[dict]:
 
 
 def execute_cells(nb: nbformat.NotebookNode, path: Path, log: Path,
-                  rerun_errors: list[str] | None = None) -> tuple[list[str], list[dict]]:
+                  rerun_errors: list[str] | None = None, rerun_requests: list[dict] | None = None,
+                  seconds: dict[str, float] | None = None) -> tuple[list[str], list[dict]]:
     """Run ``nb`` top to bottom in a fresh kernel, one cell at a time, with request logging to ``log``.
 
     The kernel inherits ``COURSE_REQUEST_LOG=log``, so every client made by
@@ -42,14 +43,22 @@ def execute_cells(nb: nbformat.NotebookNode, path: Path, log: Path,
     the run, as in Jupyter's "run all".
 
     Args:
-        nb: the notebook (its cells get their outputs).  path: where it lives
-            (the kernel's working directory is its folder).  log: the request log.
+        nb: the notebook (its cells get the first pass's outputs and execution
+            counts).  path: where it lives (the kernel's working directory is
+            its folder).  log: the request log.
         rerun_errors: if a list is given and the first pass had no error, every
             code cell is run a second time, top to bottom, in the same kernel
-            (a student re-running cells): on copies, so ``nb`` keeps the first
-            pass's outputs, and its requests are not in the returned
-            ``requests``.  Each cell that raises on its second run adds
-            ``"cell N: Name: value"`` to the list; the pass goes on.
+            (a student re-running cells).  Each cell is re-run on a copy, and
+            the original is put back afterwards (nbclient writes the executed
+            cell into ``nb``), so ``nb`` keeps the first pass; the second pass's
+            requests are not in the returned ``requests``.  Each cell that
+            raises on its second run adds ``"cell N: Name: value"`` to the
+            list; the pass goes on.
+        rerun_requests: if a list is given, the second pass's log lines are
+            appended to it, each with its ``"cell"``.
+        seconds: if a dict is given, it gets ``"first_pass"`` (and, when the
+            second pass ran, ``"second_pass"``): wall seconds of each pass, the
+            kernel's start-up counted in the first.
     Returns:
         ``(errors, requests)``: the error lines (``"Name: value"``), and the log
         lines the notebook added in the first pass, each with ``"cell"``: the
@@ -60,8 +69,10 @@ def execute_cells(nb: nbformat.NotebookNode, path: Path, log: Path,
     client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})
     errors: list[str] = []
-    cells: list[int] = []  # the cell of each new log line, in order
+    cells: list[int] = []  # the cell of each new log line, in order (both passes)
     first_pass: int | None = None  # log lines of the first pass (the second pass's come after them)
+    seconds = {} if seconds is None else seconds
+    started = time.perf_counter()
     try:
         with client.setup_kernel():
             for index, cell in enumerate(nb.cells):
@@ -76,21 +87,28 @@ def execute_cells(nb: nbformat.NotebookNode, path: Path, log: Path,
                 if errors:
                     break
             first_pass = len(read_log(log)) - before
+            seconds["first_pass"] = round(time.perf_counter() - started, 1)
             if rerun_errors is not None and not errors:
+                started = time.perf_counter()
                 for index, cell in enumerate(nb.cells):
                     if cell.cell_type != "code":
                         continue
-                    again = copy.deepcopy(cell)
                     try:
-                        client.execute_cell(again, index)
+                        client.execute_cell(copy.deepcopy(cell), index)
                     except Exception as exc:  # noqa: BLE001 - recorded; the second pass goes on
                         rerun_errors.append(f"cell {index}: {type(exc).__name__}: {str(exc)[:300]}")
+                    finally:
+                        nb.cells[index] = cell  # nbclient put the re-run copy in its place
+                        cells += [index] * (len(read_log(log)) - before - len(cells))
+                seconds["second_pass"] = round(time.perf_counter() - started, 1)
     finally:
         os.environ.pop("COURSE_REQUEST_LOG", None)
     added = read_log(log)[before:]
-    requests = added if first_pass is None else added[:first_pass]
-    for line, index in zip(requests, cells + [None] * len(requests)):
+    for line, index in zip(added, cells + [None] * len(added)):
         line["cell"] = index
+    requests = added if first_pass is None else added[:first_pass]
+    if rerun_requests is not None and first_pass is not None:
+        rerun_requests.extend(added[first_pass:])
     return errors, requests
 
 

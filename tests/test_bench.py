@@ -285,9 +285,15 @@ def test_execute_cells_second_pass_keeps_the_first_pass_and_reports_what_breaks(
     nb.cells = [nbformat.v4.new_markdown_cell("# x"), nbformat.v4.new_code_cell("x = 1"),
                 nbformat.v4.new_code_cell("x += 1\nassert x < 3, 'ran twice'\nprint('x =', x)")]
     rerun: list[str] = []
-    errors, requests = series.execute_cells(nb, tmp_path / "nb.ipynb", tmp_path / "log.jsonl", rerun_errors=rerun)
-    assert errors == [] and requests == []
+    rerun_requests: list[dict] = []
+    seconds: dict[str, float] = {}
+    errors, requests = series.execute_cells(nb, tmp_path / "nb.ipynb", tmp_path / "log.jsonl", rerun_errors=rerun,
+                                            rerun_requests=rerun_requests, seconds=seconds)
+    assert errors == [] and requests == [] and rerun_requests == []
     assert nb.cells[2].outputs[0]["text"] == "x = 2\n"  # the first pass's output, not the second's
+    # nbclient writes each executed cell back into the notebook: the second pass would leave counts 3 and 4
+    assert [cell.execution_count for cell in nb.cells[1:]] == [1, 2]
+    assert set(seconds) == {"first_pass", "second_pass"} and all(value >= 0 for value in seconds.values())
     # The second pass set x = 1 again, so cell 2 ran twice without trouble; a cell 1 that keeps x breaks it:
     assert rerun == []
     nb.cells[1].source = "x = globals().get('x', 0) + 1"
