@@ -532,6 +532,10 @@ _ZH_ACTING: dict[str, str] = {
     "check.08.order_policy.hint_missing": "模型可能漏掉 quantity，读不出参数时 call.arguments 是 None：(call.arguments or {{}}).get(\"quantity\") 会得到 None，它不是数量",
     "check.08.order_policy.hint_not_positive": "0 和负数也「小于等于 3」，但它们不是能下单的数量：数量至少是 1",
     "check.08.order_policy.hint_text": "字符串 \"100\" 不是数字（工具也不收）：先用 isinstance 检查类型，不要拿字符串去比较（\"100\" <= \"3\" 在 Python 里为真）",
+    "check.08.order_policy.hint_text_digits": "看起来像数字的字符串（\"3\"、\" 2\"、全角的 \"２\"）也不是 int：int() 会把它们都读成数字，"
+                                              "所以先转 int 再比较的写法会批准它们；要检查 quantity 本身的类型",
+    "check.08.order_policy.hint_whole_float": "2.0、4.0 这样的小数，值是整数，类型却是 float：数量的类型不对，就不能自动批准。"
+                                              "int(quantity)、quantity == int(quantity)、is_integer() 看的都是值，不是类型",
     "check.08.order_policy.large_not_rejected": "{case}：超过 3 件应该拒绝，返回 reject(\"原因\")；实际返回的是 {got}",
     "check.08.order_policy.no_reason": "{case}：拒绝时要写原因（模型会读到它），例如 reject(\"每单最多 3 件，更多请联系店员\")",
     "check.08.order_policy.not_a_decision": "{case}：应该返回 approve() / reject(原因) 得到的 Decision，或者 None；实际返回的是 {value}",
@@ -556,6 +560,10 @@ _ZH_SUMMARY: dict[str, str] = {
     "check.09.summary.nothing_old": "只有一轮对话时没有可以压缩的旧轮次：应该原样返回（一个新列表），不调用 summarize；实际调用了 {n_calls} 次，返回的角色是 {got}",
     "check.09.summary.old_messages": "交给 summarize 的应该正好是最后一轮之前的全部消息（system 消息可以不给）：期望角色 {want}，实际是 {got}",
     "check.09.summary.passed": "system 留在第一条，旧轮次变成一条摘要消息，最后一轮完整保留，{n_cases} 个例子都对",
+    "check.09.summary.repeated_user": "（这个例子里用户把 {text!r} 说了两次：最后一轮要按位置找，从最后一条 user 消息开始；"
+                                      "按内容找（list.index()、in）找到的是前面那条内容相同的消息）",
+    "check.09.summary.returned_input": "compress 返回的就是传进来的那个列表本身：即使没有可以压缩的，也要返回一个新列表（复制一份），"
+                                       "不然调用的人以后改返回的列表时，原来的列表也跟着变",
     "check.09.summary.split": "工具调用被拆开了：{problem}。assistant 的 tool_calls 消息和回答它的 tool 消息必须一起保留（按整轮保留）",
     "check.09.summary.summary_message": "第 2 条应该是摘要消息 {{\"role\": \"user\", \"content\": 摘要文字}}，内容里要有 summarize 返回的文字 {text!r}；实际是 {got}",
     "check.09.summary.summary_role": "摘要消息的 role 应该是 \"user\"（LangChain 的 SummarizationMiddleware 也这样做），不是 {role!r}。"
@@ -581,6 +589,8 @@ _ZH_SUMMARY: dict[str, str] = {
 _ZH_MCP: dict[str, str] = {
     # notebook 09, part 2: mcp_server.py, mcp_client.py and their checkers (checkers/nb09.py)
     "check.09.mcp.description": "工具 {name} 的 description 丢了或者变了：把 MCP 工具的 description 原样放进 function.description，模型靠它知道什么时候用这个工具",
+    "check.09.mcp.description_none": "工具 {name} 在 MCP 里没有 description（是 None），转换后 function.description 是 {got}："
+                                     "chat 请求里的 description 应该是字符串，有的接口会拒绝 null；None 要换成一个字符串（可以是空字符串）",
     "check.09.mcp.error": "调用 to_openai_tool(工具 {name}) 时出错：{error}。提示：SDK 的 Tool 对象用属性取值：mcp_tool.name、mcp_tool.description、mcp_tool.input_schema",
     "check.09.mcp.name": "工具 {name} 转换后名字变成了 {got}：function.name 必须和 MCP 工具的 name 一模一样，模型调用时用的就是它，调用再按这个名字发回 MCP 服务器",
     "check.09.mcp.no_parameters": "工具 {name} 的 function 里没有 parameters（现在的键：{keys}）：MCP 的 inputSchema（SDK 里是 input_schema）要放到 function.parameters 下面",

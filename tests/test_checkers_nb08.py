@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from course_lib.approval import approve, by_argument, edit, reject
@@ -178,3 +180,104 @@ def test_the_checker_never_changes_what_it_checks_with():
     assert {name for name, _ in seen} == {"place_order"}
     assert {"product_id": "001", "quantity": "100"} in [a for _, a in seen]
     assert None in [a for _, a in seen] and {"product_id": "001"} in [a for _, a in seen]
+
+
+# ---- issue 29: wrong answers that used to pass -------------------------------------------------
+
+
+def approves_digit_strings(call):
+    """Reads the quantity with int(): "3", " 2" and full-width "２" all become numbers and pass."""
+    q = _quantity(call)
+    if isinstance(q, str) and q.strip().isdigit():
+        q = int(q)
+    if isinstance(q, bool) or not isinstance(q, int) or q < 1:
+        return reject("数量不对")
+    return approve() if q <= 3 else reject("每单最多 3 件")
+
+
+def approves_whole_floats(call):
+    """Checks the value, not the type: 2.0 == int(2.0), so 2.0 and 3.0 pass."""
+    q = _quantity(call)
+    if isinstance(q, float) and q == int(q):
+        q = int(q)
+    if isinstance(q, bool) or not isinstance(q, int) or q < 1:
+        return reject("数量不对")
+    return approve() if q <= 3 else reject("每单最多 3 件")
+
+
+def casts_everything_but_bool(call):
+    """int() on any str or float it can read (2.5 is rejected as not whole)."""
+    q = _quantity(call)
+    if isinstance(q, bool) or q is None:
+        return None
+    try:
+        n = int(q)
+    except (TypeError, ValueError):
+        return reject("数量不对")
+    if n != q and not isinstance(q, str):
+        return reject("数量不对")
+    if n < 1:
+        return reject("数量至少 1 件")
+    return approve() if n <= 3 else reject("每单最多 3 件")
+
+
+@pytest.mark.parametrize("policy, hint, words", [
+    (approves_digit_strings, "check.08.order_policy.hint_text_digits", '"quantity": "3"'),
+    (approves_whole_floats, "check.08.order_policy.hint_whole_float", '"quantity": 2.0'),
+    (casts_everything_but_bool, "check.08.order_policy.hint_text_digits", '"quantity": "3"'),
+])
+def test_numbers_in_disguise_are_not_approved(policy, hint, words, capsys):
+    result = nb08.check_order_policy(policy)
+    assert result.passed is False and "❌" in capsys.readouterr().out
+    assert _hint_start("check.08.order_policy.odd_approved") in result.message, result.message
+    assert t(hint) in result.message and words in result.message, result.message
+
+
+def _approves_also(value):
+    """The reference solution, except that it approves exactly ``value`` (same type, same value)."""
+    def policy(call):
+        q = _quantity(call)
+        if "quantity" in (call.arguments or {}) and type(q) is type(value) and q == value:
+            return approve()
+        return _solution()(call)
+    return policy
+
+
+@pytest.mark.parametrize("value, key", [
+    ("3", "check.08.order_policy.odd_approved"),
+    (" 2", "check.08.order_policy.odd_approved"),
+    ("\uff12", "check.08.order_policy.odd_approved"),  # full-width 2
+    (2.0, "check.08.order_policy.odd_approved"),
+    (3.0, "check.08.order_policy.odd_approved"),
+    (4.0, "check.08.order_policy.odd_approved"),
+    (None, "check.08.order_policy.odd_approved"),  # "quantity": null
+    (10**12, "check.08.order_policy.large_not_rejected"),  # a large int is rejected, with a reason
+])
+def test_each_new_case_is_checked_on_its_own(value, key):
+    result = nb08.check_order_policy(_approves_also(value))
+    assert result.passed is False
+    assert _hint_start(key) in result.message, result.message
+    assert json.dumps(value, ensure_ascii=False) in result.message, result.message
+
+
+def test_a_policy_that_changes_the_call_changes_nothing_the_next_check_sees():
+    def arguments_seen():
+        seen = []
+
+        def policy(call):
+            seen.append(None if call.arguments is None else dict(call.arguments))
+            return _solution()(call)
+
+        assert nb08.check_order_policy(policy).passed is True
+        return seen
+
+    def rewrites_the_call(call):  # "fixes" every quantity to 1 in place, then approves
+        if call.arguments is not None:
+            call.arguments["quantity"] = 1
+        call.arguments_text = "{}"
+        return approve()
+
+    before = arguments_seen()
+    assert nb08.check_order_policy(rewrites_the_call).passed is False
+    assert arguments_seen() == before
+    assert nb08.check_order_policy(approves_digit_strings).passed is False

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from notebook_cells import load_solution
 
 from course_lib.checkers import nb09
 from course_lib.mcp_client import to_openai_tool
+from course_lib.mcp_server import REGISTRY
 from course_lib.tools import default_registry
 
 
@@ -23,8 +26,10 @@ def test_the_reference_solution_and_the_library_pass(capsys):
 
 def test_the_sample_tools_are_the_course_tools_as_mcp_lists_them():
     tools = nb09.mcp_sample_tools()
-    assert [to_openai_tool(tool) for tool in tools[:-1]] == default_registry().schemas()
-    assert "properties" not in tools[-1].input_schema
+    assert [to_openai_tool(tool) for tool in tools[:4]] == default_registry().schemas()
+    assert "properties" not in tools[4].input_schema  # a tool without parameters
+    assert tools[5].description is None and tools[5].input_schema.get("properties")  # one without a description
+    assert len(tools) == 6
 
 
 def _function(tool, **changes):
@@ -79,3 +84,86 @@ def test_not_a_function_and_an_answer_that_is_not_json_fail(capsys):
 
     assert nb09.check_mcp_tool_schema(keeps_a_pydantic_object).passed is False
     assert "tools" in capsys.readouterr().out
+
+
+# ---- issue 29: wrong answers that used to pass -------------------------------------------------
+
+
+def _wrapped(tool, parameters, description):
+    return {"type": "function", "function": {"name": tool.name, "description": description, "parameters": parameters}}
+
+
+def passes_none_description(tool):
+    """Copies the description as it is: a tool without one gets "description": null."""
+    return _wrapped(tool, {"type": "object", "properties": {}, **tool.input_schema}, tool.description)
+
+
+def leaves_out_a_none_description(tool):
+    """Drops the key when there is no description: the shape asks for a string."""
+    function = _wrapped(tool, {"type": "object", "properties": {}, **tool.input_schema}, tool.description)["function"]
+    return {"type": "function", "function": {k: v for k, v in function.items() if v is not None}}
+
+
+def fills_properties_in_place(tool):
+    """A right result, made by writing into the tool it was given."""
+    tool.input_schema.setdefault("properties", {})
+    return _wrapped(tool, tool.input_schema, tool.description or "")
+
+
+def empties_properties_in_place(tool):
+    """Wipes the parameters in the given tool: compared with that tool, it looked right."""
+    tool.input_schema["properties"] = {}
+    tool.input_schema.pop("required", None)
+    return _wrapped(tool, tool.input_schema, tool.description or "")
+
+
+def rewrites_nested_descriptions(tool):
+    """Changes every parameter's description inside the given schema (nested dicts)."""
+    for spec in tool.input_schema.get("properties", {}).values():
+        spec["description"] = "参数"
+    return _wrapped(tool, {"type": "object", "properties": {}, **tool.input_schema}, tool.description or "")
+
+
+def schema_as_is(tool):
+    return _wrapped(tool, tool.input_schema, tool.description or "")
+
+
+def test_a_none_description_fails_with_its_hint(capsys):
+    for wrong in (passes_none_description, leaves_out_a_none_description):
+        result = nb09.check_mcp_tool_schema(wrong)
+        assert result.passed is False and "❌" in capsys.readouterr().out
+        assert "get_time" in result.message and "function.description 是 None" in result.message, result.message
+        assert "字符串" in result.message, result.message
+
+
+def test_any_string_for_a_none_description_passes():
+    def names_it(tool):
+        return _wrapped(tool, {"type": "object", "properties": {}, **tool.input_schema}, tool.description or tool.name)
+
+    assert nb09.check_mcp_tool_schema(names_it).passed is True
+
+
+@pytest.mark.parametrize("wrong", [empties_properties_in_place, rewrites_nested_descriptions])
+def test_answers_that_change_their_input_are_compared_with_an_untouched_copy(wrong):
+    result = nb09.check_mcp_tool_schema(wrong)
+    assert result.passed is False and "parameters" in result.message, result.message
+
+
+def test_a_mutating_answer_cannot_change_what_the_next_check_sees():
+    registry_schemas = copy.deepcopy([REGISTRY.get(name).parameters for name in REGISTRY.names])
+    samples = [tool.model_dump() for tool in nb09.mcp_sample_tools()]
+    assert nb09.check_mcp_tool_schema(schema_as_is).passed is False
+    for mutating in (fills_properties_in_place, empties_properties_in_place, rewrites_nested_descriptions):
+        nb09.check_mcp_tool_schema(mutating)
+        assert [tool.model_dump() for tool in nb09.mcp_sample_tools()] == samples, mutating.__name__
+        assert nb09.check_mcp_tool_schema(schema_as_is).passed is False, mutating.__name__
+    assert [REGISTRY.get(name).parameters for name in REGISTRY.names] == registry_schemas
+    assert nb09.check_mcp_tool_schema(solution()).passed is True
+
+
+def test_every_call_builds_new_sample_tools():
+    first, second = nb09.mcp_sample_tools(), nb09.mcp_sample_tools()
+    for a, b, name in zip(first, second, REGISTRY.names):
+        assert a is not b and a.input_schema is not b.input_schema
+        assert a.input_schema["properties"] is not REGISTRY.get(name).parameters["properties"]
+    assert first[4] is not second[4] and first[4].input_schema is not second[4].input_schema

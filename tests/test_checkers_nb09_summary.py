@@ -3,6 +3,8 @@ typical wrong answers, each of which must fail with its own hint."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from course_lib.checkers import nb09
@@ -143,3 +145,97 @@ def test_the_cases_are_valid_conversations():
         validate(messages)
         assert messages[0]["role"] == "system"
     assert any(m.get("tool_calls") for m in cases[0][-4:]), "one case ends with a tool-call turn"
+
+
+# ---- issue 29: wrong answers that used to pass -------------------------------------------------
+
+
+def counts_messages_not_turns(messages, summarize):
+    """"One turn" taken as "at most 3 messages": a one-turn conversation with a tool call gets summarized."""
+    system, rest, last = _split(messages)
+    if len(messages) <= 3:
+        return list(messages)
+    return system + [summary_message(summarize(rest[:last]))] + rest[last:]
+
+
+def finds_last_user_by_text(messages, summarize):
+    """list.index finds the FIRST message equal to the last user message."""
+    last_user = [m for m in messages if m["role"] == "user"][-1]
+    start = messages.index(last_user)
+    if start <= 1:
+        return list(messages)
+    return messages[:1] + [summary_message(summarize(messages[1:start]))] + messages[start:]
+
+
+def keeps_what_is_not_old(messages, summarize):
+    """Keeps every message that is not "in" the old ones: a repeated user sentence is dropped."""
+    system, rest, last = _split(messages)
+    old = rest[:last]
+    if not old:
+        return list(messages)
+    return system + [summary_message(summarize(old))] + [m for m in rest if m not in old]
+
+
+def returns_the_input_itself(messages, summarize):
+    """Right, except that with nothing to compress it hands back the very list it was given."""
+    system, rest, last = _split(messages)
+    if not rest[:last]:
+        return messages
+    return system + [summary_message(summarize(rest[:last]))] + rest[last:]
+
+
+@pytest.mark.parametrize("wrong,key", [
+    (counts_messages_not_turns, "check.09.summary.nothing_old"),
+    (finds_last_user_by_text, "check.09.summary.no_call"),
+    (keeps_what_is_not_old, "check.09.summary.lost_last"),
+    (returns_the_input_itself, "check.09.summary.returned_input"),
+], ids=lambda x: getattr(x, "__name__", None) if callable(x) else None)
+def test_answers_that_used_to_pass_fail_with_their_hint(wrong, key, capsys):
+    result = nb09.check_compress(wrong)
+    assert result.passed is False and "❌" in capsys.readouterr().out
+    assert _hint(key) in result.message, result.message
+
+
+@pytest.mark.parametrize("wrong", [finds_last_user_by_text, keeps_what_is_not_old])
+def test_the_repeated_sentence_is_named_in_the_hint(wrong):
+    message = nb09.check_compress(wrong).message
+    assert _hint("check.09.summary.repeated_user") in message and "北京现在天气怎么样？" in message, message
+
+
+def test_the_repeated_hint_is_only_added_where_the_sentence_repeats():
+    assert _hint("check.09.summary.repeated_user") not in nb09.check_compress(counts_messages_not_turns).message
+
+
+def test_the_new_cases_are_there():
+    cases = nb09.summary_cases()
+    one_turn_with_calls = [m for m in cases
+                           if [x["role"] for x in m].count("user") == 1 and any(x.get("tool_calls") for x in m)]
+    assert one_turn_with_calls and all(len(m) > 4 for m in one_turn_with_calls)
+    assert any([x["role"] for x in m] == ["system", "user", "assistant", "user"] for m in cases)
+    users = [[x["content"] for x in m if x["role"] == "user"] for m in cases]
+    assert any(u[-1] in u[:-1] for u in users), "a case repeats its last user sentence"
+
+
+def changes_the_system_prompt(messages, summarize):
+    """Writes into the messages it was given (and so into a shared sample, if there were one)."""
+    messages[0]["content"] = "你什么都不用记。"
+    for message in messages:
+        message["content"] = message.get("content") or ""
+    return right(messages, summarize)
+
+
+def test_a_mutating_answer_fails_and_changes_nothing_the_next_check_sees():
+    before = copy.deepcopy(nb09.summary_cases())  # a copy: shares nothing the answer could change
+    result = nb09.check_compress(changes_the_system_prompt)
+    assert result.passed is False and _hint("check.09.summary.modified") in result.message
+    assert nb09.summary_cases() == before
+    assert nb09.check_compress(right).passed is True
+    assert nb09.check_compress(returns_the_input_itself).passed is False
+
+
+def test_every_call_builds_new_cases_sharing_no_message():
+    first, second = nb09.summary_cases(), nb09.summary_cases()
+    assert first == second
+    ids = [id(m) for case in first for m in case]
+    assert len(ids) == len(set(ids)), "no message object is in two cases"
+    assert not set(ids) & {id(m) for case in second for m in case}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..react import run_tool
 from ..react_parser import ParsedReply, corrective_observation, parse_json_protocol
-from ..tools.registry import default_registry
+from ..tools.registry import ToolRegistry, default_registry
 from ..texts import t
 from . import CheckResult, recording, report, safely
 
@@ -49,33 +49,47 @@ def check_extract_action(extract_action: object) -> CheckResult:
     return report(True, t("check.05.extract_action.4", n_action_cases=len(ACTION_CASES)))
 
 
-def check_next_user_message(next_user_message: object) -> CheckResult:
-    """Exercise 05-2: ``next_user_message(parsed, registry)``: ``"Observation: <tool result>"`` for an
-    action, the corrective observation for an invalid parsed reply, None after an answer."""
-    if not callable(next_user_message):
-        return report(False, t("check.05.next_user_message.1"))
-    registry = default_registry()
-    cases = [
+def _next_cases() -> list[ParsedReply]:
+    """The parsed replies 05-2 is given, new at every call: three actions, an answer, an invalid reply."""
+    return [
         ParsedReply("action", thought="算", action="calculate", action_input="20 * 15"),
         ParsedReply("action", action="get_weather", action_input="广州"),
         ParsedReply("action", action="get_weather", action_input={"city": "上海"}),
+        ParsedReply("answer", answer="300"),
+        ParsedReply("invalid", error="没有找到 Action 行，也没有找到 Answer 行。", raw="300"),
     ]
-    for parsed in cases:
+
+
+def _next_expected(parsed: ParsedReply, registry: ToolRegistry) -> str | None:
+    """What 05-2 returns for ``parsed``: its Observation, the corrective observation, or None."""
+    if parsed.kind == "action":
+        return "Observation: " + run_tool(registry, parsed.action, parsed.action_input)
+    return corrective_observation(parsed, "A", registry.names) if parsed.kind == "invalid" else None
+
+
+def check_next_user_message(next_user_message: object) -> CheckResult:
+    """Exercise 05-2: ``next_user_message(parsed, registry)``: ``"Observation: <tool result>"`` for an
+    action, the corrective observation for an invalid parsed reply, None after an answer.
+
+    The answer is compared with what an untouched copy of each case (and another registry) gives,
+    so an answer that changes ``parsed`` or ``registry`` cannot make its own result the expected one."""
+    if not callable(next_user_message):
+        return report(False, t("check.05.next_user_message.1"))
+    registry, expected_registry = default_registry(), default_registry()
+    for parsed, pristine in zip(_next_cases(), _next_cases()):
         got, error = safely(next_user_message, parsed, registry)
-        if error:
+        want = _next_expected(pristine, expected_registry)
+        if pristine.kind == "answer":
+            if error or got is not None:
+                return report(False, t("check.05.next_user_message.4", value=error or repr(got)))
+        elif pristine.kind == "invalid":
+            if error or got != want:
+                return report(False, t("check.05.next_user_message.5", value=error or repr(got)))
+        elif error:
             return report(False, t("check.05.next_user_message.2", error=error))
-        want = "Observation: " + run_tool(registry, parsed.action, parsed.action_input)
-        if got != want:
-            return report(False, t("check.05.next_user_message.3", action=parsed.action, action_input=repr(parsed.action_input), want=repr(want), got=repr(got)))
-    answer = ParsedReply("answer", answer="300")
-    got, error = safely(next_user_message, answer, registry)
-    if error or got is not None:
-        return report(False, t("check.05.next_user_message.4", value=error or repr(got)))
-    invalid = ParsedReply("invalid", error="没有找到 Action 行，也没有找到 Answer 行。", raw="300")
-    got, error = safely(next_user_message, invalid, registry)
-    want = corrective_observation(invalid, "A", registry.names)
-    if error or got != want:
-        return report(False, t("check.05.next_user_message.5", value=error or repr(got)))
+        elif got != want:
+            return report(False, t("check.05.next_user_message.3", action=pristine.action,
+                                   action_input=repr(pristine.action_input), want=repr(want), got=repr(got)))
     return report(True, t("check.05.next_user_message.6"))
 
 

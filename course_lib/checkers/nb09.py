@@ -4,7 +4,12 @@
   Its helpers are its own (``_summary_*``).
 * ``check_mcp_tool_schema`` is exercise 09-2: a plain function on fixed inputs - the
   tools the course's MCP server lists (``mcp_server.mcp_tool``, the SDK's
-  ``mcp.types.Tool``) and one tool without parameters; no server is started.
+  ``mcp.types.Tool``), one tool without parameters and one without a description;
+  no server is started.
+
+Every sample handed to student code is built anew at each check (``summary_cases()``,
+``mcp_sample_tools()``), and what the answer is compared with is built apart from it, so
+an answer that changes its input can neither change the next check nor its own verdict.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from ..texts import shorten, t
 from . import CheckResult, report, safely
 
 SUMMARY_TEXT = "用户叫小明，喜欢篮球；北京晴，25°C。"  # what the checker's summarize returns
-_SYSTEM = {"role": "system", "content": "你是一个简洁的中文助手。"}
+SYSTEM_TEXT = "你是一个简洁的中文助手。"
 
 
 def _summary_call(call_id: str, city: str) -> dict:
@@ -30,15 +35,22 @@ def _summary_call(call_id: str, city: str) -> dict:
 
 
 def summary_cases() -> list[list[dict]]:
-    """The conversations ``check_compress`` hands the student's ``compress``, in order.
+    """The conversations ``check_compress`` hands the student's ``compress``, in order;
+    new lists of new dicts at every call (an answer may change what it is given).
 
     1. ends with a whole tool-call turn (two calls, two tool replies);
     2. a tool-call turn in the middle, ends with a new user message;
     3. starts with an earlier summary message (it must reach ``summarize``: folded in);
-    4. one turn only: nothing to compress.
+    4. one turn only: nothing to compress;
+    5. one turn only, with two tool calls, ending at their replies (as ``SummaryMemory``
+       calls it after a tool message): nothing to compress, though it is longer than case 6;
+    6. two short turns (4 messages): the first is compressed;
+    7. the user says the same sentence twice: the last turn is found by its position,
+       not by its text (``list.index`` finds the earlier one).
     """
-    return [
-        [_SYSTEM,
+    system = {"role": "system", "content": SYSTEM_TEXT}
+    return [copy.deepcopy(case) for case in [
+        [system,
          {"role": "user", "content": "我叫小红，想买一双跑鞋，预算 500 元。"},
          {"role": "assistant", "content": "好的小红，我记住了。"},
          {"role": "user", "content": "北京和上海哪里更热？"},
@@ -46,7 +58,7 @@ def summary_cases() -> list[list[dict]]:
          {"role": "tool", "tool_call_id": "call_bj", "content": "北京：晴，25°C"},
          {"role": "tool", "tool_call_id": "call_sh", "content": "上海：多云，28°C"},
          {"role": "assistant", "content": "上海更热，28°C。"}],
-        [_SYSTEM,
+        [system,
          {"role": "user", "content": "你好，我叫小明，我喜欢篮球。"},
          {"role": "assistant", "content": "你好小明！"},
          {"role": "user", "content": "北京天气怎么样？"},
@@ -54,17 +66,35 @@ def summary_cases() -> list[list[dict]]:
          {"role": "tool", "tool_call_id": "call_1", "content": "北京：晴，25°C"},
          {"role": "assistant", "content": "北京今天晴，25°C。"},
          {"role": "user", "content": "我叫什么名字？"}],
-        [_SYSTEM,
+        [system,
          summary_message("用户叫小明，喜欢篮球。"),
          {"role": "user", "content": "上海呢？"},
          {"role": "assistant", "content": None, "tool_calls": [_summary_call("call_2", "上海")]},
          {"role": "tool", "tool_call_id": "call_2", "content": "上海：多云，28°C"},
          {"role": "assistant", "content": "上海多云，28°C。"},
          {"role": "user", "content": "我喜欢什么运动？"}],
-        [_SYSTEM,
+        [system,
          {"role": "user", "content": "你好，我叫小明。"},
          {"role": "assistant", "content": "你好小明！"}],
-    ]
+        [system,
+         {"role": "user", "content": "北京和上海哪里更热？"},
+         {"role": "assistant", "content": None, "tool_calls": [_summary_call("call_bj", "北京"), _summary_call("call_sh", "上海")]},
+         {"role": "tool", "tool_call_id": "call_bj", "content": "北京：晴，25°C"},
+         {"role": "tool", "tool_call_id": "call_sh", "content": "上海：多云，28°C"}],
+        [system,
+         {"role": "user", "content": "你好，我叫小明。"},
+         {"role": "assistant", "content": "你好小明！"},
+         {"role": "user", "content": "我叫什么名字？"}],
+        [system,
+         {"role": "user", "content": "北京现在天气怎么样？"},
+         {"role": "assistant", "content": None, "tool_calls": [_summary_call("call_bj_1", "北京")]},
+         {"role": "tool", "tool_call_id": "call_bj_1", "content": "北京：晴，25°C"},
+         {"role": "assistant", "content": "北京现在晴，25°C。"},
+         {"role": "user", "content": "北京现在天气怎么样？"},
+         {"role": "assistant", "content": None, "tool_calls": [_summary_call("call_bj_2", "北京")]},
+         {"role": "tool", "tool_call_id": "call_bj_2", "content": "北京：多云，22°C"},
+         {"role": "assistant", "content": "北京转多云了，22°C。"}],
+    ]]
 
 
 class _SummaryRecorder:
@@ -80,6 +110,12 @@ class _SummaryRecorder:
 
 def _summary_roles(messages: Any) -> list:
     return [m.get("role") if isinstance(m, dict) else type(m).__name__ for m in messages]
+
+
+def _summary_repeated_text(messages: list[dict]) -> str | None:
+    """The last user message's text when an earlier user message says the same, else None."""
+    users = [m.get("content") for m in messages if m.get("role") == "user"]
+    return users[-1] if users and users[-1] in users[:-1] else None
 
 
 def _summary_problem(result: list, messages: list[dict], summarize: _SummaryRecorder) -> str | None:
@@ -130,8 +166,9 @@ def check_compress(compress: object) -> CheckResult:
     summarize returned>}``, then the last turn (from the last user message on)
     unchanged.  ``summarize`` is called once, with every message between the
     system message and the last turn (an earlier summary message included).
-    With only one turn there is nothing to replace: the same messages come back
-    and ``summarize`` is not called.  The input list must not be modified.
+    With only one turn (tool calls or not) there is nothing to replace: the same
+    messages come back in a new list (not the input list itself) and ``summarize``
+    is not called.  The input list must not be modified.
 
     Runs ``compress`` on the conversations of ``summary_cases()`` with a
     recording ``summarize``; the first wrong case gives the hint.
@@ -147,22 +184,32 @@ def check_compress(compress: object) -> CheckResult:
             return report(False, t("check.09.summary.error", error=error))
         if messages != before:
             return report(False, t("check.09.summary.modified"))
+        if result is messages:
+            return report(False, t("check.09.summary.returned_input"))
         problem = _summary_problem(result, before, summarize)
         if problem:
+            repeated = _summary_repeated_text(before)
+            if repeated is not None:
+                problem += t("check.09.summary.repeated_user", text=repeated)
             return report(False, problem)
     return report(True, t("check.09.summary.passed", n_cases=len(cases)))
 
 
 # ---------------------------------------------------------------- 09-2: an MCP tool as a chat request's tool
 
-# A tool whose inputSchema has no "properties" (allowed by MCP, refused by some chat APIs).
-NO_PARAMETERS_TOOL = types.Tool(name="list_cities", description="列出有天气数据的城市。",
-                                input_schema={"type": "object"})
-
-
 def mcp_sample_tools() -> list[types.Tool]:
-    """What 09-2 converts: the course server's four tools, as ``tools/list`` gives them, and ``NO_PARAMETERS_TOOL``."""
-    return [mcp_tool(REGISTRY.get(name)) for name in REGISTRY.names] + [NO_PARAMETERS_TOOL]
+    """What 09-2 converts, new objects at every call (an answer may change what it is given):
+    the course server's four tools as ``tools/list`` gives them (their schemas copied, so
+    nothing reaches the server's ``REGISTRY``), then a tool whose inputSchema has no
+    ``properties`` (allowed by MCP, refused by some chat APIs), then a tool without a
+    description (``None``: MCP allows it, a chat request's description is a string)."""
+    course = [mcp_tool(REGISTRY.get(name)) for name in REGISTRY.names]
+    return [types.Tool(name=tool.name, description=tool.description, input_schema=copy.deepcopy(tool.input_schema))
+            for tool in course] + [
+        types.Tool(name="list_cities", description="列出有天气数据的城市。", input_schema={"type": "object"}),
+        types.Tool(name="get_time", description=None,
+                   input_schema={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    ]
 
 
 def _parameters_problem(parameters: Any, tool: types.Tool) -> str | None:
@@ -181,13 +228,17 @@ def check_mcp_tool_schema(to_openai_tool: object) -> CheckResult:
     """Exercise 09-2: ``to_openai_tool(mcp_tool)`` turns one MCP tool (``name``, ``description``,
     ``input_schema``) into a chat request's tool:
     ``{"type": "function", "function": {"name", "description", "parameters": input_schema}}``,
-    with ``{"type": "object", "properties": {}}`` as the least a tool without parameters gets.
+    with ``{"type": "object", "properties": {}}`` as the least a tool without parameters gets,
+    and a string (e.g. ``""``) as the description of a tool whose description is None.
+
+    Each tool is given as a fresh ``mcp_sample_tools()`` object; the answer is compared
+    with a second, untouched copy, so changing the given tool changes no verdict.
     """
     if not callable(to_openai_tool):
         return report(False, t("check.09.mcp.not_callable"))
     tools = mcp_sample_tools()
-    for tool in tools:
-        got, error = safely(to_openai_tool, tool)
+    for given, tool in zip(mcp_sample_tools(), tools):
+        got, error = safely(to_openai_tool, given)
         if error:
             return report(False, t("check.09.mcp.error", name=tool.name, error=error))
         if not isinstance(got, dict):
@@ -197,7 +248,11 @@ def check_mcp_tool_schema(to_openai_tool: object) -> CheckResult:
         function = got["function"]
         if function.get("name") != tool.name:
             return report(False, t("check.09.mcp.name", name=tool.name, got=repr(function.get("name"))))
-        if function.get("description") != tool.description:
+        if tool.description is None:
+            if not isinstance(function.get("description"), str):
+                return report(False, t("check.09.mcp.description_none", name=tool.name,
+                                       got=repr(function.get("description"))))
+        elif function.get("description") != tool.description:
             return report(False, t("check.09.mcp.description", name=tool.name))
         if "parameters" not in function:
             return report(False, t("check.09.mcp.no_parameters", name=tool.name, keys=sorted(map(str, function))))
