@@ -51,3 +51,20 @@ def test_the_bash_wrapper_names_the_same_python():
     """course.sh says which Python is needed when it finds none to run course.py with."""
     major, minor = stated_floor()
     assert f"Python {major}.{minor} 或更新的版本" in (ROOT / "course.sh").read_text(encoding="utf-8")
+
+
+def test_the_setup_notebook_asks_for_the_stated_python():
+    """00's first check (its assert and the sentence above it) names the version course.py and
+    pyproject.toml require, so a student is not told an older Python is enough."""
+    import nbformat
+
+    major, minor = stated_floor()
+    nb = nbformat.read(ROOT / "notebooks" / "00_setup.ipynb", as_version=4)
+    text = "\n".join(cell.source for cell in nb.cells)
+    asserts = re.findall(r"assert sys\.version_info >= \((\d+), (\d+)\), \"([^\"]*)\"", text)
+    assert asserts, "00 checks the Python version with an assert"
+    for found_major, found_minor, message in asserts:
+        assert (int(found_major), int(found_minor)) == (major, minor), (found_major, found_minor)
+        assert f"{major}.{minor}" in message, message
+    named = set(re.findall(r"Python (3\.\d+)", text))
+    assert named == {f"{major}.{minor}"}, f"00 names Python versions {sorted(named)}"
