@@ -309,7 +309,8 @@ QUESTIONS: dict[int, list[Question]] = {
            ("读服务器的源代码", False, "客户端通过协议（JSON-RPC）问，不读源代码。")),
         _q("MCP 服务器返回一个 isError 为 true 的结果时，课程的 Agent 怎么处理？",
            ("和本地工具出错一样：变成一条 tool 消息告诉模型出错了，循环继续", True,
-            "对。McpTools.call 和 ToolRegistry.call 的约定一样：返回 (文字, ok)，从不抛出。"),
+            "对。McpTools.call 和 ToolRegistry.call 的约定一样：工具出错时返回 (错误文字, False)，不抛出；"
+            "只有服务器本身出了问题（已关闭、超时、进程没了）才抛出 McpError。"),
            ("抛出异常，结束运行", False, "工具出错是模型可以读到、再试一次的正常情况。"),
            ("忽略它，不给模型任何回复", False, "每个 tool_call_id 都要有一条回答，否则消息链不合法。"),
            ("自动重启 MCP 服务器", False, "出错的是这一次调用，不是服务器。")),
