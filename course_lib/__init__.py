@@ -32,7 +32,7 @@ memory          bounded message lists: ShortTermMemory, SummaryMemory       [02,
 tools/          the offline tools, the ToolRegistry, tool-name matching     [03-05, 08]
 tool_calls      read the model's tool calls and run them safely             [04]
 number_check    where a calculation's numbers come from (the loop's check)  [06]
-approval        a person's approve / reject / edit of a tool call          [08]
+approval        the one approval gate every loop asks; approve/reject/edit [08]
 react_parser    the ReAct text-protocol parser (ParsedReply)                [05]
 loop            what every loop shares: start / done / result, max_steps    [05, 06]
 react           the prompt-based ReAct loops (LineReAct, JsonReAct)         [05]

@@ -48,25 +48,33 @@ bench's guard variants replace it) and ``recheck_max_tokens``.
 
 Human approval (notebook 08, ``approval.py``): a call to a tool in
 ``approval_tools`` (by default the registry's tools marked ``needs_approval``)
-goes to the ``approve`` hook before anything of the reply enters ``messages``.
-Approved calls run; a rejected call gets the tool message ``REJECTED_TEXT``
-and does not run; an edited call runs with the person's arguments (the
-assistant message is changed to match, the tool message says so).  When the
-hook gives no decision (or there is no hook), the step returns a
+goes to the ``approve`` hook before anything of the reply enters ``messages`` -
+through the loop's ``approval.ApprovalGate`` (``self.gate``), the same gate the
+ReAct loops ask.  Approved calls run; a rejected call gets the tool message
+``REJECTED_TEXT`` and does not run; an edited call runs with the person's
+arguments (the assistant message is changed to match, the tool message says
+so).  When the hook gives no decision (or there is no hook), the step returns a
 ``WaitingStep`` and the loop waits: ``waiting`` lists the calls,
 ``decide(call, decision)`` answers them, and the next ``step()`` finishes the
 turn without a new request.  A hook that raises or returns something else
-rejects the call: a write never runs by mistake.
+rejects the call: a write never runs by mistake.  A decision belongs to its
+call in its turn: a later call with the same id (``call_0`` again) is asked again.
+
+A forced ``tool_choice`` (``"required"`` or a named function) is sent until a
+tool call has run in the run, then ``"auto"``: forced in every request, a model
+would call a tool again and again until ``max_steps``.  This is the OpenAI
+Agents SDK's ``Agent.reset_tool_choice`` (default True; openai-agents-python
+docs/agents.md "Forcing tool use", PR #263); ``reset_tool_choice=False`` keeps it.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from .approval import Decision
+from .approval import EDITED_NOTE, REJECTED_REASON, REJECTED_TEXT, Decision, rejected_text
 from .loop import LoopBase, cut_note
 from .messages import has_text, request_kwargs, to_dict
 from .number_check import CHECKED_TOOL, check_calls, without_tool
@@ -76,7 +84,7 @@ from .replies import Reply, read_reply
 from .tables import RunTables, shorten
 from .texts import t
 from .tool_calls import ToolCall, read_assistant, run_call
-from .tools.registry import ToolRegistry, default_registry, lookup_tool, names_of
+from .tools.registry import ToolRegistry, default_registry, names_of
 
 DEFAULT_MAX_REPEATS = 2
 DEFAULT_MAX_TOKENS = 300  # per request
@@ -105,11 +113,8 @@ REPEAT_NOTE = (
     "上面是那一次的结果。请不要重复调用，直接根据已有结果继续。）"
 )
 EMPTY_REPLY_PROMPT = "你的回复是空的。请调用工具获取需要的信息，或者直接用文字回答问题。"
-# The tool message of a call a person rejected (notebook 08): it did not run.
-REJECTED_TEXT = "没有执行：用户拒绝了这次 {name} 调用。{reason}不要再用同样的参数调用它；请告诉用户这一步没有执行。"
-REJECTED_REASON = "用户给的理由：{reason}。"
-# In front of the result of a call a person ran with other arguments.
-EDITED_NOTE = "（用户把参数改成了 {arguments} 后才执行；下面是按用户的参数执行的结果。）\n"
+# What the model reads about a person's decision (notebook 08) - REJECTED_TEXT, REJECTED_REASON,
+# EDITED_NOTE - is in approval.py: every loop sends it.
 
 
 class Agent(LoopBase):
@@ -133,7 +138,10 @@ class Agent(LoopBase):
         max_repeats: "repeating" steps in a row (only repeats, nothing new run)
             before the forced final answer (>= 1).
         parallel_tool_calls: sent with the tools (llama-server's default is False).
-        tool_choice: sent with the tools if not None (e.g. "auto").
+        tool_choice: sent with the tools if not None (e.g. "auto"); a forced one (``"required"``,
+            a named function) only until a tool call has run, then ``"auto"``.
+        reset_tool_choice: False keeps a forced ``tool_choice`` in every request (default True,
+            as the OpenAI Agents SDK's ``reset_tool_choice``).
         check_numbers: drop a reply whose calculate call uses a number from
             nowhere and ask again without calculate (``number_check``); default on.
         recheck_max_tokens: ``max_tokens`` (at most) of that second request.
@@ -142,7 +150,7 @@ class Agent(LoopBase):
         trace: called with each trace line (default ``print``; None = silent).
         approve: the approval hook ``approve(call: ToolCall) -> approval.Decision | None``,
             asked before a call to one of ``approval_tools`` runs; None = always wait for
-            ``decide`` (notebook 08).
+            ``decide`` (notebook 08).  Both go to the loop's gate (``loop.LoopBase``).
         approval_tools: the names of the tools that need a person's yes (default: the
             registry's ``approval_names()``, the tools marked ``needs_approval``).
 
@@ -153,6 +161,7 @@ class Agent(LoopBase):
         forcing: ``"max_steps"`` / ``"repeated_calls"`` once the next request
             is the final one without tools, else None.
         waiting: the calls (``ToolCall``) that wait for a person's decision; ``[]`` when none.
+        gate: the ``approval.ApprovalGate`` that holds them, the decisions and the held turn.
     Raises:
         ValueError: max_steps or max_repeats below 1.
     """
@@ -162,29 +171,25 @@ class Agent(LoopBase):
     def __init__(self, client: Any, model: str, registry: ToolRegistry | None = None, *,
                  tools: list[dict] | None = None, system: str | None = DEFAULT_SYSTEM,
                  max_repeats: int = DEFAULT_MAX_REPEATS, parallel_tool_calls: bool | None = True,
-                 tool_choice: Any = None, max_tokens: int = DEFAULT_MAX_TOKENS, check_numbers: bool = True,
-                 recheck_max_tokens: int = RECHECK_MAX_TOKENS,
+                 tool_choice: Any = None, reset_tool_choice: bool = True, max_tokens: int = DEFAULT_MAX_TOKENS,
+                 check_numbers: bool = True, recheck_max_tokens: int = RECHECK_MAX_TOKENS,
                  approve: Callable[[ToolCall], Decision | None] | None = None,
                  approval_tools: Iterable[str] | None = None, **options: Any):
         registry = registry if registry is not None else default_registry()
-        super().__init__(client, model, registry, system=system, max_tokens=max_tokens, **options)
+        super().__init__(client, model, registry, system=system, max_tokens=max_tokens, approve=approve,
+                         approval_tools=approval_tools, **options)
         if max_repeats < 1:
             raise ValueError(t("loops.max_repeats_low", max_repeats=max_repeats))
         self.tools = tools if tools is not None else self.registry.schemas()
         self.max_repeats = max_repeats
         self.parallel_tool_calls, self.tool_choice = parallel_tool_calls, tool_choice
+        self.reset_tool_choice = reset_tool_choice
         self.check_numbers, self.recheck_max_tokens = check_numbers, recheck_max_tokens
         self.messages: list[dict] = []
         self.forcing: str | None = None
         self._seen: dict[tuple[str, str], tuple[int, ToolResult]] = {}  # call key -> (step, first result)
         self._failed: set[str] = set()  # ids of tool results that are not results (ToolResult.ok False)
         self._repeat_streak = 0
-        self.approve = approve
-        names = approval_tools if approval_tools is not None else getattr(self.registry, "approval_names", list)()
-        self.approval_tools: list[str] = list(names)
-        self.waiting: list[ToolCall] = []
-        self._held: tuple | None = None  # the reply that waits for decisions: (turn, fields, number)
-        self._decisions: dict[str, Decision] = {}  # call id -> the person's decision
 
     @property
     def tool_names(self) -> list[str]:
@@ -212,7 +217,6 @@ class Agent(LoopBase):
         self.question = str(users[-1].get("content") or "")
         self.messages, self.forcing = messages, None
         self._seen, self._failed, self._repeat_streak = {}, set(), 0
-        self.waiting, self._held, self._decisions = [], None, {}
 
     def next_request(self, tools: list[dict] | None = None, max_tokens: int | None = None) -> dict:
         """The ``create(**kwargs)`` arguments of the next request (nothing is sent).
@@ -230,6 +234,9 @@ class Agent(LoopBase):
         if not tools:
             return request_kwargs(self.model, self.messages, **common)
         choice = self.tool_choice
+        forced = choice == "required" or isinstance(choice, dict)
+        if forced and self.reset_tool_choice and any(isinstance(s, ToolCallsStep) for s in self.steps):
+            choice = "auto"  # a tool has run: forced again, the model would call tools until max_steps
         if isinstance(choice, dict) and (choice.get("function") or {}).get("name") not in names_of(tools):
             choice = None  # it named a tool that is not offered in this request
         return request_kwargs(self.model, self.messages, tools=tools, tool_choice=choice,
@@ -247,7 +254,7 @@ class Agent(LoopBase):
                 no reply; nothing is recorded and ``step()`` can simply be called again.
         """
         self._require_running()
-        if self._held is not None:  # a reply waited for a person: finish that turn, no new request
+        if self.gate.held is not None:  # a reply waited for a person: finish that turn, no new request
             return self._resume()
         began, number = time.perf_counter(), len(self.steps) + 1
         if self.limit_reached and not self.forcing:  # max_steps lowered since the last step (the debugger's box)
@@ -271,9 +278,8 @@ class Agent(LoopBase):
             reply = _both(reply, second)
             turn = read_assistant(second.message, names_of(others))  # a calculate written as text is not run
         fields = dict(reply_fields(reply), dropped=dropped, requests=2 if dropped else 1)
-        if turn.calls and self._ask(turn.calls):
-            # A call needs a person's yes and has none yet: hold the reply, run nothing, wait for decide().
-            self._held = (turn, fields, number)
+        if turn.calls and self.gate.ask(turn.calls, held=(turn, fields, number)):
+            # A call needs a person's yes and has none yet: the gate holds the reply; nothing runs until decide().
             waiting = [run_call(c, None, answer=("", False)) for c in self.waiting]
             return self._record(WaitingStep(number, **fields, waiting=waiting), began)
         if turn.calls:
@@ -306,7 +312,7 @@ class Agent(LoopBase):
     def _run_turn(self, turn: Any, fields: dict, number: int) -> ToolCallsStep:
         """Steps 5-7 for a reply with calls: append the assistant message, run every call, append
         one tool message per id; then the repeat check.  Edited calls run with the person's arguments."""
-        calls = [self._edited(c) for c in turn.calls]
+        calls = self.gate.release(turn.calls)
         message = turn.message
         if calls != turn.calls:  # the assistant message shows the arguments that really ran
             message = dict(message, tool_calls=[
@@ -323,54 +329,12 @@ class Agent(LoopBase):
             self._force("repeated_calls")
         return ToolCallsStep(number, **fields, tool_calls=results)
 
-    # -- human approval (notebook 08) ---------------------------------------------
-
-    def needs_approval(self, call: ToolCall) -> bool:
-        """True when ``call`` is to a tool in ``approval_tools`` (and its arguments could be read)."""
-        return call.error is None and lookup_tool(call.name, self.approval_tools) is not None
-
-    def _ask(self, calls: list[ToolCall]) -> list[ToolCall]:
-        """Ask the ``approve`` hook about every call that needs it; return (and keep in ``waiting``)
-        the calls it left undecided.  A hook that raises or answers something other than a
-        ``Decision`` or None rejects the call (``by="error"``)."""
-        for call in calls:
-            if not self.needs_approval(call) or call.id in self._decisions or self.approve is None:
-                continue
-            try:
-                decision = self.approve(call)
-            except Exception as exc:  # noqa: BLE001 - a broken policy must not run a write
-                decision = Decision("reject", reason=t("approval.hook_failed", error=f"{type(exc).__name__}: {exc}"), by="error")
-            if decision is not None and not isinstance(decision, Decision):
-                decision = Decision("reject", reason=t("approval.hook_returned", kind=type(decision).__name__), by="error")
-            if decision is not None:
-                self._decisions[call.id] = decision
-        self.waiting = [c for c in calls if self.needs_approval(c) and c.id not in self._decisions]
-        return self.waiting
-
-    def decide(self, call: ToolCall | str, decision: Decision) -> None:
-        """A person's decision for one waiting call (``call``: the ``ToolCall`` or its id).
-
-        Once every call in ``waiting`` has one, the next ``step()`` runs the turn.
-
-        Raises:
-            TypeError: ``decision`` is not an ``approval.Decision``.
-            ValueError: no waiting call has that id.
-        """
-        if not isinstance(decision, Decision):
-            raise TypeError(t("approval.not_a_decision", kind=type(decision).__name__))
-        call_id = call if isinstance(call, str) else getattr(call, "id", None)
-        if call_id not in [c.id for c in self.waiting]:
-            raise ValueError(t("approval.not_waiting", call_id=call_id, waiting=[c.id for c in self.waiting]))
-        self._decisions[call_id] = decision
-        self.waiting = [c for c in self.waiting if c.id != call_id]
+    # -- human approval (notebook 08): the gate is loop.LoopBase's ---------------------
 
     def _resume(self) -> Step:
         """Finish the held turn once every call has a decision; its ``ToolCallsStep`` replaces the ``WaitingStep``."""
-        if self.waiting:
-            raise RuntimeError(t("approval.still_waiting", names=", ".join(c.name for c in self.waiting)))
+        turn, fields, number = self.gate.resume()  # RuntimeError while a call still waits: nothing changes
         began = time.perf_counter()
-        turn, fields, number = self._held
-        self._held = None
         self.steps.pop()  # the WaitingStep: the finished turn is the same step
         step = self._run_turn(turn, fields, number)
         if number >= self.max_steps and not self.forcing:
@@ -379,13 +343,6 @@ class Agent(LoopBase):
         if any(r.interrupted for r in step.tool_calls):
             raise KeyboardInterrupt(t("loops.interrupted"))
         return step
-
-    def _edited(self, call: ToolCall) -> ToolCall:
-        """``call`` with the person's arguments when the decision was ``edit``; else ``call`` itself."""
-        decision = self._decisions.get(call.id)
-        if decision is None or decision.action != "edit":
-            return call
-        return replace(call, arguments=dict(decision.arguments), arguments_text=json.dumps(decision.arguments, ensure_ascii=False))
 
     def run(self, question: str | list[dict] | None = None) -> "AgentResult":
         """``start(question)`` (if given), then ``step()`` until done; returns ``result()``."""
@@ -431,10 +388,9 @@ class Agent(LoopBase):
         """Answer one call: run it (``tool_calls.run_call``), or, when an identical call ran
         before, reuse that result with ``REPEAT_NOTE`` instead of running it again.  A call a
         person rejected does not run (``REJECTED_TEXT``); an edited one says so in its result."""
-        decision = self._decisions.get(call.id) if self.needs_approval(call) else None
+        decision = self.gate.decision(call)  # the person's (or the policy's) decision in this turn, or None
         if decision is not None and decision.action == "reject":
-            reason = REJECTED_REASON.format(reason=decision.reason) if decision.reason else ""
-            result = run_call(call, None, answer=(REJECTED_TEXT.format(name=call.name, reason=reason), False))
+            result = run_call(call, None, answer=(rejected_text(call.name, decision), False))
             result.approval = "reject"
             return result
         result = self._run_or_reuse(call, step)
@@ -539,4 +495,5 @@ class AgentResult(RunTables, RunResult):
 
 
 Agent.result_type = AgentResult
-__all__ = ["Agent", "AgentResult", "DEFAULT_SYSTEM", "FINAL_ANSWER_PROMPT", "call_key", "run_agent", "stop_reason_text"]
+__all__ = ["Agent", "AgentResult", "DEFAULT_SYSTEM", "EDITED_NOTE", "FINAL_ANSWER_PROMPT", "REJECTED_REASON", "REJECTED_TEXT",
+           "call_key", "run_agent", "stop_reason_text"]

@@ -22,17 +22,39 @@ This is what LangChain's ``HumanInTheLoopMiddleware`` calls approve / reject /
 edit (source 003), and LangGraph's ``interrupt`` is the waiting.  A policy is
 also just such a function; ``by_argument`` builds the common one: approve when
 a count is small, otherwise ask a person (or reject).
+
+One gate for every loop: ``ApprovalGate`` below holds the decisions, the
+waiting calls and the held turn.  The native ``Agent`` and the ReAct loops
+(``LineReAct``, ``JsonReAct``: an ``Action`` to such a tool is one call) each
+own one (``loop.gate``, made in ``loop.LoopBase``) and ask it in one line
+before anything runs; ``loop.waiting`` and ``loop.decide`` are the gate's.
+The chat box (``widgets.ChatSession``) shows 「批准」「拒绝」 for a waiting call
+and the debugger its three buttons, for every loop.  A decision belongs to one
+call of one turn, never to an id string: servers that number the calls of each
+reply (``call_0``, ``call_1`` ...) reuse the same ids in every turn.
+
+The texts the model reads about a decision (``REJECTED_TEXT``, ``EDITED_NOTE``)
+are here too, since every loop sends them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+import json
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from typing import Any, Callable, Iterable, Literal
 
 from .texts import t
+from .tools.registry import lookup_tool
 
 DecisionAction = Literal["approve", "reject", "edit"]
 ACTIONS = ("approve", "reject", "edit")
+
+# The tool message (native) or Observation (ReAct) of a call a person rejected: it did not run.
+REJECTED_TEXT = "没有执行：用户拒绝了这次 {name} 调用。{reason}不要再用同样的参数调用它；请告诉用户这一步没有执行。"
+REJECTED_REASON = "用户给的理由：{reason}。"
+# In front of the result of a call a person ran with other arguments.
+EDITED_NOTE = "（用户把参数改成了 {arguments} 后才执行；下面是按用户的参数执行的结果。）\n"
 
 
 @dataclass(frozen=True)
@@ -45,7 +67,8 @@ class Decision:
         arguments: for ``"edit"``, the arguments to run with (a dict); else None.
         reason: for ``"reject"``, why (shown to the model; may be "").
     Raises:
-        ValueError: an unknown action, or ``"edit"`` without a dict of arguments.
+        ValueError: an unknown action, ``"edit"`` without a dict of arguments, or with a value
+            JSON cannot hold (``json_native``).
     """
 
     action: DecisionAction
@@ -58,6 +81,8 @@ class Decision:
             raise ValueError(t("approval.bad_action", action=self.action, actions=", ".join(ACTIONS)))
         if self.action == "edit" and not isinstance(self.arguments, dict):
             raise ValueError(t("approval.edit_needs_dict", kind=type(self.arguments).__name__))
+        if self.action == "edit":  # a JSON copy: what runs is what was decided, and it can be sent
+            object.__setattr__(self, "arguments", json_native(self.arguments))
 
 
 def approve(by: str = "") -> Decision:
@@ -71,10 +96,11 @@ def reject(reason: str = "", by: str = "") -> Decision:
 
 
 def edit(arguments: dict, by: str = "") -> Decision:
-    """Run the call with ``arguments`` (a dict) instead of the model's.
+    """Run the call with ``arguments`` (a dict) instead of the model's; the decision keeps a
+    JSON copy (``json_native``), so changing the dict afterwards changes nothing.
 
     Raises:
-        ValueError: ``arguments`` is not a dict.
+        ValueError: ``arguments`` is not a dict, or holds a value JSON cannot hold.
     """
     return Decision("edit", arguments=arguments, by=by)
 
@@ -105,4 +131,145 @@ def by_argument(name: str, limit: int, over: Callable[[Any], Decision | None] | 
     return policy
 
 
-__all__ = ["Decision", "approve", "by_argument", "edit", "reject"]
+def json_native(arguments: dict) -> dict:
+    """A copy of ``arguments`` in plain JSON values, the only kind a tool call's ``arguments`` string
+    holds (OpenAI Chat Completions: ``function.arguments`` is JSON text).
+
+    A numpy number (``numpy.int64`` read from a DataFrame, ``numpy.float64``, ``numpy.bool_``)
+    becomes the Python value it holds (``.item()``); a ``Decimal`` an int when it is whole, else a float.
+
+    Raises:
+        ValueError (in Chinese): a value JSON cannot hold - a set, a date, any other object, NaN or infinity.
+    """
+    try:
+        return json.loads(json.dumps(arguments, default=_plain, allow_nan=False, ensure_ascii=False))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(t("approval.edit_not_json", error=exc)) from None
+
+
+def _plain(value: Any) -> Any:
+    """``json.dumps``'s ``default``: the JSON value of a numpy scalar or a Decimal; TypeError for anything else."""
+    if isinstance(value, Decimal) and value.is_finite():
+        return int(value) if value == value.to_integral_value() else float(value)
+    if hasattr(value, "item") and getattr(value, "shape", None) == ():  # a numpy scalar (shape () : one value)
+        return value.item()
+    raise TypeError(type(value).__name__)
+
+
+def rejected_text(name: str, decision: Decision) -> str:
+    """What the model reads for a rejected call to ``name``: ``REJECTED_TEXT`` with the person's reason."""
+    reason = REJECTED_REASON.format(reason=decision.reason) if decision.reason else ""
+    return REJECTED_TEXT.format(name=name, reason=reason)
+
+
+class ApprovalGate:
+    """The one place every loop asks before a call to a tool that needs a person's yes runs.
+
+    What a loop's turn does with it (``Agent.step``, ``ReActLoop.step``)::
+
+        if gate.ask(calls, held=turn):     # the hook decides what it can; the rest wait ...
+            return WaitingStep(...)        # ... until gate.decide(call, decision) for each
+        turn = gate.resume()               # (next step) the held turn; RuntimeError while a call waits
+        calls = gate.release(calls)        # the calls as they run: an edited one has the person's arguments
+        gate.decision(call)                # approve / reject / edit for this call, or None
+
+    Decisions belong to one call of one turn: ``ask`` forgets the last turn's, and a call is
+    found by identity (``is``), not by its id - servers that number the calls of each reply
+    (``call_0`` ...) reuse ids, and a later write must not inherit an earlier yes.
+
+    Args:
+        tools: the names of the tools that need a yes (``ToolRegistry.approval_names()``).
+        approve: the hook ``approve(call) -> Decision | None``; None: every such call waits.
+    Attributes:
+        tools, approve: as given (both may be changed between turns).
+        waiting: the calls (``tool_calls.ToolCall``) of this turn that wait for ``decide``; ``[]`` when none.
+        held: what the loop keeps of the turn that waits (the loop's own tuple); None when none waits.
+    """
+
+    def __init__(self, tools: Iterable[str] = (), approve: Callable[[Any], Decision | None] | None = None):
+        self.tools, self.approve = list(tools), approve
+        self.clear()
+
+    def clear(self) -> None:
+        """Forget the turn: its decisions, its waiting calls and the held turn (a new run or turn)."""
+        self.waiting: list[Any] = []
+        self.held: Any = None
+        self._decided: list[tuple[Any, Decision]] = []  # (the call object, its decision), this turn only
+
+    def needs(self, call: Any) -> bool:
+        """True when ``call`` is to one of ``tools`` and its arguments could be read."""
+        return getattr(call, "error", None) is None and lookup_tool(call.name, self.tools) is not None
+
+    def ask(self, calls: list[Any], held: Any = None) -> list[Any]:
+        """A new turn: the ``approve`` hook decides each call that needs a yes.  Returns the calls left
+        without a decision (also ``waiting``); when some wait, ``held`` is kept for ``resume``.
+        A hook that raises or answers something other than a ``Decision`` or None rejects the call."""
+        self.clear()
+        for call in calls:
+            if self.needs(call):
+                decision = self._hook(call)
+                if decision is None:
+                    self.waiting.append(call)
+                else:
+                    self._decided.append((call, decision))
+        self.held = held if self.waiting else None
+        return list(self.waiting)
+
+    def _hook(self, call: Any) -> Decision | None:
+        """The hook's decision for ``call``; a broken hook rejects it (``by="error"``): a write never runs by mistake."""
+        if self.approve is None:
+            return None
+        try:
+            decision = self.approve(call)
+        except Exception as exc:  # noqa: BLE001 - a broken policy must not run a write
+            return Decision("reject", reason=t("approval.hook_failed", error=f"{type(exc).__name__}: {exc}"), by="error")
+        if decision is not None and not isinstance(decision, Decision):
+            return Decision("reject", reason=t("approval.hook_returned", kind=type(decision).__name__), by="error")
+        return decision
+
+    def decide(self, call: Any, decision: Decision) -> None:
+        """A person's decision for one waiting call: the ``ToolCall`` from ``waiting``, or its id.
+
+        Raises:
+            TypeError: ``decision`` is not a ``Decision``.
+            ValueError: no call of this turn waits under that name (an earlier turn's call, an unknown id).
+        """
+        if not isinstance(decision, Decision):
+            raise TypeError(t("approval.not_a_decision", kind=type(decision).__name__))
+        found = next((c for c in self.waiting if call is c or call == c.id), None)
+        if found is None:
+            raise ValueError(t("approval.not_waiting", call_id=getattr(call, "id", call), waiting=[c.id for c in self.waiting]))
+        self._decided.append((found, decision))
+        self.waiting = [c for c in self.waiting if c is not found]
+
+    def resume(self) -> Any:
+        """The held turn, once every call has a decision.
+
+        Raises:
+            RuntimeError: a call still waits (nothing is changed).
+        """
+        if self.waiting:
+            raise RuntimeError(t("approval.still_waiting", names=", ".join(c.name for c in self.waiting)))
+        return self.held
+
+    def release(self, calls: list[Any]) -> list[Any]:
+        """Let the turn go (``held`` is dropped): ``calls`` as they are to run, an edited call replaced
+        by a copy with the person's arguments (the copy keeps the decision)."""
+        self.held = None
+        out = []
+        for call in calls:
+            decision = self.decision(call)
+            if decision is not None and decision.action == "edit":
+                call = replace(call, arguments=dict(decision.arguments),
+                               arguments_text=json.dumps(decision.arguments, ensure_ascii=False))
+                self._decided.append((call, decision))
+            out.append(call)
+        return out
+
+    def decision(self, call: Any) -> Decision | None:
+        """The decision taken in this turn for this very ``call`` object, or None."""
+        return next((d for c, d in self._decided if c is call), None)
+
+
+__all__ = ["ApprovalGate", "Decision", "EDITED_NOTE", "REJECTED_TEXT", "approve", "by_argument", "edit",
+           "json_native", "reject", "rejected_text"]

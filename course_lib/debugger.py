@@ -26,11 +26,12 @@ optional ``max_steps`` - ``react.LineReAct`` / ``react.JsonReAct`` (05) and
 ``debugger_view(dbg)`` / ``DebuggerView`` is the ipywidgets display with the
 buttons 「下一步」「运行到结束」「重置」 and an editable ``max_steps`` box.
 
-Human approval (notebook 08): when the native loop waits for a person
-(``Agent.waiting``: a call to a tool that needs a yes, and no ``approve``
-hook decided it), the view shows 「批准」「拒绝」 and 「按修改的参数执行」 with
-the call's arguments in an editable box; a click is ``Agent.decide`` for the
-first waiting call, and once none waits the turn runs (``AgentDebugger.decide``).
+Human approval (notebook 08): when a loop waits for a person (``loop.waiting``:
+a call to a tool that needs a yes, and no ``approve`` hook decided it - the
+native loop and the ReAct loops alike, through their ``approval.ApprovalGate``),
+the view shows 「批准」「拒绝」 and 「按修改的参数执行」 with the call's arguments
+in an editable box; a click is ``loop.decide`` for the first waiting call, and
+once none waits the turn runs (``AgentDebugger.decide``).
 Button handlers run in the kernel and block it while the model answers; the
 busy state shows in the status line.
 """
@@ -160,7 +161,7 @@ class AgentDebugger:
     @property
     def waiting(self) -> list:
         """The calls (``tool_calls.ToolCall``) the loop holds for a person's decision; ``[]`` when none
-        (or when the loop has no approval: the ReAct loops)."""
+        (or when the loop has no approval gate: a loop of your own)."""
         return list(getattr(self.loop, "waiting", None) or [])
 
     @property
@@ -216,7 +217,7 @@ class AgentDebugger:
         return info
 
     def decide(self, decision: Decision) -> DebugStep | None:
-        """A person's decision for the first waiting call (``Agent.decide``); once no call waits,
+        """A person's decision for the first waiting call (``loop.decide``); once no call waits,
         the held turn runs at once (``step()``: the tools run, no new model request).
 
         Returns:
@@ -327,7 +328,7 @@ class DebuggerView:
         self.waiting_label = w.HTML("")
         self.approval = w.HBox([self.waiting_label, self.approve_button, self.reject_button, self.edit_box, self.edit_button])
         self.approval.add_class("course-debugger-approval")
-        self._edit_for: str | None = None  # the call id whose arguments edit_box holds
+        self._edit_for: Any = None  # the waiting call whose arguments edit_box holds (the object: ids repeat)
         self.widget = w.VBox([self.question, controls, self.approval, self.status, self.details, self.chain, self.log])
         self.widget.add_class("course-debugger")
         self._busy = False
@@ -377,8 +378,8 @@ class DebuggerView:
         if waiting:
             call = waiting[0]
             self.waiting_label.value = "<b>" + html.escape(t("debugger.waiting_call", name=call.name)) + "</b>"
-            if self._edit_for != call.id:  # a new call: show its arguments to edit
-                self.edit_box.value, self._edit_for = call.arguments_text, call.id
+            if self._edit_for is not call:  # a new call (maybe with an old id, "call_0"): show its arguments
+                self.edit_box.value, self._edit_for = call.arguments_text, call
         self.max_steps.disabled = not idle or d.limit_name is None
 
     # -- handlers --------------------------------------------------------

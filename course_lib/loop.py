@@ -16,13 +16,20 @@ bench can drive any of them the same way::
 
 ``max_steps`` is the limit of every loop; ``limit_reached`` is the one place
 that checks it.  The records themselves are in ``records.py``.
+
+Every loop also owns one approval gate (``approval.ApprovalGate``, notebook 08):
+``loop.gate``, asked before a call to a tool that needs a person's yes runs;
+``loop.waiting`` lists the calls that wait and ``loop.decide(call, decision)``
+answers one - the same two names for every loop, so the debugger's buttons and
+the chat box work with all of them.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
+from .approval import ApprovalGate, Decision
 from .messages import to_dict
 from .records import RUNNING, LoopProtocol, RunResult, Step, StopReason
 from .texts import t
@@ -48,9 +55,14 @@ class LoopBase:
         max_tokens, temperature: for every request (max_tokens in tokens).
         provider: optional ``providers.Provider`` (for ``messages.request_kwargs``).
         trace: called with each trace line (default ``print``; None = silent).
+        approve: the approval hook ``approve(call) -> approval.Decision | None``, asked before a
+            call to one of ``approval_tools`` runs; None = such a call waits for ``decide``.
+        approval_tools: the names of the tools that need a person's yes (default: the
+            registry's ``approval_names()``, the tools marked ``needs_approval``).
 
     Attributes:
         question, steps, answer, stopped_reason: the state of the run.
+        gate: the ``approval.ApprovalGate`` (its ``waiting``, ``approve`` and ``tools``).
     Raises:
         ValueError: max_steps below 1.
     """
@@ -60,7 +72,8 @@ class LoopBase:
 
     def __init__(self, client: Any, model: str, registry: Any, *, max_steps: int = DEFAULT_MAX_STEPS,
                  system: str | None = None, max_tokens: int | None = None, temperature: float | None = 0,
-                 provider: Any = None, trace: Callable[[str], Any] | None = print):
+                 provider: Any = None, trace: Callable[[str], Any] | None = print,
+                 approve: Callable[[Any], Decision | None] | None = None, approval_tools: Iterable[str] | None = None):
         if max_steps < 1:
             raise ValueError(t("loops.max_steps_low", max_steps=max_steps))
         self.client, self.model, self.registry, self.provider = client, model, registry, provider
@@ -73,6 +86,8 @@ class LoopBase:
         self.stopped_reason: StopReason | None = None
         self._started = 0.0
         self._seconds = 0.0
+        names = approval_tools if approval_tools is not None else getattr(registry, "approval_names", list)()
+        self.gate = ApprovalGate(names, approve)
 
     @property
     def done(self) -> bool:
@@ -91,9 +106,42 @@ class LoopBase:
             ValueError: an empty question (see the loop for what else it accepts).
         """
         self._begin(question)
+        self.gate.clear()  # a new run: no call waits, no decision carries over
         self.steps, self.answer, self.stopped_reason = [], None, None
         self._started, self._seconds = time.perf_counter(), 0.0
         return self
+
+    # -- human approval (notebook 08): the gate's two names ----------------------
+
+    @property
+    def waiting(self) -> list:
+        """The calls (``tool_calls.ToolCall``) that wait for a person's decision; ``[]`` when none."""
+        return self.gate.waiting
+
+    def decide(self, call: Any, decision: Decision) -> None:
+        """A person's decision for one waiting call (the ``ToolCall`` from ``waiting``, or its id);
+        once every waiting call has one, the next ``step()`` finishes the turn without a new request.
+
+        Raises:
+            TypeError: ``decision`` is not an ``approval.Decision``.
+            ValueError: no call of this turn waits under that name (the turn keeps waiting).
+            (``approval.edit`` itself refuses arguments JSON cannot hold, before anything is decided.)
+        """
+        self.gate.decide(call, decision)
+
+    @property
+    def approve(self) -> Callable[[Any], Decision | None] | None:
+        """The approval hook (the gate's); may be set between turns."""
+        return self.gate.approve
+
+    @approve.setter
+    def approve(self, hook: Callable[[Any], Decision | None] | None) -> None:
+        self.gate.approve = hook
+
+    @property
+    def approval_tools(self) -> list[str]:
+        """The names of the tools that need a person's yes (the gate's)."""
+        return self.gate.tools
 
     def result(self) -> RunResult:
         """The run so far (``stopped_reason`` is ``"running"`` while not done).

@@ -53,6 +53,18 @@ step.  When ``max_steps`` requests have been made without an answer, one
 last request says so and asks for the answer (no tool is run after it);
 ``stopped_reason`` is then ``"max_steps"``.  (Source text 004 calls this
 limit ``max_turns``.)
+
+Human approval (notebook 08): an Action to a tool that needs a person's yes
+(``needs_approval``; ``approval_tools``) goes through the same approval gate
+as the native loop (``approval.ApprovalGate``, ``self.gate``), as one call
+(``action_call``).  With an ``approve=`` hook the hook decides; without one,
+or when it gives no decision, the loop waits exactly like ``agent.Agent``: the
+step is a ``WaitingStep``, ``waiting`` lists the call, ``decide(call,
+decision)`` answers it and the next ``step()`` finishes the turn without a new
+request.  A rejected Action does not run - its Observation says the person
+declined (``approval.REJECTED_TEXT``); an edited one runs with the person's
+arguments and its Observation starts with ``approval.EDITED_NOTE`` (the
+model's own Action text stays as it wrote it).
 """
 
 from __future__ import annotations
@@ -63,13 +75,15 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from .approval import EDITED_NOTE, rejected_text
 from .loop import LoopBase, cut_note, question_text
 from .messages import has_text, request_kwargs, to_dict
 from .react_parser import ParsedReply, corrective_observation, parse_json_protocol, parse_line_protocol
-from .records import ActionStep, AnswerStep, FinalStep, InvalidStep, RunResult, Step, reply_fields
+from .records import ActionStep, AnswerStep, FinalStep, InvalidStep, RunResult, Step, WaitingStep, reply_fields
 from .replies import read_reply
 from .tables import RunTables
 from .texts import shorten, t
+from .tool_calls import ToolCall, run_call
 from .tools.registry import ToolRegistry, default_registry
 
 # Stop sequences.  Protocol A: the model should stop after "PAUSE"; it often
@@ -213,6 +227,13 @@ def tool_arguments(registry: ToolRegistry, name: str, action_input: Any) -> Any:
     return {first: text.strip()} if first else {}
 
 
+def action_call(registry: ToolRegistry, parsed: ParsedReply, step: int) -> ToolCall:
+    """The parsed Action as one ``tool_calls.ToolCall`` (id ``"react-<step>"``): what the approval
+    gate and an ``approve`` hook read (``call.name``, ``call.arguments``), as in the native loop."""
+    arguments = tool_arguments(registry, parsed.action, parsed.action_input)
+    return ToolCall(f"react-{step}", parsed.action, arguments, json.dumps(arguments, ensure_ascii=False, default=str))
+
+
 def run_tool(registry: ToolRegistry, name: str, action_input: Any) -> str:
     """Run one parsed Action and return the Observation text (notebook 05 writes its loop with it).
 
@@ -305,11 +326,14 @@ class ReActLoop(LoopBase):
         """One turn: a request, the reply parsed, the tool run or the answer taken; returns the ``records.Step``.
 
         Raises:
-            RuntimeError: ``start`` was not called, or the run is already done.
+            RuntimeError: ``start`` was not called, the run is already done, or an Action still
+                waits for a decision (``waiting``; answer it with ``decide``).
             openai.APIError and friends, replies.ReplyError: the request failed or held
                 no reply; nothing is recorded and ``step()`` can simply be called again.
         """
         self._require_running()
+        if self.gate.held is not None:  # an Action waited for a person: finish that turn, no new request
+            return self._resume()
         began, number = time.perf_counter(), len(self.steps) + 1
         final = self.limit_reached  # after max_steps, the last request only asks for the answer
         # 1-3. Build the request (the protocol's own), send it, read the reply.
@@ -329,13 +353,13 @@ class ReActLoop(LoopBase):
             step = AnswerStep(number, **fields, text=parsed.answer)
             self._end(step, parsed.answer, "answer")
         elif parsed.kind == "action":
-            # 5. Run the tool; its result is the Observation of the next request.
-            try:
-                observation, ok = self.registry.call(parsed.action, tool_arguments(self.registry, parsed.action, parsed.action_input))
-            except KeyboardInterrupt:  # the student's stop while the tool ran: answered, and raised again below
-                observation, ok, interrupted = t("tools.interrupted", name=parsed.action), False, True
-            step = ActionStep(number, **fields, action=parsed.action, action_input=parsed.action_input,
-                              observation=observation, ok=ok)
+            # 5. Ask the approval gate (as Agent.step does), then run the tool: its result is the next Observation.
+            call = action_call(self.registry, parsed, number)
+            if self.gate.ask([call], held=(parsed, reply.text, fields, number, call)):
+                waiting = [run_call(call, None, answer=("", False))]  # nothing runs until decide()
+                return self._record(WaitingStep(number, **fields, waiting=waiting), began)
+            step, interrupted = self._act(call, parsed, fields, number)
+            observation = step.observation
         else:  # neither: a corrective Observation goes back, and the step counts
             observation = corrective_observation(parsed, self.protocol, self.registry.names, prefix="")
             step = InvalidStep(number, **fields, error=parsed.error, observation=observation)
@@ -344,6 +368,38 @@ class ReActLoop(LoopBase):
         self._record(step, began)
         if interrupted:
             raise KeyboardInterrupt(t("loops.interrupted"))  # the conversation is whole: step() can go on
+        return step
+
+    def _act(self, call: ToolCall, parsed: ParsedReply, fields: dict, number: int) -> tuple[ActionStep, bool]:
+        """Run the Action's tool - unless a person rejected it; an edited call runs with the person's
+        arguments.  Returns the ``ActionStep`` and whether the student stopped the tool (Ctrl-C)."""
+        [call] = self.gate.release([call])
+        decision = self.gate.decision(call)  # the person's (or the policy's) decision in this turn, or None
+        interrupted = False
+        if decision is not None and decision.action == "reject":
+            observation, ok = rejected_text(call.name, decision), False
+        else:
+            try:
+                observation, ok = self.registry.call(call.name, call.arguments)
+            except KeyboardInterrupt:  # the student's stop while the tool ran: answered, and raised again by the caller
+                observation, ok, interrupted = t("tools.interrupted", name=call.name), False, True
+            if decision is not None and decision.action == "edit":
+                observation = EDITED_NOTE.format(arguments=call.arguments_text) + observation
+        edited = decision is not None and decision.action == "edit"
+        step = ActionStep(number, **fields, action=call.name, action_input=call.arguments if edited else parsed.action_input,
+                          observation=observation, ok=ok, approval=decision.action if decision else "")
+        return step, interrupted
+
+    def _resume(self) -> Step:
+        """Finish the held Action once it has a decision; its ``ActionStep`` replaces the ``WaitingStep``."""
+        parsed, text, fields, number, call = self.gate.resume()  # RuntimeError while it still waits
+        began = time.perf_counter()
+        self.steps.pop()
+        step, interrupted = self._act(call, parsed, fields, number)
+        self._remember(parsed, text, step.observation)
+        self._record(step, began)
+        if interrupted:
+            raise KeyboardInterrupt(t("loops.interrupted"))
         return step
 
     def run(self, question: str | None = None) -> "ReActResult":
@@ -364,7 +420,11 @@ class ReActLoop(LoopBase):
         if isinstance(s, ActionStep):
             shown = json.dumps(s.action_input, ensure_ascii=False) if isinstance(s.action_input, dict) else s.action_input
             observation = shorten(s.observation.replace("\n", " "), 120)
-            return [f"{head} Action {s.action}: {shown} → Observation: {observation}"]
+            person = {"approve": "（已批准）", "reject": "（已拒绝）", "edit": "（参数已修改）"}.get(s.approval, "")
+            return [f"{head} Action {s.action}{person}: {shown} → Observation: {observation}"]
+        if isinstance(s, WaitingStep):
+            return [f"{head} 等待批准：{c.name} 参数 {c.arguments_text}（还没有运行；loop.decide(...) 或调试器的按钮）"
+                    for c in s.waiting]
         if isinstance(s, AnswerStep):
             return [f"{head} Answer: {shorten(s.text, 200)}{cut_note(s)}"]
         if isinstance(s, FinalStep):
@@ -413,11 +473,14 @@ class LineReAct(ReActLoop):
         max_tokens: per request (tokens).  temperature: per request.
         provider: optional ``providers.Provider``.
         trace: called with one line of text per step (default ``print``; None = silent).
+        approve, approval_tools: the approval gate's hook and tools (``loop.LoopBase``, notebook 08):
+            an Action to such a tool runs only after a decision.
 
     Attributes:
         bot: the ``ChatBot`` (its ``messages`` are the conversation).
         steps: the ``loop.Step`` records so far.
         answer, stopped_reason, done: the state of the run.
+        waiting: the Action's call while it waits for ``decide``; ``[]`` when none.
     """
 
     protocol = "A"

@@ -16,8 +16,8 @@ and its ``kind`` (a ``StepKind``) says the same as a word:
                     unreadable text); a corrective message goes back and the step counts
 ``EmptyStep``       native: no text and no tool calls; a reminder goes back
 ``FinalStep``       the one request after ``max_steps`` (or repeated calls): its text is the answer
-``WaitingStep``     native: the reply asked for a tool that needs a person's yes (notebook 08);
-                    nothing ran yet, the loop waits for ``Agent.decide``
+``WaitingStep``     the reply asked for a tool that needs a person's yes (notebook 08; any loop);
+                    nothing ran yet, the loop waits for ``decide``
 ==================  ==========================================================
 
 Each record renders itself one way: ``rows()`` gives its table rows (the
@@ -280,19 +280,23 @@ class ToolCallsStep(Step):
 
 @dataclass
 class WaitingStep(Step):
-    """Native loop: the reply asked for a tool that needs a person's yes (notebook 08).
+    """The reply asked for a tool that needs a person's yes (notebook 08): native tool calls, or a
+    ReAct Action.
 
-    Nothing has run and nothing entered ``messages`` yet: the loop holds the reply until
-    ``Agent.decide`` has a decision for every call in ``waiting``; the next ``step()`` then
-    runs the turn (no new request) and its ``ToolCallsStep`` takes this record's place.
+    Nothing has run yet (the native loop adds nothing to ``messages``): the loop's approval gate
+    holds the reply until ``decide`` has a decision for every call in ``waiting``; the next
+    ``step()`` then runs the turn (no new request) and its ``ToolCallsStep`` (ReAct: its
+    ``ActionStep``) takes this record's place.
 
     Attributes:
         waiting: the calls that wait for a decision (``ToolResult`` with ``ok`` False and an
             empty ``observation``: they have not run).
+        thought: ReAct's Thought before the Action, or None.
     """
 
     kind: ClassVar[StepKind] = "waiting"
     waiting: list[ToolResult] = field(default_factory=list)
+    thought: str | None = None
 
     @property
     def calls(self) -> int:
@@ -303,7 +307,8 @@ class WaitingStep(Step):
                 for c in self.waiting]
 
     def _details(self) -> list[tuple[str, str, Any]]:
-        return [("approval", t("debugger.label_waiting"), c.call_text) for c in self.waiting]
+        return [("thought", "Thought", self.thought),
+                *[("approval", t("debugger.label_waiting"), c.call_text) for c in self.waiting]]
 
 
 @dataclass
@@ -315,6 +320,9 @@ class ActionStep(Step):
         action: the tool name.  action_input: its input as the model wrote it (str or dict).
         observation: the tool's result (or why it did not run, ``ok`` False).
         ok: whether the tool ran and produced ``observation``.
+        approval: as ``ToolResult.approval``: ``"approve"``, ``"reject"`` (it did not run) or
+            ``"edit"`` (it ran with the person's arguments, now ``action_input``) for a tool that
+            needs a person's yes; ``""`` for every other Action.
     """
 
     kind: ClassVar[StepKind] = "action"
@@ -323,6 +331,7 @@ class ActionStep(Step):
     action_input: Any = None
     observation: str = ""
     ok: bool = True
+    approval: str = ""
 
     @property
     def calls(self) -> int:
@@ -333,8 +342,10 @@ class ActionStep(Step):
                 "observation": self.observation}
 
     def _details(self) -> list[tuple[str, str, Any]]:
+        person = t(APPROVALS[self.approval]) if self.approval else None
         return [("thought", "Thought", self.thought), ("action", "Action", self.action),
-                ("input", "Action Input", self.action_input), ("observation", "Observation", self.observation)]
+                ("input", "Action Input", self.action_input), ("approval", t("debugger.label_approval"), person),
+                ("observation", "Observation", self.observation)]
 
 
 @dataclass

@@ -30,7 +30,14 @@ DEFAULT_LANGUAGE = "zh"
 _ZH_PROVIDERS: dict[str, str] = {
     # providers.py, settings.py, local_server.py, classroom.py, the set-up checks
     "classroom.address_unknown": "<这台电脑的局域网 IP：Linux 用 ip addr，macOS 用 ipconfig getifaddr en0 查>",
+    "classroom.already_serving": "另一个 python course.py serve（进程 {pid}）正在运行课堂服务器（端口 {port}）。"
+                                 "一台电脑一次只运行一个：到它的窗口里按 Ctrl-C 停掉它，再运行这个命令。",
     "classroom.exited": "课堂服务器意外退出了（退出码 {code}）。请看它日志的最后几行：{log}",
+    "classroom.key_bad_char": "课堂密钥文件 {path} 里的密钥的第 {position} 个字符是 {char}：学生的电脑发不出这个字符"
+                              "（密钥只能由英文字母、数字和符号组成，中间不能有空格）。改正这个文件，"
+                              "或者运行 python course.py serve --new-key 换一把新密钥（学生要换那一行）。",
+    "classroom.leftover_stopped": "上一次的课堂服务器还在运行（进程 {pid}，端口 {port}）：上一次的 python course.py serve "
+                                  "被强行结束了，没能关掉它。已经把它停掉了。",
     "classroom.other_addresses": "（这台电脑还有这些地址：{addresses}；学生连不上时换一个试试）\n",
     "classroom.port_busy": "端口 {port} 上已经有一个服务器在运行（可能是上一次的 python course.py serve）。"
                            "先停掉它，或者用 --port 换一个端口。",
@@ -87,6 +94,10 @@ _ZH_PROVIDERS: dict[str, str] = {
     "local.wrong_sha256": "{path} 的 sha256 是 {digest}，应该是 {expected}。删掉它，再运行一次 prepare。",
     "local.wrong_size": "{path} 有 {size:,} 字节，应该是 {expected:,} 字节。删掉它，再运行一次 prepare。",
     "providers.after_retries": "（已重试 {n} 次）",
+    "settings.dotenv_misnamed": "{root} 里没有 .env 文件，但有一个 {name}：课程只读名字正好是 .env 的文件，所以它里面的设置"
+                                "一个都没有用上。请把它改名为 .env：Windows 的资源管理器默认把扩展名藏起来（.env.txt 看起来就像 .env），"
+                                "先在「查看」里勾选「文件扩展名」再改名，或者在项目文件夹的终端里运行 ren {name} .env"
+                                "（macOS/Linux：mv {name} .env）。改好后再运行一次。",
     "settings.dotenv_not_utf8": ".env 文件（{path}）不是 UTF-8 编码（从第 {line} 行起读不了），课程读不了它。"
                                 "请用编辑器把它另存为 UTF-8：VS Code 点右下角的编码 → 通过编码保存 → UTF-8；"
                                 "记事本：另存为 → 编码选 UTF-8。Windows PowerShell 里不要用 echo … > .env 写它"
@@ -101,6 +112,9 @@ _ZH_PROVIDERS: dict[str, str] = {
                                     "请把 .env 里这一行改成这样。",
     "providers.base_url_no_scheme": "{var}（来自{source}）是 {url!r}，前面缺少 http:// 或 https://，客户端不知道怎么连它。"
                                     "请写成：{var}={fixed}（本机和局域网地址用 http://，服务商的网址用 https://）。",
+    "providers.classroom_dropped": "老师的服务器（{url}）在回答途中断开了连接：多半是老师刚刚重启了服务器。"
+                                   "这不是你的代码的问题：再运行一次这个单元格，下一个请求会重新连接"
+                                   "（服务器还在启动的话，会提示你等半分钟）。",
     "providers.classroom_key_missing": "老师的服务器（{url}）要求课堂密钥，但 .env 里没有 {key_env}：把老师给的那一行 "
                                        "{key_env}=… 原样加进 {root}/.env，再重新运行这个单元格。",
     "providers.classroom_key_rejected": "老师的服务器（{url}）不接受你的课堂密钥（{key_env}，来自{source}）：和老师给的那一行"
@@ -134,6 +148,12 @@ _ZH_PROVIDERS: dict[str, str] = {
     "providers.ping_line": "     ping: {reply!r}",
     "providers.proxy_used": "请求经过了代理（环境变量 {var}）：代理没有运行、连不上或拒绝了请求时就会这样。"
                             "检查代理，或者把 {host} 加进 NO_PROXY，或者在这个 shell 里 unset {var}。",
+    "providers.redirected": "{url} 被服务器转到了 {location}（HTTP {status} 转向），转过去的聊天请求没有成功（HTTP {final}）："
+                            "这种转向会把 POST 变成 GET，转到别的地址时也不会带上 API key。"
+                            "请把 .env 里的这一行改成服务器真正的地址：COURSE_BASE_URL={fixed}",
+    "providers.redirected_elsewhere": "{url} 被服务器转到了 {location}（HTTP {status} 转向），那不是聊天接口（HTTP {final}）。"
+                                      "请检查 .env 里的 COURSE_BASE_URL：它应该是服务的 API 地址（通常以 /v1 结尾），"
+                                      "而不是一个会被转走的地址。",
     "providers.socks_missing": "环境变量 {var} 指向一个 SOCKS 代理（{scheme}://…），但没有安装 socksio 包，httpx 用不了这种代理。"
                                "解决：运行 python course.py setup（会安装 socksio），或 pip install socksio；"
                                "或者把 {var} 换成 http:// 代理；或者在这个 shell 里 unset {var}。",
@@ -299,14 +319,22 @@ _ZH_WIDGETS: dict[str, str] = {
     "quiz.title": "小测验：{notebook}",
     "quiz.unknown_notebook": "没有 notebook {notebook} 的小测验；有小测验的 notebook：{known}",
     "quiz.wrong": "❌ 不对：{explanation}\n正确答案是：{answer}",
+    "widgets.approval_waiting": "⏸ 模型要运行 {calls}。这个工具会改变东西，要你同意：点「批准」就运行它，"
+                                "点「拒绝」就不运行（模型会读到你拒绝了）；点「清空对话」放弃这一轮",
+    "widgets.approve": "批准",
     "widgets.assistant": "assistant：",
+    "widgets.by_button": "聊天框按钮",
     "widgets.clear": "清空对话",
+    "widgets.decide_first": "模型还在等你决定要不要运行 {names}：先点「批准」或「拒绝」（或者「清空对话」放弃这一轮），再发新消息",
     "widgets.empty_input": "请输入一句话再发送。",
     "widgets.empty_reply": "模型这次返回了空回复（没有文字，也没有工具调用），它没有被加进对话；可以再发一次试试。",
     "widgets.full_history": "完整对话（每次都会整个发给模型）",
     "widgets.final_answer_forced": "{why}（max_steps={max_steps}）。",
+    "widgets.nothing_waiting": "现在没有等你批准的调用",
     "widgets.placeholder": "输入一句话，然后点「发送」",
     "widgets.reading_results": "🔧 已运行工具 {names}；⏳ 模型正在读结果…",
+    "widgets.reject": "拒绝",
+    "widgets.rejected_reason": "用户在聊天框里点了「拒绝」",
     "widgets.send": "发送",
     "widgets.thinking": "⏳ 模型思考中…",
     "widgets.this_turn_only": "这一轮的 messages（system + 你刚说的话 + 回答）：之前说过的话都没有发给模型",
@@ -505,11 +533,14 @@ _ZH_ACTING: dict[str, str] = {
     # notebook 08: approval.py, tools/orders.py, the approval buttons, checkers/nb08.py
     "approval.bad_action": "决定只能是 {actions} 之一，收到的是 {action!r}",
     "approval.edit_needs_dict": "修改参数（edit）需要一个 dict 形式的新参数，收到的是 {kind}",
+    "approval.edit_not_json": "修改后的参数变不成 JSON（{error}）：参数里只能有 dict、list、str、int、float、bool 和 None，"
+                              "NaN 和无穷大也不行（numpy 的数和 Decimal 会自动换成 int 或 float）",
     "approval.hook_failed": "审批函数出错了（{error}），为了安全按拒绝处理",
     "approval.hook_returned": "审批函数返回了 {kind}，不是 Decision 也不是 None，为了安全按拒绝处理",
     "approval.not_a_decision": "decide() 需要一个 Decision（approve()、reject(...) 或 edit({{...}})），收到的是 {kind}",
     "approval.not_waiting": "没有正在等待批准的调用 id={call_id!r}；正在等待的是 {waiting}",
-    "approval.still_waiting": "还有调用在等待批准：{names}。先用 agent.decide(call, approve()/reject(...)/edit({{...}})) 做决定，再 step()",
+    "approval.still_waiting": "还有调用在等待批准：{names}。先用 decide(call, approve()/reject(...)/edit({{...}}))"
+                              "（例如 agent.decide(agent.waiting[0], approve())，或者调试器里的按钮）做决定，再 step()",
     "debugger.approve": "批准",
     "debugger.by_button": "调试器按钮",
     "debugger.edit": "按修改的参数执行",
@@ -583,6 +614,7 @@ _ZH_SUMMARY: dict[str, str] = {
     "memory.no_summary": "模型没有写出可用的摘要（finish_reason={finish_reason!r}）{cut}",
     "memory.summarize_type": "summarize 必须是一个函数：summarize(旧消息列表) -> 摘要文字；收到的是 {kind}",
     "memory.summary_failed": "写摘要失败，没有替换任何消息（什么也没丢）：{error}",
+    "memory.summary_not_shorter": "摘要（约 {new} 个 token）不比它要代替的 {n} 条消息（约 {old} 个 token）短，所以没有替换：这几轮原样保留，什么也没丢",
     "memory.summary_not_text": "summarize 应该返回一段不是空白的文字，实际返回了 {value}",
 }
 
@@ -603,15 +635,34 @@ _ZH_MCP: dict[str, str] = {
     "check.09.mcp.parameters_not_dict": "工具 {name} 的 parameters 应该是一个 dict（JSON schema），实际是 {kind}",
     "check.09.mcp.passed": "{n_tools} 个 MCP 工具都转换对了：inputSchema 放进 parameters，外面包上 {{\"type\": \"function\", \"function\": ...}}",
     "mcp.arguments_not_object": "错误：工具 {name} 的参数必须是 JSON 对象（dict），收到的是 {kind}",
+    "mcp.audio": "[音频：{mime_type}，{size} 字节。只是占位说明，模型听不到音频本身]",
+    "mcp.blob": "[资源 {uri}：二进制内容，{mime_type}，{size} 字节。只是占位说明，模型看不到内容本身]",
     "mcp.call_refused": "错误：MCP 服务器拒绝了对工具 {name} 的调用：{message}（JSON-RPC 错误码 {code}）",
     "mcp.close_slow": "MCP 服务器在 {seconds} 秒内没有停下来；它的进程可能还在运行",
     "mcp.closed": "这个 McpTools 已经关闭了（调用过 close()，或者 with 块已经结束），不能再调用工具。请新建一个 McpTools()",
     "mcp.failed": "MCP 服务器（命令：{command}）在 {method} 时出了问题：{why}\n服务器的错误输出（stderr）最后几行：\n{stderr}",
+    "mcp.image": "[图片：{mime_type}，{size} 字节。只是占位说明，模型看不到图片本身]",
+    "mcp.link": "[资源链接 {uri}] {name}",
     "mcp.no_command": "无法启动 MCP 服务器：命令 {command} 运行不了（{error}）。请检查命令和路径是否写对、程序是否已经安装",
     "mcp.no_stderr": "（没有输出）",
     "mcp.replaced": "这个 McpTools 已经关闭了：后来又新建了一个启动同一个服务器的 McpTools（比如重新运行了单元格），旧的会自动关掉。请用新的那个",
-    "mcp.server_gone": "服务器进程已经退出或断开了连接，没有回答",
-    "mcp.timeout": "MCP 请求 {method} 在 {seconds:g} 秒内没有得到回答（超时）。服务器可能卡住了；如果一直这样，用 close() 关掉它，再新建一个 McpTools()",
+    "mcp.resource": "[资源 {uri}]\n{text}",
+    "mcp.schema_ref_loop": "它的 inputSchema 里的 $ref {ref} 引用了它自己（递归的结构），没法展开成 chat 接口接受的 schema",
+    "mcp.schema_ref_missing": "它的 inputSchema 里的 $ref {ref} 指向的定义不在 schema 里",
+    "mcp.schema_ref_remote": "它的 inputSchema 里的 $ref {ref} 指向别的文件或网址，客户端不会去取它",
+    "mcp.server_gone": "服务器进程已经退出或断开了连接，没有回答，这个服务器不能再用了。先看下面 stderr 的最后几行找原因，"
+                       "改好以后重新运行创建 McpTools(...) 的单元格（同一个命令的旧服务器会先被关掉）",
+    "mcp.start_timeout": "MCP 服务器（命令：{command}）在 {seconds:g} 秒内没有完成启动（超时：{method} 没有得到回答）。"
+                         "如果它只是启动得慢（第一次运行、要加载模型或索引），给它更多时间：McpTools(..., start_timeout_s={more:g})；"
+                         "如果一直这样，它可能卡住了，看看下面 stderr 的最后几行。\n服务器的错误输出（stderr）最后几行：\n{stderr}",
+    "mcp.stdout_noise": "MCP 服务器（命令：{command}）往 stdout 写了不是 JSON-RPC 的内容，已经跳过，工具照常可用。第一行：{line}\n"
+                        "stdout 只能用来传协议消息，服务器自己的输出要写到 stderr（Python 里用 print(..., file=sys.stderr)）。"
+                        "跳过的每一行都记在 log 里（kind 是 unreadable）",
+    "mcp.timeout": "MCP 请求 {method} 在 {seconds:g} 秒内没有得到回答（超时）。服务器可能卡住了；如果一直这样，用 close() 关掉它，再新建一个 McpTools()"
+                   "（工具本来就慢的话，新建时给它更多时间：McpTools(..., timeout_s=秒数)）",
+    "mcp.tool_left_out": "MCP 服务器的工具 {name} 没有放进请求的 tools：{why}。其他工具照常可用；要用这个工具，得改服务器那边它的 inputSchema",
+    "mcp.write_timeout": "{timeout}\n注意：服务器没有把工具 {name} 标为只读（readOnlyHint），它可能会改变东西。请求虽然超时了，服务器那边可能还在执行，"
+                         "之后照样完成。不要马上再调用一次（可能做两遍）：先用这个服务器的只读工具查一查，或者直接去看它要改的地方，确认是不是已经做了",
 }
 
 TEXTS: dict[str, dict[str, str]] = {

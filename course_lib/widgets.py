@@ -21,6 +21,12 @@ Three modes, used in the notebooks:
   the same records; the chat box only streams its requests (``Agent.send``)
   and shows the tool messages in the table.
 
+A tool that changes something (``needs_approval``, notebook 08) never runs on
+the model's word alone here either: the Agent's approval gate holds the turn,
+``send`` returns ``""`` with ``notice`` naming the call, ``waiting`` lists it,
+and the box shows 「批准」「拒绝」; ``decide(decision)`` (a click) answers it
+and the turn goes on.  ``approve=`` passes a policy to the Agent instead.
+
 Streaming: when ``send`` is given ``on_token`` (``chat_box`` does this), every
 request is made with ``stream=True`` and ``stream_options={"include_usage": True}``
 (OpenAI Chat Completions streaming; llama-server sends the usage in a last
@@ -35,6 +41,7 @@ import html
 from typing import Any, Callable
 
 from .agent import Agent
+from .approval import Decision, approve, reject
 from .messages import has_text, request_kwargs
 from .records import stop_reason_text
 from .replies import Reply, collect_stream, describe_error, read_reply
@@ -77,6 +84,8 @@ class ChatSession:
         max_steps: with tools, the ``agent.Agent``'s ``max_steps``: steps with tools one
             ``send`` may take; after them one last request without tools asks for
             the answer, and ``notice`` says so.  At least 1.
+        approve: with tools, the Agent's approval hook (``approval.py``) for the tools that
+            need a person's yes; None = such a call waits for ``decide`` (the box's buttons).
 
     Attributes:
         history: every message of the conversation (dicts), shown in the table.
@@ -89,6 +98,7 @@ class ChatSession:
             forced its final answer, or the reply was cut at max_tokens -
             ``replies.cut_text``), or None.
         agent: with tools, the ``agent.Agent`` of the last ``send`` (its ``steps`` are the records).
+        waiting: the calls that wait for a person's decision (``decide``); ``[]`` when none.
     Raises:
         ValueError: ``tools`` names a tool that is not a course tool and no
             ``registry`` is given; ``max_steps`` below 1.
@@ -96,13 +106,15 @@ class ChatSession:
 
     def __init__(self, client: Any, model: str, memory: bool = False, system: str = DEFAULT_SYSTEM,
                  max_tokens: int = 300, temperature: float = 0.7, tools: list[dict] | None = None,
-                 registry: Any = None, max_steps: int = 4):
+                 registry: Any = None, max_steps: int = 4,
+                 approve: Callable[[Any], Decision | None] | None = None):
         self.client, self.model, self.memory = client, model, memory
         self.system = {"role": "system", "content": system}
         self.max_tokens, self.temperature = max_tokens, temperature
         self.tools = list(tools or [])
         self.registry = _tool_registry(self.tools, registry) if self.tools else None
         self.agent: Agent | None = None
+        self.approve = approve
         if max_steps < 1:
             raise ValueError(t("loops.max_steps_low", max_steps=max_steps))
         self.max_steps = max_steps
@@ -113,7 +125,13 @@ class ChatSession:
         self.total_tokens = 0
         self.error: str | None = None
         self.notice: str | None = None
-        self._in_progress = False  # True while send() runs: ``turn`` is not in ``history`` yet
+        self._in_progress = False  # True while send() runs or a call waits: ``turn`` is not in ``history`` yet
+        self._turn_start = 0  # with tools: where the turn begins in agent.messages
+
+    @property
+    def waiting(self) -> list:
+        """The calls (``tool_calls.ToolCall``) of the turn in progress that wait for a person's decision."""
+        return list(self.agent.waiting) if self.agent is not None and self._in_progress else []
 
     @property
     def mode(self) -> str:
@@ -150,18 +168,26 @@ class ChatSession:
         self.total_tokens += int((reply.usage or {}).get("total_tokens") or 0)
         return reply
 
-    def _run_agent(self, messages: list[dict], send: Callable[[dict], Reply], updated: Callable[[], Any]) -> str:
-        """Tools: one run of ``agent.Agent`` continuing ``messages``; the turn grows step by step."""
-        # parallel_tool_calls=None: the requests leave it out, as the chat box always did (the server's default)
-        self.agent = Agent(self.client, self.model, self.registry, tools=self.tools, max_steps=self.max_steps,
-                           max_tokens=self.max_tokens, temperature=self.temperature, parallel_tool_calls=None,
-                           trace=None)
+    def _run_agent(self, send: Callable[[dict], Reply], updated: Callable[[], Any], messages: list[dict] | None = None) -> str:
+        """Tools: one run of ``agent.Agent`` continuing ``messages`` (a new ``send``; None: go on with
+        the run that waited, after ``decide``), stepped until it ends or a call waits for a person
+        (then ``""``, and ``notice`` names the call).  The turn grows step by step."""
+        if messages is not None:
+            # parallel_tool_calls=None: the requests leave it out, as the chat box always did (the server's default)
+            self.agent = Agent(self.client, self.model, self.registry, tools=self.tools, max_steps=self.max_steps,
+                               max_tokens=self.max_tokens, temperature=self.temperature, parallel_tool_calls=None,
+                               trace=None, approve=self.approve)
+            self.agent.start(messages)
+            self._turn_start = len(messages) - 1  # the turn (from its user message) in agent.messages
         self.agent.send = send  # the hook: the chat box streams its requests
-        self.agent.start(messages)
-        while not self.agent.done:
+        while not self.agent.done and not self.agent.waiting:
             self.agent.step()
-            self.turn = self.agent.messages[len(messages) - 1:]
+            self.turn = self.agent.messages[self._turn_start:]
             updated()
+        if self.agent.waiting:
+            calls = t("agent.list_separator").join(f"{c.name} {c.arguments_text}" for c in self.agent.waiting)
+            self.notice = t("widgets.approval_waiting", calls=calls)
+            return ""
         result = self.agent.result()
         if result.stopped_reason in ("max_steps", "repeated_calls"):
             self.notice = t("widgets.final_answer_forced", why=stop_reason_text(result.stopped_reason),
@@ -176,7 +202,8 @@ class ChatSession:
 
         Args:
             text: what the user typed.  Empty/whitespace is refused (``error``
-                says so) and nothing is sent.
+                says so) and nothing is sent; so is a new message while a call
+                waits for a decision (``decide`` first, or ``reset``).
             on_token: if given, the requests stream (``stream=True``) and each
                 text piece is passed to it as it arrives.
             on_update: called (no arguments) whenever ``turn`` grows: after the
@@ -186,13 +213,16 @@ class ChatSession:
                 model's thinking after all (``replies.collect_stream``).
         Returns:
             The final reply text: with tools, the ``agent.Agent`` run's answer (``""`` if
-            its last request gave none); ``""`` for an empty reply (``notice`` says so;
-            it is not added to the history).
+            its last request gave none, or while a call waits for ``decide``: ``notice``
+            says which); ``""`` for an empty reply (``notice`` says so; it is not added to the history).
         Errors never raise here (API errors, network errors, invalid messages):
         the text goes to ``error``, the history stays as it was before the call,
         and the widget shows it.
         """
         self.error = self.notice = None
+        if self.waiting:
+            self.error = t("widgets.decide_first", names=t("agent.list_separator").join(c.name for c in self.waiting))
+            return None
         if not text or not text.strip():
             self.error = t("widgets.empty_input")
             return None
@@ -202,27 +232,58 @@ class ChatSession:
         updated = on_update or (lambda: None)
         updated()
         on_call = lambda kwargs: self._call(kwargs, on_token, on_reset)  # noqa: E731
+        run = self._run_agent if self.tools else self._plain_reply
+        return self._answer(lambda: run(on_call, updated, [*base, *self.turn]), updated)
+
+    def decide(self, decision: Decision, on_token: Callable[[str], Any] | None = None,
+               on_update: Callable[[], Any] | None = None, on_reset: Callable[[], Any] | None = None) -> str | None:
+        """A person's decision (``approval.approve()`` / ``reject(...)`` / ``edit({...})``) for the first
+        waiting call; once none waits, the turn goes on (the tools run, the model is asked again).
+
+        Returns:
+            As ``send``: the answer, ``""`` while a call still waits, None after an error
+            (``error``: nothing waits, ``decision`` is not a ``Decision``, or the request failed).
+        """
+        self.error = self.notice = None
+        if not self.waiting:
+            self.error = t("widgets.nothing_waiting")
+            return None
         try:
-            if self.tools:
-                reply = self._run_agent([*base, *self.turn], on_call, updated)
-            else:
-                answered = on_call(request_kwargs(self.model, [*base, *self.turn], max_tokens=self.max_tokens,
-                                                  temperature=self.temperature))
-                reply = answered.text or answered.refusal  # a refusal is shown as the reply (and ``notice`` says so)
-                if has_text(reply):
-                    self.turn.append(answered.message if answered.text else {"role": "assistant", "content": reply})
-                    self.notice = answered.cut  # a reply cut at max_tokens (or filtered, refused, broken off) says so
-                    updated()
-                else:  # not kept: an empty assistant message would make the next request invalid
-                    self.notice = t("widgets.empty_reply")
+            self.agent.decide(self.waiting[0], decision)
+        except (TypeError, ValueError) as exc:  # the call keeps waiting
+            self.error = str(exc)
+            return None
+        updated = on_update or (lambda: None)
+        on_call = lambda kwargs: self._call(kwargs, on_token, on_reset)  # noqa: E731
+        return self._answer(lambda: self._run_agent(on_call, updated), updated)
+
+    def _plain_reply(self, send: Callable[[dict], Reply], updated: Callable[[], Any], messages: list[dict]) -> str:
+        """No tools: one request with ``messages``; the reply joins the turn (a refusal is shown as the
+        reply, and ``notice`` says so)."""
+        answered = send(request_kwargs(self.model, messages, max_tokens=self.max_tokens, temperature=self.temperature))
+        reply = answered.text or answered.refusal
+        if has_text(reply):
+            self.turn.append(answered.message if answered.text else {"role": "assistant", "content": reply})
+            self.notice = answered.cut  # a reply cut at max_tokens (or filtered, refused, broken off) says so
+            updated()
+        else:  # not kept: an empty assistant message would make the next request invalid
+            self.notice = t("widgets.empty_reply")
+        return reply
+
+    def _answer(self, work: Callable[[], str], updated: Callable[[], Any]) -> str | None:
+        """Run ``work`` (a reply, or the agent until it ends or waits); the finished turn joins the
+        history.  An error drops the turn (``error`` says why), the history stays as it was."""
+        try:
+            reply = work()
         except Exception as exc:  # noqa: BLE001 - the widget must show every error, never die
             self.error = describe_error(exc)
             self.turn = []
             self._in_progress = False
             updated()
             return None
-        self.history = [*self.history, *self.turn]
-        self._in_progress = False
+        if not self.waiting:
+            self.history = [*self.history, *self.turn]
+            self._in_progress = False
         return reply
 
     def reset(self) -> None:
@@ -230,6 +291,7 @@ class ChatSession:
         self.history = [self.system]
         self.turn = []
         self._in_progress = False
+        self.agent = None  # a turn that waited for a decision is dropped: nothing of it ran
         self.last_request = []
         self.last_usage = None
         self.total_tokens = 0
@@ -250,6 +312,12 @@ class ChatBox:
     ``widget`` (the VBox holding them).  ``on_send()`` / ``on_reset()`` are the
     click handlers.  Jupyter displays a ChatBox as its widget; ``str()`` gives
     the plain-text table.
+
+    Approval (notebook 08): ``approval`` (HBox, CSS class ``course-chat-approval``,
+    shown only while a call waits for a person, ``session.waiting``) holds
+    ``approve_button`` 「批准」 and ``reject_button`` 「拒绝」; their handlers
+    ``on_approve`` / ``on_reject`` are ``session.decide``.  While a call waits,
+    「发送」 is off: the turn is finished first (or dropped with 「清空对话」).
     """
 
     def __init__(self, session: ChatSession, stream: bool = True):
@@ -262,12 +330,20 @@ class ChatBox:
         self.status = w.HTML("")
         self.reply = w.HTML("")
         self.table = w.HTML("")
+        self.approve_button = w.Button(description=t("widgets.approve"), button_style="success", icon="check")
+        self.reject_button = w.Button(description=t("widgets.reject"), button_style="danger", icon="times")
+        self.approval = w.HBox([self.approve_button, self.reject_button])
+        self.approval.add_class("course-chat-approval")
         self.send_button.on_click(self.on_send)
         self.reset_button.on_click(self.on_reset)
-        self.widget = w.VBox([w.HBox([self.text, self.send_button, self.reset_button]), self.status, self.reply, self.table])
+        self.approve_button.on_click(self.on_approve)
+        self.reject_button.on_click(self.on_reject)
+        self.widget = w.VBox([w.HBox([self.text, self.send_button, self.reset_button]), self.status, self.approval,
+                              self.reply, self.table])
         self.widget.add_class("course-chat-box")
         self.reply.add_class("course-chat-reply")
         self._streamed: list[str] = []
+        self._buttons()
         self.redraw()
 
     # -- drawing ---------------------------------------------------------
@@ -306,22 +382,41 @@ class ChatBox:
             self._streamed = []  # text streamed in this step was the call itself (written as JSON), not a reply
             self._show_reply("")
 
+    def _buttons(self, busy: bool = False) -> None:
+        """Which buttons work now: nothing while busy; only 「批准」「拒绝」「清空对话」 while a call waits."""
+        waiting = bool(self.session.waiting)
+        self.send_button.disabled = self.text.disabled = busy or waiting
+        self.reset_button.disabled = busy
+        self.approve_button.disabled = self.reject_button.disabled = busy or not waiting
+        self.approval.layout.display = "flex" if waiting else "none"
+
     # -- handlers --------------------------------------------------------
     def on_send(self, _: Any = None) -> None:
         """Click handler of 「发送」: send ``text.value``; errors end up in ``status``."""
-        self.send_button.disabled = self.text.disabled = self.reset_button.disabled = True
+        self._run(lambda callbacks: self.session.send(self.text.value, **callbacks))
+
+    def on_approve(self, _: Any = None) -> None:
+        """Click handler of 「批准」: the waiting call runs as the model wrote it, and the turn goes on."""
+        self._run(lambda callbacks: self.session.decide(approve(by=t("widgets.by_button")), **callbacks))
+
+    def on_reject(self, _: Any = None) -> None:
+        """Click handler of 「拒绝」: the waiting call does not run; the model reads that the person declined."""
+        decision = reject(t("widgets.rejected_reason"), by=t("widgets.by_button"))
+        self._run(lambda callbacks: self.session.decide(decision, **callbacks))
+
+    def _run(self, work: Callable[[dict], str | None]) -> None:
+        """Run ``work(callbacks)`` (``session.send`` or ``session.decide``) with the box busy, then show what came back."""
+        self._buttons(busy=True)
         self.status.value = t("widgets.thinking")
         self._streamed = []
         self._show_reply("")
+        callbacks = dict(on_token=self._on_token if self.stream else None, on_update=self._on_update, on_reset=self._on_reset)
         try:
-            reply = self.session.send(
-                self.text.value, on_token=self._on_token if self.stream else None, on_update=self._on_update,
-                on_reset=self._on_reset,
-            )
+            reply = work(callbacks)
         except Exception as exc:  # noqa: BLE001 - send() should not raise; a redraw might
             self.session.error, reply = describe_error(exc), None
         finally:
-            self.send_button.disabled = self.text.disabled = self.reset_button.disabled = False
+            self._buttons()
         if reply is None:
             self.status.value = _error_html(self.session.error or t("widgets.unknown_error"))
             self._show_reply("")
@@ -329,6 +424,10 @@ class ChatBox:
             return
         self.text.value = ""
         self._show_reply(reply)
+        if self.session.waiting:  # a write waits for 「批准」 or 「拒绝」: say which call
+            self.status.value = f"<span style='color:#9d174d'>{html.escape(self.session.notice or '')}</span>"
+            self.redraw()
+            return
         usage = self.session.last_usage or {}
         tokens = t("widgets.tokens", prompt_tokens=usage.get("prompt_tokens"), completion_tokens=usage.get("completion_tokens"),
                    total_tokens=self.session.total_tokens) if usage else ""
@@ -339,8 +438,9 @@ class ChatBox:
         self.redraw()
 
     def on_reset(self, _: Any = None) -> None:
-        """Click handler of 「清空对话」."""
+        """Click handler of 「清空对话」 (a call that waited for a decision is dropped: it never ran)."""
         self.session.reset()
+        self._buttons()
         self.status.value = ""
         self._show_reply("")
         self.redraw()

@@ -33,14 +33,14 @@ CONVERTED = [
     "tools/registry.py", "tools/calculator.py", "tools/knowledge.py", "tools/products.py", "tools/weather.py",
     "tools/orders.py",
     "checkers/__init__.py", "checkers/scripted.py", *[f"checkers/nb0{n}.py" for n in range(10)], "quiz.py",
-    "mcp_server.py", "mcp_client.py",
+    "mcp_server.py", "mcp_client.py", "approval.py",
 ]
 # Chinese that is sent TO THE MODEL (prompts, tool results, corrective messages) stays next to the
 # code that sends it, and so do patterns that read the model's replies: the top-level names
 # (functions, classes, constants) allowed to hold Chinese.
 MODEL_FACING = {
-    "agent.py": {"DEFAULT_SYSTEM", "FINAL_ANSWER_PROMPT", "STOP_REASONS_TEXT", "REPEAT_NOTE", "EMPTY_REPLY_PROMPT",
-                 "REJECTED_TEXT", "REJECTED_REASON", "EDITED_NOTE"},
+    "agent.py": {"DEFAULT_SYSTEM", "FINAL_ANSWER_PROMPT", "STOP_REASONS_TEXT", "REPEAT_NOTE", "EMPTY_REPLY_PROMPT"},
+    "approval.py": {"REJECTED_TEXT", "REJECTED_REASON", "EDITED_NOTE"},  # what the model reads of a person's decision
     "react.py": {"LINE_SYSTEM_PROMPT", "JSON_SYSTEM_PROMPT", "LIMIT_OBSERVATION", "THOUGHT_LABEL_RE"},
     "widgets.py": {"DEFAULT_SYSTEM", "ChatSession"},  # ChatSession.send: the tool reply after max_steps
     "tool_calls.py": {"_kind", "_read", "_available", "_error_broken", "_error_unknown", "_unreadable", "_run", "run_call"},

@@ -145,7 +145,7 @@ class Tool:
     ``{"type": "function", "function": {"name", "description", "parameters"}}``.
 
     ``needs_approval``: the tool changes something (notebook 08's ``place_order``), so the
-    native loop asks a person before it runs (``agent.Agent``'s ``approve`` hook, ``approval.py``).
+    loop asks a person before it runs (``approval.ApprovalGate``: the native ``Agent``, both ReAct loops, the chat box).
     """
 
     name: str
