@@ -19,10 +19,31 @@ The three steps of the client, and where each one is:
    ``description`` and ``inputSchema`` (``input_schema`` on the SDK's object).
 2. ``to_openai_tool``: that is a chat request's tool once wrapped:
    ``{"type": "function", "function": {"name", "description", "parameters": inputSchema}}``.
-3. ``tools/call`` (``McpTools.call``): the result's text items become the
-   ``content`` of the ``role="tool"`` message; ``isError`` becomes ``ok`` False.
-   ``call`` keeps ``ToolRegistry.call``'s contract, ``(text, ok)``, so the
-   ``Agent`` runs MCP tools exactly as it runs the registry's.
+3. ``tools/call`` (``McpTools.call``): the result's content items become the
+   ``content`` of the ``role="tool"`` message (``result_text``: text as it is,
+   an embedded text resource or a resource link with its URI, ``structuredContent``
+   as JSON, an image as a placeholder naming its type and size); ``isError``
+   becomes ``ok`` False.  ``call`` keeps ``ToolRegistry.call``'s contract,
+   ``(text, ok)``, so the ``Agent`` runs MCP tools exactly as it runs the registry's.
+
+Servers as they are - what ``McpTools`` does about them:
+
+* A tool that does not say it is read-only (``annotations.readOnlyHint``; the
+  spec's default is false, and ``destructiveHint`` defaults to true) needs a
+  person's yes: ``approval_names()`` lists it, so the ``Agent`` waits (notebook 08).
+  A write whose ``tools/call`` times out says that it may still complete.
+* A tool name that a chat API refuses (``messages.TOOL_NAME_RE``: MCP allows
+  ``.`` and ``/``, OpenAI does not) is offered under an API-safe name
+  (``api_names``: ``notes.search`` -> ``notes_search``); ``call`` sends the
+  server its own name.  The student cannot rename a server's tools, so the client does.
+* An ``inputSchema`` that a chat API refuses is rewritten (``api_parameters``:
+  ``$ref``/``$defs`` inlined, a top-level ``anyOf``/``oneOf``/``allOf`` merged into
+  one object); one that cannot be (a recursive ``$ref``) is left out, with a
+  notice, so that the other tools still work - never a 400 for every request.
+* Lines on stdout that are not JSON-RPC (a server's ``print``) are skipped, with
+  one Chinese notice instead of the SDK's traceback; they stay in ``log``.
+* The server's stderr is read as UTF-8, else in the system's encoding (GBK on
+  Chinese Windows), so the lines an ``McpError`` quotes are readable.
 
 Why a thread: the SDK's ``ClientSession`` is async, and a notebook already
 runs an asyncio event loop in its main thread, so ``asyncio.run`` is refused
@@ -45,23 +66,30 @@ close and ends.
 
 Errors: ``McpError`` (a ``RuntimeError``), with a Chinese message, within
 seconds: a command that does not exist, a server that exits or does not
-answer at start (its last lines of stderr are in the message), a request
-that times out, a server that went away.  A tool's own failure is not an
-exception: ``call`` returns ``("错误：...", False)``, as the registry does.
+answer at start (its last lines of stderr are in the message; a slow start
+names ``start_timeout_s``), a request that times out (``McpTimeoutError``), a
+server that went away (the message says how to go on; every later call says
+it again).  A tool's own failure is not an exception: ``call`` returns
+``("错误：...", False)``, as the registry does.
 
 Built on the official MCP Python SDK (package ``mcp``: ``stdio_client``,
 ``ClientSession``); the messages are the MCP specification's (revision
 2025-11-25): https://modelcontextprotocol.io/specification/2025-11-25 -
 lifecycle (``initialize``) under basic/lifecycle, ``tools/list`` and
-``tools/call`` under server/tools.
+``tools/call`` under server/tools (tool names, annotations, the content items
+of a tool result, ``structuredContent``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import copy
 import json
+import locale
+import logging
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -75,7 +103,7 @@ import pandas as pd
 from mcp import ClientSession, StdioServerParameters, stdio_client, types
 from mcp.shared.exceptions import MCPError
 
-from .messages import tool_content
+from .messages import TOOL_NAME_MAX, TOOL_NAME_RE, tool_content
 from .settings import PROJECT_ROOT
 from .texts import shorten, t
 from .tools.registry import unknown_tool_text
@@ -87,6 +115,9 @@ STDERR_CHARS = 1500       # how much of the end of the server's stderr an McpErr
 # What the course server gets from this process's environment (the SDK passes only PATH, HOME and a few more).
 PASSED_ENV = ("COURSE_DATA_DIR", "COURSE_LANGUAGE", "PYTHONPATH")
 ERROR_PREFIX = "错误："  # how a tool's failure starts, as in every loop of the course (the model reads it)
+MORE_TIME = 4             # a slow start's message suggests start_timeout_s times this
+COMBINATORS = ("anyOf", "oneOf", "allOf")  # OpenAI refuses them at the top of a function's parameters
+DEFINITIONS = ("$defs", "definitions")      # where a JSON Schema keeps what its "$ref"s point to
 
 CLIENT_INFO = types.Implementation(name="course_lib.mcp_client", version="0.1.0")  # initialize's clientInfo
 
@@ -95,6 +126,23 @@ _open: set["_Connection"] = set()  # every connection not closed yet (a new McpT
 
 class McpError(RuntimeError):
     """The MCP server could not be started or reached (the message says why, in Chinese)."""
+
+
+class McpTimeoutError(McpError):
+    """An MCP request got no answer in time (the start, or a ``tools/call``)."""
+
+
+def _no_parse_tracebacks(record: logging.LogRecord) -> bool:
+    """A logging filter: drop the SDK's traceback for a stdout line that is not JSON-RPC.
+
+    ``mcp/client/stdio.py`` (``_parse_line``) logs each such line with
+    ``logger.exception``, which puts a traceback into the cell; ``McpTools``
+    says it once, in Chinese, and the line stays in ``log``.
+    """
+    return not record.getMessage().startswith("Failed to parse JSONRPC message")
+
+
+logging.getLogger(stdio_client.__module__).addFilter(_no_parse_tracebacks)  # the logger of mcp.client.stdio
 
 
 def to_openai_tool(mcp_tool: Any) -> dict:
@@ -115,6 +163,169 @@ def to_openai_tool(mcp_tool: Any) -> dict:
             "function": {"name": mcp_tool.name, "description": mcp_tool.description or "", "parameters": parameters}}
 
 
+def api_names(names: list[str]) -> list[str]:
+    """The name each MCP tool gets in a chat request, in the same order as ``names``.
+
+    MCP allows ``.`` and ``/`` in a tool name (spec 2025-11-25, server/tools "Tool
+    names", up to 128 characters); OpenAI's function names must match
+    ``^[a-zA-Z0-9_-]{1,64}$`` (``messages.TOOL_NAME_RE``).  A name that fits stays
+    as it is; another one gets each run of other characters as ``_``, is cut to
+    64 characters, and, when that name is taken, ends in ``_2``, ``_3``...
+    (``["fs/read", "fs_read"]`` -> ``["fs_read_2", "fs_read"]``).
+    """
+    taken = {name for name in names if TOOL_NAME_RE.fullmatch(name)}
+    result = []
+    for name in names:
+        if TOOL_NAME_RE.fullmatch(name):
+            result.append(name)
+            continue
+        base = (re.sub(r"[^a-zA-Z0-9_-]+", "_", name).strip("_") or "tool")[:TOOL_NAME_MAX]
+        candidate, number = base, 1
+        while candidate in taken:
+            number += 1
+            candidate = base[:TOOL_NAME_MAX - len(f"_{number}")] + f"_{number}"
+        taken.add(candidate)
+        result.append(candidate)
+    return result
+
+
+def api_parameters(schema: dict) -> dict:
+    """A tool's ``parameters`` as chat APIs take them: ``schema`` itself when it needs nothing.
+
+    * Every ``$ref`` to ``#/$defs/...`` (or ``#/definitions/...``) is replaced by
+      what it points to, and the definitions are dropped: pydantic writes them
+      for a model argument (``MCPServer`` tools), and some OpenAI-compatible
+      endpoints refuse them (issue 30).
+    * A top-level ``anyOf`` / ``oneOf`` / ``allOf`` - OpenAI: the schema must "not have
+      'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level" - is merged into the
+      object: the properties of every branch; required, what every branch
+      requires (``allOf``: what any branch requires).  The server still checks
+      the arguments against its own schema.
+    Raises:
+        ValueError: (Chinese) a ``$ref`` that refers to itself (a recursive
+            structure), to another document, or to a definition that is not there.
+    """
+    if '"$ref"' not in json.dumps(schema) and not any(key in schema for key in (*COMBINATORS, *DEFINITIONS)):
+        return schema
+    flat = _inline({key: value for key, value in schema.items() if key not in DEFINITIONS}, schema, ())
+    for keyword in COMBINATORS:
+        if isinstance(flat.get(keyword), list):
+            flat = _merged(flat, keyword)
+    return flat
+
+
+def _inline(node: Any, root: dict, seen: tuple[str, ...]) -> Any:
+    """``node`` with every ``"$ref"`` replaced by the part of ``root`` it points to (``seen``: the refs on the way)."""
+    if isinstance(node, list):
+        return [_inline(item, root, seen) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if not isinstance(ref, str):
+        return {key: _inline(value, root, seen) for key, value in node.items()}
+    if ref in seen or ref == "#":
+        raise ValueError(t("mcp.schema_ref_loop", ref=ref))
+    if not ref.startswith("#/"):
+        raise ValueError(t("mcp.schema_ref_remote", ref=ref))
+    target: Any = root
+    for part in ref[2:].split("/"):  # a JSON Pointer (RFC 6901): ~1 is "/", ~0 is "~"
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(target, dict) or part not in target:
+            raise ValueError(t("mcp.schema_ref_missing", ref=ref))
+        target = target[part]
+    if not isinstance(target, dict):
+        raise ValueError(t("mcp.schema_ref_missing", ref=ref))
+    rest = {key: value for key, value in node.items() if key != "$ref"}  # e.g. a description next to the $ref
+    return _inline({**target, **rest}, root, (*seen, ref))
+
+
+def _merged(schema: dict, keyword: str) -> dict:
+    """``schema`` with its top-level ``keyword`` (anyOf / oneOf / allOf) folded into one object schema."""
+    branches = [branch for branch in schema[keyword] if isinstance(branch, dict)]
+    merged = {key: value for key, value in schema.items() if key != keyword}
+    properties = dict(merged.get("properties") or {})
+    for branch in branches:
+        for name, value in (branch.get("properties") or {}).items():
+            properties.setdefault(name, value)
+    wanted = [name for branch in branches for name in branch.get("required", [])]
+    if keyword != "allOf":  # anyOf / oneOf: only what every branch requires
+        wanted = [name for name in wanted if all(name in branch.get("required", []) for branch in branches)]
+    required = list(dict.fromkeys([*merged.get("required", []), *wanted]))
+    merged.update(type="object", properties=properties)
+    merged.pop("required", None)
+    return {**merged, "required": required} if required else merged
+
+
+def result_text(result: types.CallToolResult) -> str:
+    """What the model reads for a ``tools/call`` result (the ``content`` of its ``role="tool"`` message).
+
+    Each content item (spec 2025-11-25, server/tools "Tool Result"), one per line, in order:
+    ``text`` as it is; an embedded ``resource`` with text as ``[资源 <uri>]`` and its text;
+    a ``resource_link`` as ``[资源链接 <uri>] <name>`` and its description;
+    an ``image``, ``audio`` or embedded binary resource as a placeholder naming
+    its MIME type and size in bytes (the model cannot see it).
+    ``structuredContent`` is added as JSON when no text item is there: the spec
+    says a tool that returns it SHOULD also return it serialized in a text item,
+    so it is not said twice.  Then ``messages.tool_content``: no text at all
+    gives the sentence "the tool returned nothing", a very long text is cut.
+    """
+    parts = [_item_text(item) for item in result.content]
+    if result.structured_content is not None and not any(item.type == "text" for item in result.content):
+        parts.append(json.dumps(result.structured_content, ensure_ascii=False))
+    return tool_content("\n".join(parts))
+
+
+def _item_text(item: Any) -> str:
+    """One content item of a tool result as text (see ``result_text``)."""
+    if item.type == "text":
+        return item.text
+    if item.type == "resource" and isinstance(item.resource, types.TextResourceContents):
+        return t("mcp.resource", uri=item.resource.uri, text=item.resource.text)
+    if item.type == "resource":
+        resource = item.resource
+        return t("mcp.blob", uri=resource.uri, mime_type=resource.mime_type or "?", size=_base64_size(resource.blob))
+    if item.type == "resource_link":
+        link = t("mcp.link", uri=item.uri, name=item.name)
+        return f"{link}\n{item.description}" if item.description else link
+    if item.type in ("image", "audio"):
+        return t(f"mcp.{item.type}", mime_type=item.mime_type, size=_base64_size(item.data))
+    return f"[{item.type}]"
+
+
+def _base64_size(data: str) -> int:
+    """How many bytes the base64 text ``data`` holds (4 characters carry 3 bytes; ``=`` pads the end)."""
+    return len(data.rstrip("=")) * 3 // 4
+
+
+def system_text(data: bytes) -> str:
+    """Bytes a program wrote (its stderr) as text.
+
+    UTF-8 if they are UTF-8; else the system's encoding (``locale.getpreferredencoding``:
+    GBK, code page 936, on Chinese Windows, where a program's output is in it);
+    else GB18030 (a superset of GBK: a GBK program on a UTF-8 system); else UTF-8
+    with U+FFFD for what cannot be read.
+    """
+    for encoding in ("utf-8", locale.getpreferredencoding(False), "gb18030"):
+        try:
+            return data.decode(encoding)
+        except (UnicodeDecodeError, LookupError):
+            continue
+    return data.decode("utf-8", errors="replace")
+
+
+def read_only(tool: types.Tool) -> bool:
+    """Whether the MCP tool says it does not change anything (``annotations.readOnlyHint`` true).
+
+    The spec (2025-11-25, server/tools ``ToolAnnotations``): ``readOnlyHint``
+    defaults to false and ``destructiveHint`` to true, so a tool that says
+    nothing may change or delete things.  Annotations are hints: a client
+    "should never make tool use decisions based on ToolAnnotations received from
+    untrusted servers" - the course believes a server that says read-only
+    (``Agent(..., approval_tools=...)`` asks about more), and nothing else.
+    """
+    return bool(tool.annotations and tool.annotations.read_only_hint is True)
+
+
 class McpTools:
     """An MCP server's tools behind ``ToolRegistry``'s interface (``names``, ``schemas()``, ``call``).
 
@@ -129,11 +340,15 @@ class McpTools:
         timeout_s: seconds each ``tools/call`` may take.
         start_timeout_s: seconds the start may take (the process, ``initialize``, ``tools/list``).
     Attributes:
-        tools: the ``mcp.types.Tool`` list of ``tools/list``.
+        tools: the ``mcp.types.Tool`` list of ``tools/list``, as the server wrote it (all of them).
+        left_out: the server's tools that are not offered, ``{server's name: why}`` (Chinese; each also
+            a ``RuntimeWarning`` at the start): an ``inputSchema`` that ``api_parameters`` cannot rewrite.
         log: every JSON-RPC message that passed, in order: dicts with ``direction``
-            ("→" to the server, "←" from it), ``id``, ``kind``, ``method`` and ``message`` (the wire's JSON).
+            ("→" to the server, "←" from it), ``id``, ``kind``, ``method`` and ``message`` (the wire's JSON;
+            a stdout line that is not JSON-RPC: kind ``"unreadable"``, ``{"error", "line"}``).
     Raises:
-        McpError: the server could not be started, or did not answer ``initialize`` and ``tools/list``.
+        McpError: the server could not be started, or did not answer ``initialize`` and ``tools/list``
+            (``McpTimeoutError`` when it took longer than ``start_timeout_s``).
     """
 
     def __init__(self, command: str | None = None, args: list[str] | None = None, *,
@@ -150,45 +365,92 @@ class McpTools:
         weakref.finalize(self, self._connection.close)  # no reference left: the server is stopped
         self.log: list[dict] = self._connection.log
         self.tools: list[types.Tool] = self._connection.start()
+        self.left_out: dict[str, str] = {}
+        self._offered: dict[str, types.Tool] = {}  # API name -> the server's tool
+        self._schemas: list[dict] = []
+        for tool, name in zip(self.tools, api_names([tool.name for tool in self.tools])):
+            self._offer(tool, name)
+        self._told_stdout = False
+        self._tell_about_stdout()
+
+    def _offer(self, tool: types.Tool, name: str) -> None:
+        """Offer ``tool`` as ``name``, with parameters an API takes; or leave it out, with a notice."""
+        schema = to_openai_tool(tool)
+        try:
+            schema["function"]["parameters"] = api_parameters(schema["function"]["parameters"])
+        except ValueError as problem:
+            self.left_out[tool.name] = str(problem)
+            warnings.warn(t("mcp.tool_left_out", name=tool.name, why=problem), RuntimeWarning, stacklevel=3)
+            return
+        schema["function"]["name"] = name
+        self._offered[name] = tool
+        self._schemas.append(schema)
 
     @property
     def names(self) -> list[str]:
-        """The tool names, in the server's order."""
-        return [tool.name for tool in self.tools]
+        """The names of the tools offered, in the server's order: the names the model sees
+        (``api_names``: the server's own, or an API-safe one for a name with ``.`` or ``/``)."""
+        return list(self._offered)
 
     def schemas(self) -> list[dict]:
-        """The tools as a chat request's ``tools`` (``to_openai_tool`` of each)."""
-        return [to_openai_tool(tool) for tool in self.tools]
+        """The tools as a chat request's ``tools``: ``to_openai_tool`` of each, with its API name and
+        ``api_parameters`` (the same as ``to_openai_tool`` for a server whose names and schemas fit)."""
+        return copy.deepcopy(self._schemas)
 
     def approval_names(self) -> list[str]:
-        """Tools a person must approve before they run (notebook 08): none; MCP does not say."""
-        return []
+        """Tools a person must approve before they run (notebook 08): every tool offered that does
+        not say it is read-only (``read_only``: MCP's ``readOnlyHint``, default false)."""
+        return [name for name, tool in self._offered.items() if not read_only(tool)]
 
     def call(self, name: str, arguments: dict | None = None) -> tuple[str, bool]:
         """Call tool ``name`` through ``tools/call``; the same contract as ``ToolRegistry.call``.
 
+        Args:
+            name: a name of ``names`` (what the model calls it), or the server's own name of that tool.
+            arguments: the tool's arguments (a dict; None = ``{}``).
         Returns:
-            ``(text, ok)``: the result's text items (``messages.tool_content``) and
-            ``not isError``; for an unknown name or arguments that are not an object,
-            a ``"错误：..."`` text and False without asking the server.  A tool's failure never raises.
+            ``(text, ok)``: the result as text (``result_text``: every content item, and
+            ``structuredContent``) and ``not isError``; for an unknown name, a tool in
+            ``left_out`` or arguments that are not an object, a ``"错误：..."`` text and
+            False without asking the server.  A tool's failure never raises.
         Raises:
-            McpError: closed, timed out, or the server went away.
+            McpTimeoutError: no answer within ``timeout_s`` (for a tool that is not read-only the
+                message says the call may still complete, and to check before calling again).
+            McpError: closed, or the server went away (the message says how to go on).
             KeyboardInterrupt: Ctrl-C while waiting (the request is abandoned; the session stays usable).
         """
-        if name not in self.names:
+        if name not in self._offered:  # the server's own name of a renamed tool
+            name = {tool.name: api_name for api_name, tool in self._offered.items()}.get(name, name)
+        if name in self.left_out:
+            return ERROR_PREFIX + t("mcp.tool_left_out", name=name, why=self.left_out[name]), False
+        if name not in self._offered:
             return ERROR_PREFIX + unknown_tool_text(name, self.names), False
         arguments = {} if arguments is None else arguments
         if not isinstance(arguments, dict):
             return t("mcp.arguments_not_object", name=name, kind=type(arguments).__name__), False
         try:
-            result = self._connection.call_tool(name, arguments)
+            result = self._connection.call_tool(self._offered[name].name, arguments)
         except MCPError as error:  # the server answered with a JSON-RPC error instead of a result
             return t("mcp.call_refused", name=name, message=error.message, code=error.code), False
-        texts = [item.text if item.type == "text" else f"[{item.type}]" for item in result.content]
-        text = tool_content("\n".join(texts))
+        except McpTimeoutError as error:
+            if read_only(self._offered[name]):
+                raise
+            raise McpTimeoutError(t("mcp.write_timeout", timeout=error, name=name)) from None
+        finally:
+            self._tell_about_stdout()
+        text = result_text(result)
         if result.is_error and not text.startswith(ERROR_PREFIX):
             text = ERROR_PREFIX + text
         return text, not result.is_error
+
+    def _tell_about_stdout(self) -> None:
+        """Once per server: a Chinese notice when it wrote lines to stdout that are not JSON-RPC."""
+        odd = [entry["message"]["line"] for entry in self.log if entry["kind"] == "unreadable"]
+        if odd and not self._told_stdout:
+            self._told_stdout = True
+            command = " ".join([self._connection.params.command, *self._connection.params.args])
+            warnings.warn(t("mcp.stdout_noise", command=command, line=shorten(odd[0], 200)),
+                          RuntimeWarning, stacklevel=3)
 
     def log_frame(self, max_chars: int | None = 100) -> pd.DataFrame:
         """``log`` as a table: one row per JSON-RPC message, its params / result / error as short JSON."""
@@ -260,7 +522,7 @@ class _Tap:
 
     def _record(self, item: Any) -> None:
         if isinstance(item, Exception):  # a line from the server that is not JSON-RPC
-            message, kind = {"error": str(item)}, "unreadable"
+            message, kind = {"error": str(item), "line": _odd_line(item)}, "unreadable"
         else:
             message = item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
             kind = ("request" if "id" in message else "notification") if "method" in message else \
@@ -285,7 +547,8 @@ class _Connection:
         self.closed = False
         self.replaced = False  # closed because a new McpTools started the same server
         self.session: ClientSession | None = None
-        self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # the server's stderr
+        self.stage = "initialize"  # the request the start waits for
+        self._stderr = tempfile.TemporaryFile("w+b")  # the server's stderr, as bytes (system_text reads them)
         self._ready: concurrent.futures.Future = concurrent.futures.Future()
         self._stop = asyncio.Event()
         self._loop = asyncio.new_event_loop()
@@ -298,13 +561,13 @@ class _Connection:
         self._thread.start()
         self._main = asyncio.run_coroutine_threadsafe(self._run(), self._loop)
         try:
-            return self._wait(self._ready, "initialize", self.start_timeout_s)
-        except (McpError, KeyboardInterrupt):
+            return self._wait(self._ready, self.start_timeout_s)
+        except KeyboardInterrupt:
             self.close()
             raise
         except BaseException as error:
             # Explained before close(), which drops the server's stderr.
-            explained = self._explain(error, "initialize", self.start_timeout_s)
+            explained = self._explain(error, self.stage, self.start_timeout_s)
             self.close()
             raise explained from None
 
@@ -319,6 +582,7 @@ class _Connection:
                     async with ClientSession(read, write, client_info=CLIENT_INFO) as session:
                         with anyio.fail_after(self.start_timeout_s):
                             await session.initialize()
+                            self.stage = "tools/list"
                             tools = (await session.list_tools()).tools
                         self.session = session
                         self._ready.set_result(tools)
@@ -338,7 +602,8 @@ class _Connection:
         """``session.call_tool`` run on the session's loop, answered within ``timeout_s``.
 
         Raises:
-            McpError: closed, timed out, or the server went away.
+            McpTimeoutError: no answer within ``timeout_s``.
+            McpError: closed, or the server went away (every later call says so too, at once).
             mcp.shared.exceptions.MCPError: the server answered with a JSON-RPC error.
             KeyboardInterrupt: Ctrl-C while waiting.
         """
@@ -347,23 +612,23 @@ class _Connection:
         request = self.session.call_tool(name, arguments, read_timeout_seconds=self.timeout_s)
         future = asyncio.run_coroutine_threadsafe(request, self._loop)
         try:
-            return self._wait(future, "tools/call", self.timeout_s)
-        except MCPError as error:
-            if error.code not in (types.REQUEST_TIMEOUT, types.CONNECTION_CLOSED):
+            return self._wait(future, self.timeout_s)
+        except (MCPError, TimeoutError) as error:
+            if isinstance(error, MCPError) and error.code not in (types.REQUEST_TIMEOUT, types.CONNECTION_CLOSED):
                 raise
             explained = self._explain(error, "tools/call", self.timeout_s)
         raise explained from None
 
-    def _wait(self, future: concurrent.futures.Future, method: str, seconds: float) -> Any:
+    def _wait(self, future: concurrent.futures.Future, seconds: float) -> Any:
         """``future``'s result, within ``seconds`` (+ a little), in short waits that Ctrl-C can interrupt.
 
-        An abandoned wait (Ctrl-C, the time is up) cancels the request; the SDK tells the server.
+        An abandoned wait (Ctrl-C, the time is up: ``TimeoutError``) cancels the request; the SDK tells the server.
         """
         deadline = time.monotonic() + seconds + 5
         try:
             while not future.done():
                 if time.monotonic() > deadline:
-                    raise McpError(t("mcp.timeout", method=method, seconds=seconds))
+                    raise TimeoutError
                 concurrent.futures.wait([future], timeout=0.1)
         except BaseException:
             future.cancel()
@@ -371,17 +636,28 @@ class _Connection:
         return future.result()
 
     def _explain(self, error: BaseException, method: str, seconds: float) -> McpError:
-        """The Chinese ``McpError`` for what went wrong with ``method`` (given ``seconds``)."""
+        """The Chinese ``McpError`` for what went wrong with ``method`` (given ``seconds``).
+
+        ``method`` is ``"tools/call"``, or the request the start waited for
+        (``"initialize"``, ``"tools/list"``): a slow start names ``start_timeout_s``.
+        """
         command = " ".join([self.params.command, *self.params.args])
+        starting = method != "tools/call"
         if isinstance(error, TimeoutError) or isinstance(error, MCPError) and error.code == types.REQUEST_TIMEOUT:
-            return McpError(t("mcp.timeout", method=method, seconds=seconds))
-        if isinstance(error, OSError) and method == "initialize":
+            if not starting:
+                return McpTimeoutError(t("mcp.timeout", method=method, seconds=seconds))
+            return McpTimeoutError(t("mcp.start_timeout", command=command, method=method, seconds=seconds,
+                                     more=seconds * MORE_TIME, stderr=self._stderr_tail()))
+        if isinstance(error, OSError) and starting:
             return McpError(t("mcp.no_command", command=command, error=f"{type(error).__name__}: {error}"))
-        self._stderr.seek(0)
-        stderr = self._stderr.read()[-STDERR_CHARS:].strip() or t("mcp.no_stderr")
         lost = isinstance(error, MCPError) and error.code == types.CONNECTION_CLOSED
         why = t("mcp.server_gone") if lost else f"{type(error).__name__}: {error}"
-        return McpError(t("mcp.failed", command=command, method=method, why=why, stderr=stderr))
+        return McpError(t("mcp.failed", command=command, method=method, why=why, stderr=self._stderr_tail()))
+
+    def _stderr_tail(self) -> str:
+        """The last ``STDERR_CHARS`` characters of the server's stderr, as text (``system_text``)."""
+        self._stderr.seek(0)
+        return system_text(self._stderr.read())[-STDERR_CHARS:].strip() or t("mcp.no_stderr")
 
     def starts(self, params: StdioServerParameters) -> bool:
         """Whether ``params`` start the same server as this one (command, args, cwd)."""
@@ -416,6 +692,13 @@ class _Connection:
         self._loop.close()
         self._stderr.close()
 
+
+
+def _odd_line(error: Exception) -> str:
+    """The stdout line an SDK parse error is about (pydantic keeps it as the error's ``input``)."""
+    details = error.errors() if callable(getattr(error, "errors", None)) else []
+    line = details[0].get("input") if details else None
+    return line if isinstance(line, str) else str(error)
 
 
 def _first(error: BaseException) -> BaseException:

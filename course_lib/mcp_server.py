@@ -14,9 +14,11 @@ What it serves is exactly what notebook 04's ``ToolRegistry`` holds
 (``tools.registry.default_registry``): get_weather, calculate,
 query_by_product_name, search_knowledge.  ``tools/list`` answers each tool's
 ``name``, ``description`` and, as ``inputSchema``, the SAME ``parameters``
-schema that notebook 03 put into a request's ``tools``.  ``tools/call`` runs
-the tool through ``ToolRegistry.call`` - the same checks, the same texts -
-and answers one text item; a call that gave no result (an unknown tool,
+schema that notebook 03 put into a request's ``tools``; its ``annotations``
+say ``readOnlyHint: true`` (none of the four changes anything), so a client
+that asks a person before a tool that may write (``McpTools.approval_names``)
+runs them at once.  ``tools/call`` runs the tool through ``ToolRegistry.call``
+- the same checks, the same texts - and answers one text item; a call that gave no result (an unknown tool,
 arguments that do not fit, the tool's ``ToolFailure``, an exception) comes
 back with ``isError: true`` and the Chinese "错误：..." sentence, so the model
 can read it, as in every loop of the course.
@@ -43,9 +45,14 @@ REGISTRY = default_registry()
 
 
 def mcp_tool(tool: Tool) -> types.Tool:
-    """One course ``Tool`` as MCP describes a tool: name, description, inputSchema (= its ``parameters``)."""
+    """One course ``Tool`` as MCP describes a tool: name, description, inputSchema (= its ``parameters``),
+    and ``annotations.readOnlyHint``: true unless the tool is marked ``needs_approval`` (it writes).
+
+    ``ToolAnnotations``: MCP specification 2025-11-25, server/tools; ``readOnlyHint`` defaults to false.
+    """
     return types.Tool(name=tool.name, description=tool.schema["function"].get("description"),
-                      input_schema=tool.parameters)
+                      input_schema=tool.parameters,
+                      annotations=types.ToolAnnotations(read_only_hint=not tool.needs_approval))
 
 
 async def list_tools(ctx, params) -> types.ListToolsResult:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import _thread
 import asyncio
 import gc
+import json
 import signal
 import sys
 import threading
@@ -112,6 +113,13 @@ def test_the_server_lists_the_course_tools_with_their_own_schemas(course_tools):
         assert tool.input_schema == course["parameters"]
         assert tool.description == course["description"]
     assert course_tools.schemas() == registry.schemas()  # the request's tools: the same as notebook 04's
+    assert json.dumps(course_tools.schemas(), ensure_ascii=False) == json.dumps(registry.schemas(), ensure_ascii=False)
+
+
+def test_the_course_tools_say_they_are_read_only_so_nothing_waits_for_approval(course_tools):
+    # Notebook 09's Agent over McpTools() runs without waiting: every course tool is read-only, on the wire.
+    listed = next(e for e in course_tools.log if e["method"] == "tools/list" and e["kind"] == "result")
+    assert all(tool["annotations"] == {"readOnlyHint": True} for tool in listed["message"]["result"]["tools"])
     assert course_tools.approval_names() == []
 
 
@@ -322,7 +330,8 @@ def test_a_server_that_dies_during_a_call(test_server):
         assert time.monotonic() - began < 5 and not alive(pid)
         # The agent still gets a tool message (run_call catches it) and its message list stays valid.
         fake = FakeLLM([{"tool_calls": [("echo", {})]}, "服务器不在了。"])
-        agent = Agent(fake.client(), "fake-model", registry=tools, tools=tools.schemas(), trace=None)
+        # The test server's tools do not say they are read-only; here nobody is asked (approval_tools=[]).
+        agent = Agent(fake.client(), "fake-model", registry=tools, tools=tools.schemas(), trace=None, approval_tools=[])
         result = agent.run("试试 echo")
         validate(agent.messages)
         assert "McpError" in agent.messages[-2]["content"] and result.answer == "服务器不在了。"
