@@ -209,7 +209,9 @@ def test_memory_stays_under_the_budget_and_keeps_system_and_pairs():
     assert len(summarize.calls) <= len(turns()), "at most one summary per turn"
     assert sum(is_summary(m) for m in memory.messages) == 1
     assert memory.dropped + len(memory) - 1 == everything  # every message is kept or summarized, once
-    assert memory.messages[-2:] == turns()[-1]
+    assert memory.messages[-1] == turns()[-1][1]
+    # the summary and the question after it go as one user message (merge_summary)
+    assert memory.messages[-2]["content"] == SUMMARY_PREFIX + memory.summaries[-1] + "\n\n" + turns()[-1][0]["content"]
     # every summary after the first folded the one before it in
     for old in summarize.calls[1:]:
         assert is_summary(old[0])
@@ -237,7 +239,7 @@ def test_a_failed_summary_loses_nothing_and_is_tried_again():
     memory.add(turns()[1][1])  # an assistant reply: no request follows it, so no summary either
     assert memory.summaries == [] and memory.tokens() > memory.budget_tokens
     memory.add(turns()[2][0])  # the next user message tries again
-    assert memory.messages == [SYSTEM, summary_message("摘要2：用户叫小明。"), turns()[2][0]]
+    assert memory.messages == [SYSTEM, user(SUMMARY_PREFIX + "摘要2：用户叫小明。\n\n北京天气怎么样？")]
     assert summarize.calls[1] == turns()[0] + turns()[1] and memory.dropped == 4
 
 
@@ -245,17 +247,19 @@ def test_count_tokens_and_keep_turns_are_the_callers():
     memory = SummaryMemory(5, FakeSummarize(), keep_turns=2, count_tokens=len)  # a budget of 5 messages
     for turn in turns()[:3]:
         memory.extend(turn)
-    assert [m["role"] for m in memory.messages] == ["user", "user", "assistant", "user", "assistant", "tool", "assistant"]
-    assert is_summary(memory.messages[0]) and memory.messages[1:] == turns()[1] + turns()[2]
+    assert [m["role"] for m in memory.messages] == ["user", "assistant", "user", "assistant", "tool", "assistant"]
+    # the summary, merged with the first kept user message, then the rest of the 2 kept turns
+    assert memory.messages[0] == user(SUMMARY_PREFIX + "摘要1：用户叫小明。\n\n" + turns()[1][0]["content"])
+    assert memory.messages[1:] == turns()[1][1:] + turns()[2]
 
 
 def test_note_usage_counts_the_real_size_of_what_was_sent():
     memory = SummaryMemory(500, FakeSummarize(), system=SYSTEM)
-    memory.add(user("你好"))
+    memory.add(user("你好，我叫小明，喜欢篮球。"))
     assert memory.tokens() == estimate_tokens(memory.messages)
     memory.note_usage(300)  # e.g. tool schemas the estimate does not see
-    memory.add(assistant("你好！"))
-    assert memory.tokens() == 300 + estimate_tokens([assistant("你好！")])
+    memory.add(assistant("你好，小明！篮球很好玩。"))
+    assert memory.tokens() == 300 + estimate_tokens([assistant("你好，小明！篮球很好玩。")])
     memory.add(user("x" * 900))  # the real count takes it over the budget: summarized
     assert memory.summaries and memory.tokens() == estimate_tokens(memory.messages)  # the record is stale now
     with pytest.raises(ValueError):
@@ -287,9 +291,10 @@ def test_memory_bad_arguments():
 
 def test_estimate_tokens_rule():
     assert estimate_tokens([user("你好")]) == 4 + 2  # CJK: 1 per character
-    assert estimate_tokens([user("hello world")]) == 4 + 3  # 11 characters / 4, rounded up
-    # a tool call: its name and arguments, 'get_weather{"city": "北京"}' = 2 CJK + 23 other characters
-    assert estimate_tokens([asks("c1")]) == 4 + 2 + 6
+    assert estimate_tokens([user("hello world")]) == 4 + 3  # 11 letters and spaces / 4, rounded up
+    # a tool call: its name and arguments, 'get_weather{"city": "北京"}' = 2 CJK + 8 ASCII punctuation
+    # (1 each) + 15 letters and spaces (/ 4, rounded up); test_memory_tokens.py has the rest of the rule
+    assert estimate_tokens([asks("c1")]) == 4 + 2 + 8 + 4
     assert estimate_tokens([ChatCompletionMessage(role="assistant", content="好")]) == 5
     assert estimate_tokens([]) == 0
 
@@ -333,7 +338,7 @@ def test_memory_with_a_model_keeps_the_first_fact_and_loses_nothing_on_errors():
     fake = FakeLLM([
         "你好，小明！",                                                    # turn 1
         httpx.Response(500, json={"error": {"message": "server busy"}}),  # the first summary fails
-        "用户叫小明，喜欢篮球。",                                            # tried again
+        "小明喜欢篮球。",                                                  # tried again
         "你喜欢篮球。",                                                    # turn 2
     ])
     client = fake.client()
@@ -352,8 +357,8 @@ def test_memory_with_a_model_keeps_the_first_fact_and_loses_nothing_on_errors():
     assert [m["content"] for m in memory.messages[1:]] == ["我叫小明，喜欢篮球，请记住。", "你好，小明！", "我喜欢什么运动？"]
     assert memory.compress() is True  # tried again by hand
     assert send() == "你喜欢篮球。"
-    assert fake.requests[-1]["messages"] == [SYSTEM, summary_message("用户叫小明，喜欢篮球。"), user("我喜欢什么运动？")]
-    assert memory.summaries == ["用户叫小明，喜欢篮球。"] and memory.dropped == 2
+    assert fake.requests[-1]["messages"] == [SYSTEM, user(SUMMARY_PREFIX + "小明喜欢篮球。\n\n我喜欢什么运动？")]
+    assert memory.summaries == ["小明喜欢篮球。"] and memory.dropped == 2
     assert len(fake.requests) == 4  # a summary alone before the latest turn is not summarized again
 
 
