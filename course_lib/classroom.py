@@ -14,8 +14,11 @@ context per slot, so the class sees the replies the lessons describe.
 * Every request must carry the class key (``Authorization: Bearer <key>``):
   llama-server answers 401 without it.  The key is made once with
   ``secrets`` and kept in ``.class-key`` at the project root (git-ignored,
-  readable by its owner only); llama-server reads it from that file
-  (``--api-key-file``), so it never appears in a process list or a log.
+  readable by its owner only).  A teacher may edit that file or write a key
+  of their own: it is read as they wrote it (``read_key``) and replaced only
+  with ``--new-key``.  llama-server reads the key from a clean copy in the
+  cache directory (``--api-key-file``; ``server_key_file``), so it never
+  appears in a process list or a log.
 * Nothing lets one student see or erase another's work: no ``/slots``
   endpoint (``--no-slots``: it would show every slot's prompt), no slot
   save/restore/erase (no ``--slot-save-path``), no web UI, no ``POST /props``
@@ -25,6 +28,14 @@ context per slot, so the class sees the replies the lessons describe.
   in one batch, and each slot keeps the prompt cache of the conversation it
   last served.
 
+However the command ends - Ctrl-C, SIGTERM, the terminal window closed
+(SIGHUP) - the server is stopped before the command exits
+(``end_like_ctrl_c``); if the command was killed outright (also Windows
+closing its console window), the guard stops it a second later
+(``server_process``), and a server left over from a crash (the guard killed
+too) is found, named and stopped by the next ``serve``
+(``ClassServer.stop_leftover``).
+
 Where the numbers come from: ``bench/classroom.py`` (``python course.py bench
 --parts classroom``) replays notebooks 01, 02 and 06 as N simulated students
 against this server; ``bench/results/classroom.md`` has the table.
@@ -33,16 +44,20 @@ against this server; ``bench/results/classroom.md`` has the table.
 from __future__ import annotations
 
 import argparse
+import codecs
 import ipaddress
 import secrets
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+import unicodedata
 from pathlib import Path
 
 from . import local_server, server_process
-from .settings import PROJECT_ROOT, load_env
+from .settings import PROJECT_ROOT, EnvFileError, load_env
 from .texts import t
 
 DEFAULT_PORT = 8766
@@ -58,25 +73,73 @@ def log_path() -> Path:
 
 
 def class_key(path: Path = KEY_FILE, new: bool = False) -> str:
-    """Return the class key, making it the first time (or when ``new``).
+    """Return the class key: the one in ``path`` as the teacher wrote it, or a new one.
 
-    A key is ``KEY_PREFIX`` + 32 hex digits from ``secrets.token_hex`` (128 bits).
-    The file holds the key on one line and is made readable by its owner only.
+    A new key is made when the file is missing or holds no key, or when
+    ``new`` (``--new-key``): ``KEY_PREFIX`` + 32 hex digits from
+    ``secrets.token_hex`` (128 bits), written on one line, the file readable by
+    its owner only.  Any other key in the file is kept, with the course's prefix
+    or without (``read_key``).
 
     Args:
         path: the key file (default ``.class-key`` at the project root, git-ignored).
         new: make a new key even if the file has one (students then need the new line).
     Returns:
         The key.
+    Raises:
+        LocalModelError: the file's key has a character no student can send (``read_key``).
     """
-    if not new and path.is_file():
-        key = path.read_text(encoding="utf-8").strip()
-        if key.startswith(KEY_PREFIX):
-            return key
-    key = KEY_PREFIX + secrets.token_hex(16)
-    path.write_text(key + "\n", encoding="utf-8")
-    path.chmod(0o600)
+    key = "" if new else read_key(path)
+    if not key:
+        key = KEY_PREFIX + secrets.token_hex(16)
+        write_key(path, key)
     return key
+
+
+def read_key(path: Path) -> str:
+    """The key in key file ``path``, read as an editor saves it ("" when the file is missing or has none).
+
+    The key is the first line that is not blank and does not start with ``#``
+    (llama-server's ``--api-key-file`` skips those too: llama.cpp
+    ``common/arg.cpp``), without a UTF-8 or UTF-16 BOM (Windows Notepad), its
+    ``\r`` (CRLF) and the spaces around it.
+
+    Raises:
+        LocalModelError: the key holds a character that is not printable ASCII
+            (a space, an invisible or Chinese character, bytes that are not
+            UTF-8): a student's client could not send it (HTTP headers are
+            ASCII; ``providers.check_key_characters``).  The message names the
+            file, the position and the character - never the key.
+    """
+    if not path.is_file():
+        return ""
+    data = path.read_bytes()
+    utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+    text = data.decode("utf-16" if utf16 else "utf-8-sig", errors="replace")
+    lines = [line.strip() for line in text.splitlines()]
+    key = next((line for line in lines if line and not line.startswith("#")), "")
+    for position, char in enumerate(key, 1):
+        if not "!" <= char <= "~":
+            name = f"U+{ord(char):04X} {unicodedata.name(char, '')}".strip()
+            raise local_server.LocalModelError(t("classroom.key_bad_char", path=path, position=position, char=name))
+    return key
+
+
+def write_key(path: Path, key: str) -> None:
+    """Write ``key`` and one ``\n`` to ``path`` (bytes: no BOM, no CRLF on Windows), readable by its owner only."""
+    path.write_bytes((key + "\n").encode("ascii"))
+    path.chmod(0o600)
+
+
+def server_key_file() -> Path:
+    """The key file llama-server reads (in the cache directory): ``serve`` writes the class key there alone.
+
+    llama-server takes every line of ``--api-key-file`` byte for byte
+    (``std::getline``: a BOM, a ``\r`` or a space would be part of the key, and
+    every student would get 401), so it is given this clean copy, not the
+    teacher's file.
+    """
+    return local_server.cache_dir() / "classroom-server.key"
 
 
 # Requests decoded together.  Measured on 2 cores (bench/results/classroom.md, 2026-12-01): with 8
@@ -158,6 +221,34 @@ class ClassServer:
         return serve_args(local_server.model_path(), self.host, self.port, self.slots, self.key_file,
                           self.cache_ram_mib)
 
+    @property
+    def state(self) -> Path:
+        """The guard's state file (``server_process``), beside the log."""
+        return self.log.with_suffix(".json")
+
+    def stop_leftover(self) -> str | None:
+        """Stop a class server that an earlier command left running (the guard killed too: a crash).
+
+        Read from the state file: only the very processes it names (pid and start
+        time), and only when the command that started them is gone.
+        Returns:
+            None when nothing was left, else the sentence that names the server
+            stopped (its pid and port).
+        Raises:
+            LocalModelError: that command is still running (another ``serve``);
+                the message names its pid and how to stop it.
+        """
+        old = server_process.read_state(self.state)
+        running = server_process.still_running(old)
+        if not running:
+            return None
+        owner = server_process.live_owner(old)
+        if owner is not None:
+            raise local_server.LocalModelError(t("classroom.already_serving", pid=owner[0], port=old.get("port")))
+        for who in running:
+            server_process.stop(who[0])
+        return t("classroom.leftover_stopped", pid=running[0][0], port=old.get("port"))
+
     def start(self) -> "ClassServer":
         """Start llama-server (its output appended to ``log``).
 
@@ -168,10 +259,9 @@ class ClassServer:
         if local_server.health(root=self.root) is not None:
             raise local_server.LocalModelError(t("classroom.port_busy", port=self.port))
         args = self.args()
-        state = self.log.with_suffix(".json")
         # Under a guard whose one owner is this process: the server stops when this command
         # ends, however it ends (server_process.py), on every OS.
-        self.process = server_process.start_guarded(args, state, self.log, owners=True, extra={"port": self.port})
+        self.process = server_process.start_guarded(args, self.state, self.log, owners=True, extra={"port": self.port})
         return self
 
     def wait(self, timeout: float = START_TIMEOUT_S) -> None:
@@ -204,22 +294,33 @@ class ClassServer:
         self.stop()
 
 
-def serve(host: str = "0.0.0.0", port: int = DEFAULT_PORT, slots: int | None = None, new_key: bool = False) -> int:
+def serve(host: str = "0.0.0.0", port: int = DEFAULT_PORT, slots: int | None = None, new_key: bool = False,
+          key_file: Path = KEY_FILE) -> int:
     """``python course.py serve``: start the class server, print the students' ``.env`` lines, run until Ctrl-C.
 
+    A server an earlier command left running is stopped first (``ClassServer.stop_leftover``).
+
+    Args:
+        host, port, slots: see ``ClassServer``.  new_key: make a new class key.
+        key_file: the teacher's class key file (``class_key``).
     Returns:
-        The exit status: 0 after Ctrl-C, 1 when the server could not start.
+        The exit status: 0 after Ctrl-C (or SIGTERM / SIGHUP, see ``end_like_ctrl_c``),
+        1 when the server could not start.
     """
-    key = class_key(new=new_key)
-    server = ClassServer(host, port, slots)
+    server = ClassServer(host, port, slots, key_file=server_key_file())
     try:
-        return _serve(server, host, port, key)
+        return _serve(server, host, port, new_key, key_file)
     finally:
         server.stop()  # whatever ended the command (the guard also stops it if this process is killed)
 
 
-def _serve(server: "ClassServer", host: str, port: int, key: str) -> int:
+def _serve(server: "ClassServer", host: str, port: int, new_key: bool, key_file: Path) -> int:
     try:
+        leftover = server.stop_leftover()  # before a new key is made: another serve may still use the old one
+        if leftover:
+            print(leftover, flush=True)
+        key = class_key(key_file, new=new_key)
+        write_key(server.key_file, key)
         server.start()
         print(t("classroom.starting", slots=server.slots, model=local_server.MODEL_ALIAS, log=server.log), flush=True)
         server.wait()
@@ -237,8 +338,9 @@ def _serve(server: "ClassServer", host: str, port: int, key: str) -> int:
         others = t("classroom.other_addresses", addresses=", ".join(addresses[1:])) if len(addresses) > 1 else ""
     else:
         shown, others = host, ""
+    shown_file = key_file.name if key_file.parent == PROJECT_ROOT else key_file
     print(t("classroom.ready", lines=env_lines(f"http://{shown}:{port}/v1", key), others=others,
-            port=port, key_file=KEY_FILE.name), flush=True)
+            port=port, key_file=shown_file), flush=True)
     try:
         while server.process.poll() is None:
             time.sleep(0.5)
@@ -250,17 +352,43 @@ def _serve(server: "ClassServer", host: str, port: int, key: str) -> int:
     return 1
 
 
+def end_like_ctrl_c() -> None:
+    """Make every signal that ends this command end it as Ctrl-C does: the server is stopped first.
+
+    By default SIGTERM (``kill``, a service manager) and SIGHUP (the terminal
+    window closed) end Python at once, without ``finally``, and the server
+    stayed on the LAN until the guard noticed.  Here they raise
+    ``KeyboardInterrupt`` (``signal.default_int_handler``).  Only the signals this
+    OS has: SIGHUP is POSIX only; Windows has SIGBREAK (Ctrl-Break; its C
+    runtime raises it for the console's close event too, but Windows may end
+    the process before Python's handler runs - then the guard stops the server,
+    as for any killed command; not tested on Windows).  Python sets handlers
+    from the main thread only; elsewhere nothing changes.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for name in ("SIGTERM", "SIGHUP", "SIGBREAK"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.default_int_handler)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Command line: ``python -m course_lib.classroom [--host H] [--port P] [--slots N] [--new-key]``."""
+    """Command line: ``python -m course_lib.classroom [--host H] [--port P] [--slots N] [--new-key] [--key-file F]``."""
     parser = argparse.ArgumentParser(prog="python course.py serve", description=__doc__.split("\n")[0])
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)
     parser.add_argument("--slots", type=int, default=None,
                         help=f"requests decoded together (default {DEFAULT_SLOTS}; bench/results/classroom.md)")
     parser.add_argument("--new-key", action="store_true", help="make a new class key (students need the new line)")
+    parser.add_argument("--key-file", type=Path, default=KEY_FILE, help=f"the class key file (default {KEY_FILE.name})")
     opts = parser.parse_args(argv)
-    load_env()
-    return serve(opts.host, opts.port, opts.slots, opts.new_key)
+    end_like_ctrl_c()
+    try:
+        load_env()
+    except EnvFileError as exc:
+        print(t("providers.error_line", error=exc), file=sys.stderr)
+        return 1
+    return serve(opts.host, opts.port, opts.slots, opts.new_key, opts.key_file)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,13 @@ The student's machine: a loopback base URL (``localhost``, ``127.0.0.1``,
 through a proxy from ``HTTP_PROXY``/``HTTPS_PROXY``/``ALL_PROXY``; for a remote
 provider such a proxy is used, and a failure names the variable
 (``proxy_variable``).  ``RestartingTransport`` starts the local server again
-if it died mid-lesson.
+if it died mid-lesson; a class server that restarted mid-request gets a
+sentence that says so (``classroom_error``).
+
+A base URL that the server redirects (``http://`` to ``https://`` or the
+reverse) breaks the chat request: httpx turns the POST into a GET after a
+301/302/303, and drops the key on a redirect to another origin.  The error
+names the redirect and the ``COURSE_BASE_URL`` line to write (``redirect_error``).
 
 A "provider" here is a ``providers.Provider`` (its ``base_url``, ``preset``,
 ``api_key``, ``key_source`` and ``is_classroom`` are read).
@@ -51,6 +57,9 @@ REQUEST_TIMEOUT_S = 120.0  # one request; a 1.5B model on 2 cores can take a whi
 # (bench/results/classroom.md: the longest wait measured, and when a class needs a bigger machine).
 CLASSROOM_TIMEOUT_S = 600.0
 WEB_PAGE_SHOWN_CHARS = 120  # how much of a web page an error quotes
+CHAT_PATH = "/chat/completions"  # what the SDK adds to the base URL for a chat request
+# What httpx raises when the connection breaks after the request was sent: a server stopped mid-request.
+DROPPED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 
 
 
@@ -119,7 +128,48 @@ def _stream_options_rejected(request: httpx.Request, response: httpx.Response) -
 
 
 def _is_chat_request(request: httpx.Request) -> bool:
-    return request.method == "POST" and request.url.path.rstrip("/").endswith("/chat/completions")
+    return request.method == "POST" and request.url.path.rstrip("/").endswith(CHAT_PATH)
+
+
+class RedirectError(openai.APIStatusError):
+    """A chat request that the server redirected and that then failed; the message says what to write in ``.env``."""
+
+
+def redirect_error(request: httpx.Request, response: httpx.Response) -> RedirectError | None:
+    """The error for a chat request that a redirect broke, or None.
+
+    httpx follows redirects as browsers do (RFC 9110 §15.4): after a 301, 302
+    or 303 the POST comes back as a GET (llama-server and vLLM answer 405), and
+    the ``Authorization`` header is dropped on a redirect to another origin
+    (https to http, another host).  That is what an ``http://`` base URL meets
+    at a server that redirects to ``https://`` (nginx ``return 301``), or the
+    reverse.  A 307/308 that keeps the POST and succeeds is left alone, and a
+    redirect to a web page (a campus login) is ``web_page_error``'s.
+
+    Args:
+        request: the chat request sent.  response: the last answer, after the redirects.
+    Returns:
+        None when nothing was redirected, or the redirected request succeeded as
+        a POST; else a ``RedirectError`` (an ``openai.APIStatusError`` with the
+        last status) naming the URL asked, where it was sent, the redirect's
+        status, and the ``COURSE_BASE_URL=`` line to write (the new location
+        without ``/chat/completions``; when the new location is not a chat
+        endpoint, no line but what to check).
+    """
+    if not response.history or not _is_chat_request(request):
+        return None
+    if response.request.method == "POST" and response.status_code < 400:
+        return None
+    first, final = response.history[0], response.request.url
+    fields = {"url": str(request.url), "location": str(final), "status": first.status_code,
+              "final": response.status_code}
+    fixed = str(final.copy_with(query=None)).rstrip("/")
+    if fixed.endswith(CHAT_PATH):
+        text = t("providers.redirected", fixed=fixed[:-len(CHAT_PATH)], **fields)
+    else:
+        text = t("providers.redirected_elsewhere", **fields)
+    response.read()
+    return RedirectError(text, response=response, body=None)
 
 
 def web_page_error(request: httpx.Request, response: httpx.Response) -> openai.APIResponseValidationError | None:
@@ -162,7 +212,8 @@ class CourseHttpClient(httpx.Client):
     ``request_kwargs``); when the server answers 400 to ``stream_options``
     it remembers that for this base URL and sends the request again without
     it; a connection failure through an environment proxy names the variable;
-    a web page instead of a chat completion raises ``web_page_error``'s error.
+    a redirect that broke the chat request raises ``redirect_error``'s error; a
+    web page instead of a chat completion raises ``web_page_error``'s error.
 
     Args:
         provider: the ``Provider`` whose rules and ``extra_body`` apply.
@@ -207,16 +258,18 @@ class CourseHttpClient(httpx.Client):
                 raise
             note = t("providers.proxy_used", var=var, host=request.url.host)
             raise type(exc)(f"{exc}（{note}）", request=request) from exc
-        except httpx.TimeoutException as exc:
+        except (httpx.TimeoutException, *DROPPED) as exc:
             if self.course_provider.is_classroom:
                 raise classroom_error(self.course_provider, request, exc) from exc
             raise
-        if self.course_provider.is_classroom and response.status_code in (401, 503):
-            raise classroom_error(self.course_provider, request, response)
-        error = web_page_error(request, response)
+        if self.course_provider.is_classroom:  # a stream the server stops half-way: the same sentence
+            response.stream = ClassroomStream(response.stream, self.course_provider, request)
+        error = web_page_error(request, response) or redirect_error(request, response)
         if error is not None:
             response.close()
             raise error
+        if self.course_provider.is_classroom and response.status_code in (401, 503):
+            raise classroom_error(self.course_provider, request, response)
         return response
 
 
@@ -233,12 +286,14 @@ def classroom_error(provider: Any, request: httpx.Request,
     Args:
         provider: the classroom provider.  request: the request that failed.
         problem: a 401 or 503 response, or the httpx exception (connection
-            failed, timed out).
+            failed, timed out, or broken mid-request: ``DROPPED``).
     Returns:
         ``openai.AuthenticationError`` (401: key missing or refused),
         ``openai.InternalServerError`` (503: the server is still loading the model),
-        ``openai.APITimeoutError`` (no answer within the timeout: the class queue)
-        or ``openai.APIConnectionError`` (the server cannot be reached).
+        ``openai.APITimeoutError`` (no answer within the timeout: the class queue),
+        ``openai.APIConnectionError`` saying the server restarted (the connection
+        broke after the request was sent: the teacher stopped or restarted the
+        server; the next request opens a new connection) or that it cannot be reached.
     """
     url = provider.base_url
     if isinstance(problem, httpx.Response):
@@ -262,7 +317,29 @@ def classroom_error(provider: Any, request: httpx.Request,
         error.message = t("providers.classroom_timeout", url=url, seconds=timeout)
         error.args = (error.message,)
         return error
+    if isinstance(problem, DROPPED):
+        return openai.APIConnectionError(message=t("providers.classroom_dropped", url=url), request=request)
     return openai.APIConnectionError(message=t("providers.classroom_unreachable", url=url), request=request)
+
+
+class ClassroomStream(httpx.SyncByteStream):
+    """A class server's response body whose break mid-way (``DROPPED``) is ``classroom_error``'s error.
+
+    A streamed reply is read after ``send`` has returned, so the SDK's stream,
+    not ``send``, would meet the broken connection, as a bare httpx error.
+    """
+
+    def __init__(self, stream: Any, provider: Any, request: httpx.Request):
+        self.stream, self.provider, self.request = stream, provider, request
+
+    def __iter__(self):
+        try:
+            yield from self.stream
+        except DROPPED as exc:
+            raise classroom_error(self.provider, self.request, exc) from exc
+
+    def close(self) -> None:
+        self.stream.close()
 
 
 class RestartingTransport(httpx.HTTPTransport):

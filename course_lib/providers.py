@@ -61,8 +61,8 @@ import httpx
 import openai
 
 from . import local_server
-from .http_client import (CLASSROOM_TIMEOUT_S, REQUEST_TIMEOUT_S, CourseHttpClient, RestartingTransport,
-                          is_local_network, proxy_variable, socks_variable)
+from .http_client import (CHAT_PATH, CLASSROOM_TIMEOUT_S, REQUEST_TIMEOUT_S, CourseHttpClient, RedirectError,
+                          RestartingTransport, is_local_network, proxy_variable, socks_variable)
 from .messages import request_kwargs
 from .replies import read_reply
 from .request_log import RequestLog
@@ -206,7 +206,6 @@ def extra_body_from_env() -> dict:
 
 # The raw COURSE_BASE_URL values already told that their /chat/completions was cut off (said once each).
 _CUT_BASE_URLS: set[str] = set()
-CHAT_PATH = "/chat/completions"
 
 
 def base_url_from_env() -> str:
@@ -432,6 +431,8 @@ def _what_to_do(exc: openai.APIError, provider: Provider, client: openai.OpenAI)
     if provider.is_classroom and isinstance(exc, (openai.AuthenticationError, openai.APIConnectionError,
                                                   openai.InternalServerError)):
         return exc.message  # CourseHttpClient said it already (classroom_error)
+    if isinstance(exc, RedirectError):
+        return exc.message  # the redirect and the line to write (http_client.redirect_error)
     if isinstance(exc, openai.AuthenticationError):
         key_env = provider.preset.key_env or "COURSE_API_KEY"
         source = provider.key_source or source_of(key_env) or SOURCE_DOTENV

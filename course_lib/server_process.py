@@ -144,6 +144,20 @@ def write_state(path: Path, state: dict) -> None:
             time.sleep(0.05)
 
 
+def still_running(state: dict) -> list[list]:
+    """The server and the guard a state file names that are still running: ``[identity, ...]``, server first.
+
+    Only the very processes recorded (pid and start time, ``"server"`` and
+    ``"guard"``), never another one that got the same number since.
+    """
+    return [who for who in (state.get("server"), state.get("guard")) if alive(who)]
+
+
+def live_owner(state: dict) -> list | None:
+    """The first owner in a state file that is still running (its ``identity``), or None."""
+    return next((who for who in state.get("owners") or [] if alive(who)), None)
+
+
 def add_owner(path: Path, who: list | None = None) -> None:
     """Record process ``who`` (default this one, ``identity()``) as a user of the server; call it under ``locked``."""
     state = read_state(path)
@@ -170,8 +184,10 @@ def start_guarded(command: list[str], state: Path, log: Path, owners: bool = Tru
         extra: more fields for the state file (port, model, engine).
     Returns:
         The guard's ``Popen`` (it exits with the server's exit status, or 0 when it stopped the
-        server).  The state file then holds ``{"pid": guard pid, "owners": [...] or None,
-        "command": [...], **extra}``, and the guard adds ``"server_pid"`` once the server runs.
+        server).  The state file then holds ``{"pid": guard pid, "guard": identity of the guard,
+        "owners": [...] or None, "command": [...], **extra}``, and the guard adds ``"server_pid"``
+        and ``"server"`` (the server's ``identity``) once the server runs: so a later start can
+        tell a server left over from a crash from another process that got the same number.
     Raises:
         OSError: the guard could not be started (e.g. no such program).
     """
@@ -183,7 +199,7 @@ def start_guarded(command: list[str], state: Path, log: Path, owners: bool = Tru
         guard = subprocess.Popen([sys.executable, "-m", "course_lib.server_process", "guard", str(state), "--", *command],
                                  stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                  cwd=str(Path(__file__).resolve().parent.parent), **detached_options())
-    write_state(state, {**read_state(state), "pid": guard.pid})
+    write_state(state, {**read_state(state), "pid": guard.pid, "guard": identity(guard.pid)})
     return guard
 
 
@@ -200,7 +216,7 @@ def guard(state: Path, command: list[str], poll: float = POLL_S) -> int:
             signal.signal(getattr(signal, name), lambda *_: asked.append(True))
     server = subprocess.Popen(command, stdin=subprocess.DEVNULL)
     with contextlib.suppress(OSError):
-        write_state(state, {**read_state(state), "server_pid": server.pid})
+        write_state(state, {**read_state(state), "server_pid": server.pid, "server": identity(server.pid)})
     while server.poll() is None:
         owners = read_state(state).get("owners")
         if asked or (owners is not None and not any(alive(o) for o in owners)):

@@ -30,6 +30,13 @@ Notepad and ``Set-Content -Encoding utf8`` write a UTF-8 BOM); anything else
 that is not UTF-8 (a GBK file from a Chinese Windows editor) is an
 ``EnvFileError`` that names the file and the line and says how to save it as
 UTF-8 (``read_env_text``).
+
+The file's name
+---------------
+Only a file named exactly ``.env`` is read.  When there is none but one that
+was meant to be it - ``.env.txt`` (Windows hides the extension Notepad added),
+``env`` - ``load_env`` raises an ``EnvFileError`` that names it and says how to
+rename it, instead of silently using no settings.
 """
 
 from __future__ import annotations
@@ -103,6 +110,31 @@ def read_env_text(file: str | os.PathLike) -> str:
     raise EnvFileError(t("settings.dotenv_not_utf8", path=Path(file), line=line))
 
 
+def misnamed_dotenv(folder: Path) -> Path | None:
+    """A file in ``folder`` that was meant to be its ``.env``, when there is no ``.env``.
+
+    Windows Explorer hides known extensions, so Notepad's ``.env`` is really
+    ``.env.txt``; older Explorers refused names that start with a dot, so people
+    wrote ``env``; on a case-sensitive disk ``.ENV`` is not ``.env``.  A folder
+    named ``env`` is a virtual environment (``python -m venv env``): not counted.
+    (``setup_check.misnamed_dotenv`` is the same check for the set-up, which runs
+    before python-dotenv is installed.)
+
+    Returns:
+        The file whose name without trailing ``.txt`` is ``env`` or ``.env`` in
+        any case, or None when ``.env`` exists or there is no such file.
+    """
+    if (folder / ".env").is_file() or not folder.is_dir():
+        return None
+    for path in sorted(folder.iterdir()):
+        name = path.name.lower()
+        while name.endswith(".txt"):
+            name = name[:-len(".txt")]
+        if name in ("env", ".env") and path.is_file():
+            return path
+    return None
+
+
 def load_env(path: str | os.PathLike | None = None) -> bool:
     """Load ``.env`` (default: the project root's) into ``os.environ``; ``.env`` wins.
 
@@ -118,11 +150,16 @@ def load_env(path: str | os.PathLike | None = None) -> bool:
         True if a file was read.
     Raises:
         EnvFileError: the file is not UTF-8 (nor UTF-16 / UTF-8 with a BOM),
-            see ``read_env_text``; nothing is changed then.
+            see ``read_env_text``; or there is no ``.env`` but a file meant to be
+            it (``.env.txt``, ``env``: ``misnamed_dotenv``), named with
+            how to rename it.  Nothing is changed then.
     """
     if os.environ.get("COURSE_IGNORE_DOTENV") == "1":  # the test suite pins the local model
         return False
     file = Path(path or PROJECT_ROOT / ".env")
+    misnamed = misnamed_dotenv(file.parent) if file.name == ".env" else None
+    if misnamed is not None:
+        raise EnvFileError(t("settings.dotenv_misnamed", root=file.parent, name=misnamed.name))
     text = read_env_text(file) if file.is_file() else ""
     values = {k: v for k, v in dotenv_values(stream=io.StringIO(text)).items() if v is not None}
     for name in list(_FROM_DOTENV):

@@ -229,6 +229,35 @@ def dotenv_value(name: str, dotenv: Path = ROOT / ".env") -> str | None:
     return value
 
 
+def misnamed_dotenv(folder: Path) -> Path | None:
+    """A file in ``folder`` that was meant to be its ``.env`` (``.env.txt``, ``env`` ...), when there is no ``.env``.
+
+    The same check as ``settings.misnamed_dotenv`` (see there why such names
+    happen), here with the standard library only, for the set-up: the set-up's
+    mode depends on ``.env``'s ``COURSE_PROVIDER``.  A folder named ``env`` (a
+    virtual environment) does not count.
+
+    Returns:
+        The file whose name without trailing ``.txt`` is ``env`` or ``.env`` in
+        any case, or None when ``.env`` exists or there is no such file.
+    """
+    if (folder / ".env").is_file() or not folder.is_dir():
+        return None
+    for path in sorted(folder.iterdir()):
+        name = path.name.lower()
+        while name.endswith(".txt"):
+            name = name[:-len(".txt")]
+        if name in ("env", ".env") and path.is_file():
+            return path
+    return None
+
+
+def check_dotenv_name() -> list[str]:
+    """A problem when the project's ``.env`` was saved under another name (``misnamed_dotenv``)."""
+    found = misnamed_dotenv(ROOT)
+    return [t("settings.dotenv_misnamed", root=ROOT, name=found.name)] if found else []
+
+
 def env_provider(dotenv: Path = ROOT / ".env") -> str:
     """The ``COURSE_PROVIDER`` the course will use: ``.env`` wins over the environment, default ``local``.
 
@@ -260,7 +289,7 @@ def build_kind(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
 
 def run(install: bool, build: bool, local_model: bool) -> list[str]:
     """All problems for this set-up (an empty list when everything is there)."""
-    problems: list[str] = []
+    problems: list[str] = check_dotenv_name()  # the set-up mode depends on .env: read the one meant
     needs: list[tuple[Path, int, str]] = []
     if install:
         problems += check_python()

@@ -51,12 +51,13 @@ KEY_PATTERNS: dict[str, re.Pattern] = {
 
 def class_keys() -> list[str]:
     """The class key(s) made on this machine (``.class-key``, git-ignored): their exact text is searched too."""
-    from course_lib.classroom import KEY_FILE
+    from course_lib.classroom import KEY_FILE, read_key
 
     try:
-        return [line.strip() for line in KEY_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
-    except OSError:
-        return []
+        key = read_key(KEY_FILE)  # as the class server reads it: a Notepad BOM or CRLF is not part of the key
+    except Exception:  # noqa: BLE001 - a key no client could send (LocalModelError): its raw lines are searched instead
+        return [line.strip() for line in KEY_FILE.read_text(encoding="utf-8-sig").splitlines() if line.strip()]
+    return [key] if key else []
 
 
 def masked(secret: str) -> str:

@@ -365,3 +365,84 @@ def test_variant_raw_sdk_call_with_stop_to_o4_mini_and_other_models_keep_stop():
     plain = FakeLLM(["好的"])  # a model that takes stop sequences: they are sent
     course_client(plain, provider).chat.completions.create(model="gpt-4o-mini", messages=QUESTION, stop=["Observation:"])
     assert plain.requests[0]["stop"] == ["Observation:"]
+
+
+# --------------------------------------------------------------------------- 9. a base URL that the server redirects (issue 30)
+
+
+def redirecting(fake, to_scheme: str, status: int = 301):
+    """A server behind a redirect (nginx ``return 301 https://$host$request_uri``): every request to the
+    other scheme is sent to ``to_scheme``; there the chat endpoint answers POST only (405 to GET, as
+    llama-server and vLLM do)."""
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.scheme != to_scheme:
+            return httpx.Response(status, headers={"location": str(request.url.copy_with(scheme=to_scheme))})
+        if request.method != "POST":
+            return httpx.Response(405, json={"error": {"message": "Method Not Allowed", "code": 405}})
+        return fake(request)
+    return handler
+
+
+def test_http_redirected_to_https_names_the_redirect_and_the_line_to_write():
+    """``COURSE_BASE_URL=http://…`` to a server that redirects to https: a 301 turns the POST into a GET,
+    and the student saw a bare 405 Method Not Allowed."""
+    fake = FakeLLM(["好的"])
+    provider = fake_provider(base_url="http://fake.local/v1")
+    client = get_client(provider, transport=httpx.MockTransport(redirecting(fake, "https")), max_retries=0)
+    with pytest.raises(openai.APIStatusError) as err:
+        client.chat.completions.create(model="fake-model", messages=QUESTION)
+    text = str(err.value)
+    assert "http://fake.local/v1/chat/completions" in text and "https://fake.local/v1/chat/completions" in text
+    assert "301" in text and "COURSE_BASE_URL=https://fake.local/v1" in text and ".env" in text
+    assert fake.requests == []  # the chat request never reached the server as a chat request
+    with pytest.raises(ProviderError) as err:  # notebook 00's ping: the same sentence, not "HTTP 405"
+        ping(client, provider)
+    assert "COURSE_BASE_URL=https://fake.local/v1" in str(err.value) and "返回了 HTTP 405" not in str(err.value)
+
+
+def test_variant_https_redirected_to_http_and_a_streamed_request():
+    """The reverse (a 302 from https to http, e.g. a school gateway), asked by a streaming chat box."""
+    fake = FakeLLM(["好的"])
+    provider = fake_provider(base_url="https://fake.local/v1", key=FAKE_KEY)
+    client = get_client(provider, transport=httpx.MockTransport(redirecting(fake, "http", 302)), max_retries=0)
+    chat = ChatSession(client, "fake-model")
+    assert chat.send("你好", on_token=lambda piece: None) is None
+    assert "302" in chat.error and "COURSE_BASE_URL=http://fake.local/v1" in chat.error
+    assert_no_key(chat.error)
+
+
+def test_variant_a_redirect_that_keeps_the_post_still_works():
+    """307/308 keep the method and the body (RFC 9110 §15.4.8): nothing to report."""
+    fake = FakeLLM(["好的"])
+    client = get_client(fake_provider(base_url="http://fake.local/v1"),
+                        transport=httpx.MockTransport(redirecting(fake, "https", 308)), max_retries=0)
+    reply = client.chat.completions.create(model="fake-model", messages=QUESTION)
+    assert reply.choices[0].message.content == "好的"
+
+
+def test_variant_a_redirect_to_another_path_names_it_without_a_line_to_copy():
+    """A server that sends every old URL to its home page: that URL is not a COURSE_BASE_URL."""
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path != "/":
+            return httpx.Response(301, headers={"location": "https://fake.local/"})
+        return httpx.Response(404, json={"error": "not found"})
+
+    client = get_client(fake_provider(), transport=httpx.MockTransport(handler), max_retries=0)
+    with pytest.raises(openai.APIStatusError) as err:
+        client.chat.completions.create(model="fake-model", messages=QUESTION)
+    text = str(err.value)
+    assert "https://fake.local/" in text and "301" in text and "/v1" in text and "COURSE_BASE_URL" in text
+    assert "COURSE_BASE_URL=https://fake.local" not in text
+
+
+def test_variant_a_redirect_to_a_login_page_is_still_the_web_page_sentence():
+    """A campus gateway's login page: the web page sentence (log in first) says more than the redirect."""
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "fake.local":
+            return httpx.Response(302, headers={"location": "https://login.campus.test/portal?from=x"})
+        return httpx.Response(200, headers={"content-type": "text/html"}, content=b"<html>login</html>")
+
+    client = get_client(fake_provider(), transport=httpx.MockTransport(handler), max_retries=0)
+    with pytest.raises(openai.APIError) as err:
+        client.chat.completions.create(model="fake-model", messages=QUESTION)
+    assert "网页" in str(err.value) and "登录" in str(err.value) and "<html>login</html>" in str(err.value)
