@@ -7,9 +7,9 @@ The list is in import order: a module imports only modules above it (a package
 runs back up (tests/test_package_map.py checks it).
 
 texts           every sentence a student sees (errors, hints, titles)       [all]
-settings        the project root, the cache folder and the .env file         [00]
 platforms       which engine serves the model on this OS / CPU (stdlib only) [00]
 setup_check     the set-up's pre-checks (standard library only)             [00]
+settings        the project root, the cache folder and the .env file         [00]
 server_process  start / watch / stop the model server on every OS (guard)   [00]
 windows_engine  llama.cpp's Windows release from PyPI, unpacked             [00]
 xllamacpp_server  the xllamacpp engine with llama-server's flags (macOS)   [00]

@@ -48,6 +48,7 @@ from pathlib import Path
 
 from dotenv import dotenv_values
 
+from .setup_check import misnamed_dotenv  # standard library only: the set-up runs it before python-dotenv exists
 from .texts import t  # texts imports nothing from course_lib, so no import cycle
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -110,31 +111,6 @@ def read_env_text(file: str | os.PathLike) -> str:
     raise EnvFileError(t("settings.dotenv_not_utf8", path=Path(file), line=line))
 
 
-def misnamed_dotenv(folder: Path) -> Path | None:
-    """A file in ``folder`` that was meant to be its ``.env``, when there is no ``.env``.
-
-    Windows Explorer hides known extensions, so Notepad's ``.env`` is really
-    ``.env.txt``; older Explorers refused names that start with a dot, so people
-    wrote ``env``; on a case-sensitive disk ``.ENV`` is not ``.env``.  A folder
-    named ``env`` is a virtual environment (``python -m venv env``): not counted.
-    (``setup_check.misnamed_dotenv`` is the same check for the set-up, which runs
-    before python-dotenv is installed.)
-
-    Returns:
-        The file whose name without trailing ``.txt`` is ``env`` or ``.env`` in
-        any case, or None when ``.env`` exists or there is no such file.
-    """
-    if (folder / ".env").is_file() or not folder.is_dir():
-        return None
-    for path in sorted(folder.iterdir()):
-        name = path.name.lower()
-        while name.endswith(".txt"):
-            name = name[:-len(".txt")]
-        if name in ("env", ".env") and path.is_file():
-            return path
-    return None
-
-
 def load_env(path: str | os.PathLike | None = None) -> bool:
     """Load ``.env`` (default: the project root's) into ``os.environ``; ``.env`` wins.
 
@@ -151,7 +127,7 @@ def load_env(path: str | os.PathLike | None = None) -> bool:
     Raises:
         EnvFileError: the file is not UTF-8 (nor UTF-16 / UTF-8 with a BOM),
             see ``read_env_text``; or there is no ``.env`` but a file meant to be
-            it (``.env.txt``, ``env``: ``misnamed_dotenv``), named with
+            it (``.env.txt``, ``env``: ``setup_check.misnamed_dotenv``), named with
             how to rename it.  Nothing is changed then.
     """
     if os.environ.get("COURSE_IGNORE_DOTENV") == "1":  # the test suite pins the local model

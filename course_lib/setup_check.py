@@ -232,10 +232,13 @@ def dotenv_value(name: str, dotenv: Path = ROOT / ".env") -> str | None:
 def misnamed_dotenv(folder: Path) -> Path | None:
     """A file in ``folder`` that was meant to be its ``.env`` (``.env.txt``, ``env`` ...), when there is no ``.env``.
 
-    The same check as ``settings.misnamed_dotenv`` (see there why such names
-    happen), here with the standard library only, for the set-up: the set-up's
-    mode depends on ``.env``'s ``COURSE_PROVIDER``.  A folder named ``env`` (a
-    virtual environment) does not count.
+    Windows Explorer hides known extensions, so Notepad's ``.env`` is really
+    ``.env.txt``; older Explorers refused names that start with a dot, so people
+    wrote ``env``; on a case-sensitive disk ``.ENV`` is not ``.env``.  A folder
+    named ``env`` is a virtual environment (``python -m venv env``): not counted.
+    Standard library only: the set-up runs it before python-dotenv is installed
+    (its mode depends on ``.env``'s ``COURSE_PROVIDER``), and
+    ``settings.load_env`` uses the same function for the notebooks.
 
     Returns:
         The file whose name without trailing ``.txt`` is ``env`` or ``.env`` in

@@ -14,6 +14,9 @@ from typing import Any
 
 import httpx
 
+from course_lib.tools import WEATHER_TOOL, get_weather
+from course_lib.tools.registry import Tool, ToolRegistry
+
 from course_lib.checkers.scripted import ScriptedModel
 
 
@@ -138,3 +141,23 @@ def relay_stream_options_check(body: dict) -> str | None:
     if "stream_options" in body:
         return "Unknown parameter: 'stream_options'"
     return None
+
+
+# The approval tests' shop (test_approval.py, test_approval_gate.py): one read tool, one write tool.
+ORDER_SCHEMA = {"type": "function", "function": {
+    "name": "place_order", "description": "下单",
+    "parameters": {"type": "object", "properties": {"product_id": {"type": "string"}, "quantity": {"type": "integer"}},
+                   "required": ["product_id", "quantity"]}}}
+
+
+def shop():
+    """A read tool and a write tool that needs approval and records every write it makes: ``(written, registry)``."""
+    written: list[dict] = []
+
+    def place_order(product_id: str, quantity: int) -> str:
+        written.append({"product_id": product_id, "quantity": quantity})
+        return json.dumps({"order_id": len(written), "product_id": product_id, "quantity": quantity})
+
+    registry = ToolRegistry([Tool("get_weather", get_weather, WEATHER_TOOL),
+                             Tool("place_order", place_order, ORDER_SCHEMA, needs_approval=True)])
+    return written, registry

@@ -1,4 +1,4 @@
-"""What several test files need from the machine they run on: is this CI, a free loopback port, skip or fail.
+"""What several test files need from the machine they run on: is this CI, a free loopback port, skip or fail, wait.
 
 Tests that need a program the machine may lack (Chromium, Wine, the model)
 skip on a developer's machine and fail in CI (``CI=true``), where .ci/run
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import socket
+import time
+from collections.abc import Callable
 
 import pytest
 
@@ -30,3 +32,13 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def wait_until(condition: Callable[[], object], seconds: float = 15.0) -> bool:
+    """Poll ``condition`` every 0.05 s until it is true or ``seconds`` have passed; its last truth value."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return bool(condition())

@@ -9,32 +9,13 @@ import json
 
 import pytest
 
-from fakes import FakeLLM
+from fakes import ORDER_SCHEMA, FakeLLM, shop
 
 from course_lib.agent import REJECTED_TEXT, Agent
 from course_lib.approval import Decision, approve, by_argument, edit, reject
 from course_lib.messages import validate
 from course_lib.records import ToolCallsStep, WaitingStep
-from course_lib.tools import WEATHER_TOOL, get_weather
-from course_lib.tools.registry import Tool, ToolRegistry
 
-ORDER_SCHEMA = {"type": "function", "function": {
-    "name": "place_order", "description": "下单",
-    "parameters": {"type": "object", "properties": {"product_id": {"type": "string"}, "quantity": {"type": "integer"}},
-                   "required": ["product_id", "quantity"]}}}
-
-
-def shop():
-    """A registry with a read tool and a write tool that records every write it makes."""
-    written: list[dict] = []
-
-    def place_order(product_id: str, quantity: int) -> str:
-        written.append({"product_id": product_id, "quantity": quantity})
-        return json.dumps({"order_id": len(written), "product_id": product_id, "quantity": quantity})
-
-    registry = ToolRegistry([Tool("get_weather", get_weather, WEATHER_TOOL),
-                             Tool("place_order", place_order, ORDER_SCHEMA, needs_approval=True)])
-    return written, registry
 
 
 def order(quantity, product_id="001"):

@@ -16,7 +16,7 @@ from decimal import Decimal
 
 import pytest
 
-from fakes import FakeLLM, raw_completion
+from fakes import ORDER_SCHEMA, FakeLLM, raw_completion, shop
 
 from course_lib.agent import Agent
 from course_lib.approval import approve, edit, reject
@@ -24,26 +24,8 @@ from course_lib.messages import validate
 from course_lib.react import JsonReAct, LineReAct
 from course_lib.records import ActionStep, WaitingStep
 from course_lib.tools import WEATHER_TOOL, get_weather
-from course_lib.tools.registry import Tool, ToolRegistry
 
-ORDER_SCHEMA = {"type": "function", "function": {
-    "name": "place_order", "description": "下单",
-    "parameters": {"type": "object", "properties": {"product_id": {"type": "string"}, "quantity": {"type": "integer"}},
-                   "required": ["product_id", "quantity"]}}}
 ORDER = {"product_id": "001", "quantity": 2}
-
-
-def shop():
-    """A read tool and a write tool that records every write it makes: ``(written, registry)``."""
-    written: list[dict] = []
-
-    def place_order(product_id: str, quantity: int) -> str:
-        written.append({"product_id": product_id, "quantity": quantity})
-        return json.dumps({"order_id": len(written), "product_id": product_id, "quantity": quantity})
-
-    registry = ToolRegistry([Tool("get_weather", get_weather, WEATHER_TOOL),
-                             Tool("place_order", place_order, ORDER_SCHEMA, needs_approval=True)])
-    return written, registry
 
 
 # What each protocol's model writes when it wants the write, and when it answers.

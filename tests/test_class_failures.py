@@ -31,7 +31,7 @@ import openai
 import pytest
 
 from fakes import raw_completion
-from machine_support import free_port
+from machine_support import free_port, wait_until
 
 from course_lib import classroom, local_server, server_process
 from course_lib.providers import PRESETS, Provider, ProviderError, get_client, ping
@@ -84,14 +84,6 @@ ThreadingHTTPServer((flag("--host"), int(flag("--port"))), Handler).serve_foreve
 '''
 
 
-def wait_until(condition, seconds: float = 20.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return bool(condition())
-
 
 class Serve:
     """One ``python -m course_lib.classroom`` command (the teacher's ``python course.py serve``), output collected."""
@@ -125,7 +117,8 @@ class Serve:
 
     def ready(self) -> bool:
         """Wait until the students' lines are printed (the server answers /health)."""
-        return wait_until(lambda: "Ctrl-C" in self.output or self.process.poll() is not None) and "Ctrl-C" in self.output
+        started = wait_until(lambda: "Ctrl-C" in self.output or self.process.poll() is not None, seconds=20.0)
+        return started and "Ctrl-C" in self.output
 
     def printed_key(self) -> str:
         return next(line.split("=", 1)[1].strip() for line in self.lines if line.startswith("COURSE_CLASS_KEY="))

@@ -6,7 +6,7 @@ a name that starts with a dot, so people type ``env``.  The course then read no
 settings at all: a student who chose ``COURSE_PROVIDER=classroom`` got the local
 model (and ``python course.py setup`` compiled llama-server for nothing).  Now
 ``settings.load_env`` (every ``get_provider()``) and the set-up's pre-check
-(``setup_check.misnamed_dotenv``) name the file and say how to rename it.
+(``setup_check.misnamed_dotenv``, which settings uses too) name the file and say how to rename it.
 """
 
 from __future__ import annotations
@@ -67,11 +67,11 @@ def test_variant_a_venv_folder_named_env_and_a_real_dotenv_are_left_alone(projec
 
 @pytest.mark.parametrize("names", [[".env.txt"], ["env"], ["Env.TXT"], [".env.txt.txt"], ["env.example"], [".envrc"],
                                    [".env", "env"], []])
-def test_the_set_up_and_the_notebooks_see_the_same_files(tmp_path, names):
-    """Two copies of one check (setup_check runs before python-dotenv is installed): they must agree."""
+def test_the_set_up_and_the_notebooks_use_one_check(tmp_path, names):
+    """One function (setup_check runs before python-dotenv is installed; settings imports it)."""
+    assert settings.misnamed_dotenv is setup_check.misnamed_dotenv
     for name in names:
         (tmp_path / name).write_text("X=1\n", encoding="utf-8")
-    assert settings.misnamed_dotenv(tmp_path) == setup_check.misnamed_dotenv(tmp_path)
     expected = names[0] if names and names[0] not in ("env.example", ".envrc", ".env") else None
-    found = settings.misnamed_dotenv(tmp_path)
+    found = setup_check.misnamed_dotenv(tmp_path)
     assert (found.name if found else None) == expected

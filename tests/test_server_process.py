@@ -14,17 +14,10 @@ from pathlib import Path
 import pytest
 
 from course_lib import server_process
+from machine_support import wait_until
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(120)"]
 
-
-def wait_until(condition, seconds: float = 15.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.1)
-    return condition()
 
 
 def server_pid(state: Path) -> int | None:
