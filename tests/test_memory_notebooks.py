@@ -4,8 +4,8 @@ The notebooks run in CI on the real model and their replies are compared with
 bench/results/reference_replies.json (the request bodies of one reference run).  Here the
 notebooks' own memory cells run again (their source, read from the .ipynb) against the fake
 server, which answers each request with the recorded reply; every request must be the recorded
-one, byte for byte (the messages as JSON) - except where issue 30 changed what is sent on purpose,
-and then the test says what changed.
+one, byte for byte (the messages as JSON).  09's record was re-made after issue 30, which sends the
+summary and the next question as one user message; the test checks that too.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from notebook_cells import ROOT
 
 RECORD = json.loads((ROOT / "bench" / "results" / "reference_replies.json").read_text(encoding="utf-8"))
 # usage.prompt_tokens of notebook 09's compressed run in the reference run, turn by turn, and of its summary
-# request (TEACHER_GUIDE.zh.md, notebook 09: "压缩 46、80、127、78、110，另外写摘要的那次请求读了 229 个").
+# request (TEACHER_GUIDE.zh.md, notebook 09: "压缩 46、80、127、73、105，另外写摘要的那次请求读了 229 个").
 # SummaryMemory.note_usage takes them, so they decide, with the estimate, when the summary is written.
-COMPRESSED_PROMPT_TOKENS = [46, 80, 127, 229, 78, 110]
+COMPRESSED_PROMPT_TOKENS = [46, 80, 127, 229, 73, 105]
 
 
 def cell_source(stem: str, marker: str) -> str:
@@ -47,7 +47,7 @@ def as_sent(body: dict) -> tuple[str, object, object]:
     return json.dumps(body["messages"], ensure_ascii=False), body.get("max_tokens"), body.get("temperature")
 
 
-def test_notebook_09_sends_what_the_reference_run_sent_but_the_summary_and_the_question_as_one_message():
+def test_notebook_09_sends_what_the_reference_run_sent_with_the_summary_and_the_question_as_one_message():
     entries = recorded("09_memory_and_mcp", 5)
     assert len(entries) == 11  # 5 trimmed turns; 3 compressed turns, the summary request, 2 compressed turns
     tokens = [1] * 5 + COMPRESSED_PROMPT_TOKENS
@@ -57,16 +57,15 @@ def test_notebook_09_sends_what_the_reference_run_sent_but_the_summary_and_the_q
     exec(cell_source("09_memory_and_mcp", "compressed = SummaryMemory("), namespace)
     assert namespace["summary_turns"] == [4], "the summary is written when the 4th question comes, as recorded"
     assert len(fake.requests) == len(entries)
-    # trimming, the first three compressed turns and the summary request: as recorded
-    for body, entry in list(zip(fake.requests, entries))[:9]:
+    for body, entry in zip(fake.requests, entries):
         assert as_sent(body) == as_sent(entry["request"])
-    # turns 4 and 5: the record sent [system, user(summary), user(question 4), ...] - two user messages in a
-    # row, which strict chat templates refuse.  Now the summary and question 4 go as one user message.
-    for body, entry in list(zip(fake.requests, entries))[9:]:
-        before = entry["request"]["messages"]
-        assert [m["role"] for m in before[:3]] == ["system", "user", "user"]
-        after = [before[0], {"role": "user", "content": before[1]["content"] + "\n\n" + before[2]["content"]}] + before[3:]
-        assert as_sent(body) == as_sent({**entry["request"], "messages": after})
+    # turns 4 and 5 after the summary (issue 30): the summary and question 4 go out as one user message, never
+    # two user messages in a row (strict chat templates refuse them)
+    summary_text = entries[8]["content"]
+    for body in fake.requests[9:]:
+        roles = [m["role"] for m in body["messages"]]
+        assert roles[:2] == ["system", "user"] and all(a != b for a, b in zip(roles[1:], roles[2:])), roles
+        assert summary_text.strip() and summary_text.strip() in body["messages"][1]["content"]
 
 
 def test_notebook_02_sends_what_the_reference_run_sent():
