@@ -1,0 +1,72 @@
+"""Checking an agent's run by code: which tools it called, in which order (notebook 10, issue 31).
+
+A run's *trajectory* is the list of tool names it called, in order.  An
+evaluation compares it with the trajectory a good solution needs, in one of
+three ways; the names are those of Google ADK's tool-trajectory metric and
+Vertex AI's ``TrajectoryExactMatch`` / ``TrajectoryInOrderMatch`` /
+``TrajectoryAnyOrderMatch``:
+
+``exact``      the same calls, in the same order, no more and no fewer;
+``in_order``   the expected calls appear in this order; other calls may come between;
+``any_order``  every expected call appears (a name expected twice must appear
+               twice), in any order; other calls are allowed.
+
+Used by notebook 10 and by the bench (one implementation).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .records import ActionStep, ToolCallsStep
+
+MODES = ("exact", "in_order", "any_order")
+
+
+def trajectory(steps: Iterable[Any]) -> list[str]:
+    """The tool names a loop's run called, in order: its trajectory.
+
+    Args:
+        steps: a run's step records (``RunResult.steps`` of ``Agent``,
+            ``LineReAct`` or ``JsonReAct``; course_lib.records).  Every call the
+            model made and the loop handled counts - the tool answered, failed,
+            or a person rejected it: the calls of each ``ToolCallsStep`` and
+            each ``ActionStep``'s action.  Calls still waiting for a decision
+            (a ``WaitingStep``) do not count yet.
+    Returns:
+        A list of names, e.g. ``["query_by_product_name", "calculate"]``.
+    """
+    names: list[str] = []
+    for step in steps:
+        if isinstance(step, ToolCallsStep):
+            names.extend(result.name for result in step.tool_calls)
+        elif isinstance(step, ActionStep) and step.action:
+            names.append(step.action)
+    return names
+
+
+def trajectory_match(actual: Sequence[str], expected: Sequence[str], mode: str = "exact") -> bool:
+    """Whether a run's trajectory ``actual`` matches ``expected`` in ``mode`` (see the module docstring).
+
+    Args:
+        actual: the tool names the run called, in order (``trajectory``).
+        expected: the tool names a good solution calls, in order.
+        mode: ``"exact"``, ``"in_order"`` or ``"any_order"``.
+    Returns:
+        True or False.  An empty ``expected`` (a question to answer without
+        tools) matches only an empty ``actual`` in ``exact`` mode, and any
+        ``actual`` in the other two.
+    Raises:
+        ValueError: an unknown mode.
+    """
+    if mode == "exact":
+        return list(actual) == list(expected)
+    if mode == "in_order":
+        remaining = iter(actual)
+        return all(any(name == wanted for name in remaining) for wanted in expected)
+    if mode == "any_order":
+        have = Counter(actual)
+        return all(have[name] >= count for name, count in Counter(expected).items())
+    raise ValueError(f"mode must be one of {MODES}, not {mode!r}")

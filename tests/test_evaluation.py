@@ -1,0 +1,50 @@
+"""course_lib.evaluation: trajectories and the three ways of matching them (ADK's names)."""
+
+from __future__ import annotations
+
+import pytest
+
+from course_lib.agent import Agent
+from course_lib.evaluation import MODES, trajectory, trajectory_match
+from course_lib.records import ActionStep, AnswerStep, WaitingStep
+from course_lib.tools.registry import default_registry
+from fakes import FakeLLM
+
+Q, C, W = "query_by_product_name", "calculate", "get_weather"
+
+
+@pytest.mark.parametrize("actual, expected, exact, in_order, any_order", [
+    ([Q, C], [Q, C], True, True, True),
+    ([C, Q], [Q, C], False, False, True),          # both calls, the other order
+    ([Q, W, C], [Q, C], False, True, True),        # an extra call between
+    ([Q], [Q, C], False, False, False),            # one call missing
+    ([Q, Q], [Q], False, True, True),              # the same call again
+    ([Q], [Q, Q], False, False, False),            # expected twice, called once
+    ([C, Q, Q], [Q, C, Q], False, False, True),
+    ([], [], True, True, True),                    # a question to answer without tools
+    ([W], [], False, True, True),
+    ([], [Q], False, False, False),
+])
+def test_the_three_modes(actual, expected, exact, in_order, any_order):
+    got = [trajectory_match(actual, expected, mode) for mode in MODES]
+    assert got == [exact, in_order, any_order]
+
+
+def test_an_unknown_mode_is_refused():
+    with pytest.raises(ValueError, match="in_order"):
+        trajectory_match([Q], [Q], "IN-ORDER")
+
+
+def test_the_trajectory_of_a_real_agent_run_in_order():
+    fake = FakeLLM([{"tool_calls": [(Q, {"product_name": "足球"})]},
+                    {"tool_calls": [(C, {"expression": "3 * 120"}), (W, {"city": "北京"})]},
+                    "一共 360 元。"])
+    result = Agent(fake.client(), "fake-model", default_registry(), trace=None).run("买 3 个足球多少钱？")
+    assert trajectory(result.steps) == [Q, C, W]
+    assert trajectory_match(trajectory(result.steps), [Q, C], "in_order")
+    assert not trajectory_match(trajectory(result.steps), [Q, C], "exact")
+
+
+def test_react_actions_count_and_waiting_calls_do_not():
+    steps = [ActionStep(step=1, action=Q, action_input="足球"), WaitingStep(step=2), AnswerStep(step=3, text="好")]
+    assert trajectory(steps) == [Q]
