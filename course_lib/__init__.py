@@ -41,6 +41,7 @@ mcp_server      the course's tools as an MCP server (stdio)                 [09]
 mcp_client      use an MCP server's tools from the course Agent             [09]
 widgets         chat boxes (ChatSession, chat_box); with tools, an Agent    [01, 02, 04]
 debugger        the step-through debugger for any loop                      [05, 06]
-evaluation      a run's trajectory; exact / in-order / any-order matches    [10]
+eval_set        notebook 10's test set, its keys computed from data/       [10]
+evaluation      facts, unsupported numbers, trajectories (exact / in order)  [10]
 checkers/       exercise checkers, one module per notebook                  [00-09]
 """

@@ -1,4 +1,4 @@
-"""Checking an agent's run by code: which tools it called, in which order (notebook 10, issue 31).
+"""Checking an agent's run by code: its answer's facts, its numbers, its tools and their order (notebook 10).
 
 A run's *trajectory* is the list of tool names it called, in order.  An
 evaluation compares it with the trajectory a good solution needs, in one of
@@ -11,6 +11,11 @@ Vertex AI's ``TrajectoryExactMatch`` / ``TrajectoryInOrderMatch`` /
 ``any_order``  every expected call appears (a name expected twice must appear
                twice), in any order; other calls are allowed.
 
+An answer is checked against a key (``course_lib.eval_set``): the facts it
+must contain (``missing_facts``) and the numbers it gives that no source gave
+(``unsupported_numbers``: not in the question, not in a tool's result, not in
+the key - a number the model made up).
+
 Used by notebook 10 and by the bench (one implementation).
 """
 
@@ -20,6 +25,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .number_check import FREE_NUMBERS, has_number, numbers_in, read_numbers
 from .records import ActionStep, ToolCallsStep
 
 MODES = ("exact", "in_order", "any_order")
@@ -70,3 +76,40 @@ def trajectory_match(actual: Sequence[str], expected: Sequence[str], mode: str =
         have = Counter(actual)
         return all(have[name] >= count for name, count in Counter(expected).items())
     raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+
+
+def missing_facts(answer: str | None, numbers: Sequence[str] = (), words: Sequence[str] = ()) -> list[str]:
+    """The numbers and words of a key that ``answer`` does not contain, in the key's order.
+
+    Numbers are read as whole numbers (``number_check.has_number``: "1300" does
+    not contain "300", "360.0" contains "360"); words as substrings.
+    Returns:
+        ``[]`` when every fact is there.
+    """
+    text = answer or ""
+    return [n for n in numbers if not has_number(text, n)] + [w for w in words if w not in text]
+
+
+def unsupported_numbers(answer: str | None, sources: Iterable[str], free: set[str] = FREE_NUMBERS) -> list[str]:
+    """The numbers ``answer`` writes with digits that none of ``sources`` gives: candidates for invented numbers.
+
+    Args:
+        answer: the run's final answer.
+        sources: texts the numbers may come from - the question, every tool
+            result, the key's numbers.  Their numbers are read by
+            ``number_check.numbers_in`` (digits, Chinese numerals, 八折 = 0.8, 20% = 0.2).
+        free: numbers nobody has to give (0 and 1).
+    Returns:
+        Canonical number strings in the order the answer writes them, each once.
+        A number derived correctly but never written by a source (a sum the model
+        did in its head) is listed too: the check is "grounded", not "wrong".
+    """
+    known = set(free)
+    for text in sources:
+        known |= numbers_in(text or "")
+    found: list[str] = []
+    for number in read_numbers(answer or ""):
+        canonical = next(iter(numbers_in(number)), number)
+        if canonical not in known and canonical not in found:
+            found.append(canonical)
+    return found

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from course_lib.agent import Agent
-from course_lib.evaluation import MODES, trajectory, trajectory_match
+from course_lib.evaluation import MODES, missing_facts, trajectory, trajectory_match, unsupported_numbers
 from course_lib.records import ActionStep, AnswerStep, WaitingStep
 from course_lib.tools.registry import default_registry
 from fakes import FakeLLM
@@ -48,3 +48,17 @@ def test_the_trajectory_of_a_real_agent_run_in_order():
 def test_react_actions_count_and_waiting_calls_do_not():
     steps = [ActionStep(step=1, action=Q, action_input="足球"), WaitingStep(step=2), AnswerStep(step=3, text="好")]
     assert trajectory(steps) == [Q]
+
+
+def test_missing_facts_reads_whole_numbers_and_words():
+    assert missing_facts("篮球 200.0 元一个", ["200"], ["篮球"]) == []
+    assert missing_facts("篮球 1200 元", ["200"], ["篮球", "斯伯丁"]) == ["200", "斯伯丁"]
+    assert missing_facts(None, ["1"], []) == ["1"]
+
+
+def test_unsupported_numbers_are_those_no_source_gave():
+    sources = ["买 3 个足球一共多少钱？", '[{"product_name": "足球", "price": 120.0}]', "360"]
+    assert unsupported_numbers("3 个足球 360.0 元（单价 120 元）。", sources) == []
+    assert unsupported_numbers("一共 360 元，再加 15 元运费，共 375 元，15 元", sources) == ["15", "375"]
+    assert unsupported_numbers("打八折是 288 元", ["原价 360 元，打八折", "288"]) == []
+    assert unsupported_numbers("有 1 个", []) == []  # 0 and 1 are free
