@@ -42,6 +42,6 @@ mcp_client      use an MCP server's tools from the course Agent             [09]
 widgets         chat boxes (ChatSession, chat_box); with tools, an Agent    [01, 02, 04]
 debugger        the step-through debugger for any loop                      [05, 06]
 eval_set        notebook 10's test set, its keys computed from data/       [10]
-evaluation      facts, unsupported numbers, trajectories (exact / in order)  [10]
+evaluation      facts, invented numbers, trajectories, a judge's agreement   [10]
 checkers/       exercise checkers, one module per notebook                  [00-09]
 """

@@ -113,3 +113,31 @@ def unsupported_numbers(answer: str | None, sources: Iterable[str], free: set[st
         if canonical not in known and canonical not in found:
             found.append(canonical)
     return found
+
+
+def agreement(judge: Sequence[bool], code: Sequence[bool]) -> dict[str, float | int]:
+    """How far a judge's verdicts agree with the code checks' verdicts on the same runs.
+
+    Args:
+        judge: the judge's verdicts, True = pass, one per run.
+        code: the code checks' verdicts for the same runs, in the same order.
+    Returns:
+        ``{"n", "both_pass", "both_fail", "judge_only" (judge passes, code fails),
+        "code_only" (code passes, judge fails), "agreement" (share, 0-1),
+        "kappa"}``.  ``kappa`` is Cohen's kappa, (p_o - p_e) / (1 - p_e) with
+        p_e from each side's pass rate (Cohen 1960); 1.0 when both sides give
+        one and the same verdict to every run (p_e = 1, nothing to correct for).
+    Raises:
+        ValueError: the two lists differ in length, or are empty.
+    """
+    if len(judge) != len(code) or not judge:
+        raise ValueError(f"need two verdict lists of one non-zero length, not {len(judge)} and {len(code)}")
+    n = len(judge)
+    pairs = list(zip(map(bool, judge), map(bool, code)))
+    both_pass, both_fail = pairs.count((True, True)), pairs.count((False, False))
+    observed = (both_pass + both_fail) / n
+    judge_rate, code_rate = sum(j for j, _ in pairs) / n, sum(c for _, c in pairs) / n
+    expected = judge_rate * code_rate + (1 - judge_rate) * (1 - code_rate)
+    kappa = 1.0 if expected == 1 else (observed - expected) / (1 - expected)
+    return {"n": n, "both_pass": both_pass, "both_fail": both_fail, "judge_only": pairs.count((True, False)),
+            "code_only": pairs.count((False, True)), "agreement": observed, "kappa": kappa}

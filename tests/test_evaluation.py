@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from course_lib.agent import Agent
-from course_lib.evaluation import MODES, missing_facts, trajectory, trajectory_match, unsupported_numbers
+from course_lib.evaluation import MODES, agreement, missing_facts, trajectory, trajectory_match, unsupported_numbers
 from course_lib.records import ActionStep, AnswerStep, WaitingStep
 from course_lib.tools.registry import default_registry
 from fakes import FakeLLM
@@ -62,3 +62,19 @@ def test_unsupported_numbers_are_those_no_source_gave():
     assert unsupported_numbers("一共 360 元，再加 15 元运费，共 375 元，15 元", sources) == ["15", "375"]
     assert unsupported_numbers("打八折是 288 元", ["原价 360 元，打八折", "288"]) == []
     assert unsupported_numbers("有 1 个", []) == []  # 0 and 1 are free
+
+
+def test_agreement_counts_the_confusion_table_and_cohens_kappa():
+    judge = [True, True, True, False, False, True, False, True, True, False]
+    code = [True, True, False, False, False, True, True, True, True, False]
+    result = agreement(judge, code)
+    assert (result["both_pass"], result["both_fail"], result["judge_only"], result["code_only"]) == (5, 3, 1, 1)
+    assert result["agreement"] == pytest.approx(0.8)
+    # p_e = 0.6 * 0.6 + 0.4 * 0.4 = 0.52; kappa = (0.8 - 0.52) / 0.48
+    assert result["kappa"] == pytest.approx(0.28 / 0.48)
+    assert agreement([True] * 4, [True] * 4)["kappa"] == 1.0
+    assert agreement([True, False], [False, True])["kappa"] == pytest.approx(-1.0)
+    always_pass = agreement([True] * 4, [True, True, True, False])  # a judge that always says pass
+    assert always_pass["agreement"] == 0.75 and always_pass["kappa"] == 0.0
+    with pytest.raises(ValueError):
+        agreement([True], [True, False])
