@@ -15,8 +15,8 @@ installs: exactly the two keys, verdict one of the two words, reason a
 non-empty string).  A separate probe asks for a verdict
 outside the enum ("maybe") in the prompt: only a server that enforces the
 schema answers "pass" or "fail" anyway.  The judge questions are bench tasks
-with a right and a wrong answer each; the right verdict is known by code
-(``bench/tasks.py``'s checks), so the agreement of each mode is counted too.
+with a right answer (the task's ``expected``) and a wrong one (a fact changed) each,
+so the right verdict is known by construction and each mode's agreement is counted too.
 
 Writes ``bench/results/structured.json`` and ``.md`` (``--out`` for another
 folder).  Not part of ``python course.py test``: it sends 3 x 2 x len(TASKS) + 3

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from course_lib.eval_set import NO_ANSWER_WORDS
 from course_lib.number_check import has_number
 
 ToolRuns = list[tuple[str, dict]]
@@ -73,7 +74,7 @@ def no_tool(answer: str | None, runs: ToolRuns) -> bool:
     return bool((answer or "").strip()) and not runs
 
 
-NO_WORDS = ("没有", "不卖", "暂无", "无货", "缺货", "售罄", "卖完", "不提供", "没货", "抱歉", "库存为0", "库存为 0", "库存是0", "库存是 0")
+NO_WORDS = NO_ANSWER_WORDS  # one list with notebook 10 (course_lib.eval_set)
 
 
 @dataclass(frozen=True)

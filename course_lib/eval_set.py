@@ -31,7 +31,9 @@ from .tools.products import CSV_NAME, _data_dir, read_products_csv
 from .tools.weather import load_weather
 
 Q, C, W = "query_by_product_name", "calculate", "get_weather"
-NO_ANSWER_WORDS = ("没有", "不卖", "暂无", "无货", "缺货", "售罄", "卖完", "不提供", "没货", "查不到", "没查到", "无法")
+# Words by which an answer says the shop has no such thing (the bench's P3 / P5 checks use the same list).
+NO_ANSWER_WORDS = ("没有", "不卖", "暂无", "无货", "缺货", "售罄", "卖完", "不提供", "没货", "抱歉", "库存为0", "库存为 0",
+                   "库存是0", "库存是 0")
 
 
 @dataclass(frozen=True)

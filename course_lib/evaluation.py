@@ -16,7 +16,8 @@ must contain (``missing_facts``) and the numbers it gives that no source gave
 (``unsupported_numbers``: not in the question, not in a tool's result, not in
 the key - a number the model made up).
 
-Used by notebook 10 and by the bench (one implementation).
+Written for notebook 10; the bench's task checks (bench/tasks.py) read numbers with the
+same ``number_check`` and share ``eval_set.NO_ANSWER_WORDS``.
 """
 
 from __future__ import annotations
