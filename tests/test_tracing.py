@@ -1,0 +1,330 @@
+"""course_lib.tracing (notebook 10): an Agent run as OpenTelemetry spans in a local file, on scripted replies.
+
+No model, no collector, no network: the scripted server answers, the sdk writes one JSON line per span.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from matplotlib.figure import Figure
+from opentelemetry import trace
+
+from fakes import FakeLLM, shop
+
+from course_lib.agent import Agent
+from course_lib.approval import reject
+from course_lib.react import LineReAct
+from course_lib.tracing import SPAN_COLUMNS, Tracer, load_spans, plot_timeline, provider_name, spans_table
+from course_lib.texts import t
+
+USAGE_1 = {"prompt_tokens": 120, "completion_tokens": 15, "total_tokens": 135}
+USAGE_2 = {"prompt_tokens": 180, "completion_tokens": 9, "total_tokens": 189}
+ANSWER = "北京今天晴，25°C。"
+
+
+def weather_run(*more):
+    """A script: one get_weather call (with its usage), then the answer (with its usage)."""
+    return [{"tool_calls": [("get_weather", {"city": "北京"})], "usage": USAGE_1},
+            {"content": ANSWER, "usage": USAGE_2}, *more]
+
+
+def agent_for(replies, registry=None, **options):
+    fake = FakeLLM(list(replies))
+    options.setdefault("trace", None)
+    return fake, Agent(fake.client(), "fake-model", registry, **options)
+
+
+def traced(tmp_path, replies, registry=None, question="北京天气怎么样？", **options):
+    """Run one scripted agent under a Tracer; returns (result, spans, agent)."""
+    _, agent = agent_for(replies, registry, **options)
+    path = tmp_path / "traces" / "run.jsonl"
+    with Tracer(path) as tracer:
+        result = tracer.run(agent, question, case_id="P1")
+    return result, load_spans(path), agent
+
+
+def by_operation(spans, operation):
+    return [s for s in spans if s["attributes"].get("gen_ai.operation.name") == operation]
+
+
+# --------------------------------------------------------------------------- the spans of one run
+
+
+def test_one_tool_call_gives_an_agent_span_over_two_chats_and_one_tool(tmp_path):
+    result, spans, _ = traced(tmp_path, weather_run())
+    assert result.answer == ANSWER and result.stopped_reason == "answer"
+    [root] = by_operation(spans, "invoke_agent")
+    chats, tools = by_operation(spans, "chat"), by_operation(spans, "execute_tool")
+    assert len(spans) == 4 and len(chats) == 2 and len(tools) == 1
+    assert root["parent_id"] is None and root["name"] == "invoke_agent course-agent"
+    assert all(s["parent_id"] == root["span_id"] for s in chats + tools)
+    assert len({s["trace_id"] for s in spans}) == 1 and len(root["trace_id"]) == 32
+    assert [s["name"] for s in chats] == ["chat fake-model"] * 2 and tools[0]["name"] == "execute_tool get_weather"
+    assert root["kind"] == "INTERNAL" and chats[0]["kind"] == "CLIENT" and tools[0]["kind"] == "INTERNAL"
+    # in time: chat, then the tool, then chat, all inside the run
+    first, second = sorted(chats, key=lambda s: s["start"])
+    assert root["start"] <= first["start"] < first["end"] <= tools[0]["start"] <= tools[0]["end"] <= second["start"]
+    assert second["end"] <= root["end"] and all(s["duration_ms"] >= 0 for s in spans)
+    assert spans[-1] is root  # a span is written when it ends: the root last
+    assert root["resource"]["service.name"] == "llm-agent-course"
+
+
+def test_the_attributes_are_the_gen_ai_ones_with_the_scripted_usage(tmp_path):
+    _, spans, _ = traced(tmp_path, weather_run())
+    [root] = by_operation(spans, "invoke_agent")
+    first, second = sorted(by_operation(spans, "chat"), key=lambda s: s["start"])
+    [tool] = by_operation(spans, "execute_tool")
+    a = first["attributes"]
+    assert a["gen_ai.request.model"] == "fake-model" and a["gen_ai.provider.name"] == "openai"
+    assert a["gen_ai.usage.input_tokens"] == 120 and a["gen_ai.usage.output_tokens"] == 15
+    assert a["gen_ai.response.finish_reasons"] == ["tool_calls"]
+    assert a["gen_ai.request.max_tokens"] == 300 and a["gen_ai.request.temperature"] == 0
+    assert a["llm_course.request.tools"] >= 1
+    b = second["attributes"]
+    assert (b["gen_ai.usage.input_tokens"], b["gen_ai.usage.output_tokens"]) == (180, 9)
+    assert b["gen_ai.response.finish_reasons"] == ["stop"]
+    r = root["attributes"]
+    assert r["gen_ai.usage.input_tokens"] == 300 and r["gen_ai.usage.output_tokens"] == 24
+    assert r["llm_course.stopped_reason"] == "answer" and r["llm_course.case_id"] == "P1" and r["llm_course.steps"] == 2
+    assert r["gen_ai.agent.name"] == "course-agent" and r["gen_ai.request.model"] == "fake-model"
+    assert r["gen_ai.provider.name"] == "openai" and r["llm_course.answer"] == ANSWER
+    x = tool["attributes"]
+    assert x["gen_ai.tool.name"] == "get_weather" and x["gen_ai.tool.call.id"] == FakeLLM.call_id(1, 0)
+    assert json.loads(x["gen_ai.tool.call.arguments"]) == {"city": "北京"}
+    assert x["gen_ai.tool.call.result"].startswith("北京：晴")  # Chinese, back as it was written
+    assert x["llm_course.tool.ok"] is True and x["llm_course.tool.approval"] == "" and tool["status"] == "UNSET"
+
+
+def test_chinese_text_round_trips_through_the_utf8_file(tmp_path):
+    question = "北京和上海，哪个更热？（温度：°C）"
+    _, spans, _ = traced(tmp_path, weather_run(), question=question)
+    [root] = by_operation(spans, "invoke_agent")
+    assert root["attributes"]["llm_course.question"] == question
+    raw = (tmp_path / "traces" / "run.jsonl").read_bytes().decode("utf-8")  # the file is UTF-8 (whatever to_json escapes)
+    assert len(raw.splitlines()) == 4 and all(json.loads(line)["name"] for line in raw.splitlines())
+    assert "北京" in raw or "\\u5317\\u4eac" in raw
+
+
+def test_agent_name_and_caller_attributes(tmp_path):
+    _, agent = agent_for(weather_run())
+    path = tmp_path / "run.jsonl"
+    with Tracer(path) as tracer:
+        tracer.run(agent, "北京天气怎么样？", agent_name="weather-bot", case_id="W2", attempt=3, **{"app.user": "s01"})
+    [root] = by_operation(load_spans(path), "invoke_agent")
+    a = root["attributes"]
+    assert root["name"] == "invoke_agent weather-bot" and a["gen_ai.agent.name"] == "weather-bot"
+    assert a["llm_course.case_id"] == "W2" and a["llm_course.attempt"] == 3 and a["app.user"] == "s01"
+
+
+# --------------------------------------------------------------------------- failures
+
+
+@pytest.mark.parametrize("call", [("no_such_tool", {"x": 1}), ("get_weather", '{"city": ')])
+def test_a_failing_tool_is_an_error_span_and_the_run_still_ends(tmp_path, call):
+    result, spans, _ = traced(tmp_path, [{"tool_calls": [call]}, "抱歉，查不到。"])
+    assert result.stopped_reason == "answer" and result.answer == "抱歉，查不到。"
+    [tool] = by_operation(spans, "execute_tool")
+    assert tool["status"] == "ERROR" and tool["attributes"]["llm_course.tool.ok"] is False
+    assert tool["status_description"].startswith("错误") and tool["attributes"]["error.type"] == "tool_error"
+    assert "gen_ai.tool.call.result" not in tool["attributes"]  # the spec's result is a successful one's
+    [root] = by_operation(spans, "invoke_agent")
+    assert root["status"] == "UNSET" and len(by_operation(spans, "chat")) == 2
+
+
+def test_a_rejected_call_records_the_decision(tmp_path):
+    written, registry = shop()
+    result, spans, _ = traced(tmp_path, [{"tool_calls": [("place_order", {"product_id": "001", "quantity": 100})]},
+                                         "好的，没有下单。"], registry, question="买一百个",
+                              approve=lambda call: reject("数量太大"))
+    assert written == [] and result.answer == "好的，没有下单。"
+    [tool] = by_operation(spans, "execute_tool")
+    a = tool["attributes"]
+    assert a["llm_course.tool.approval"] == "reject" and a["llm_course.tool.ok"] is False and tool["status"] == "ERROR"
+    assert a["error.type"] == "rejected" and "数量太大" in tool["status_description"]
+
+
+def test_an_exception_is_recorded_on_its_spans_raised_and_the_hooks_put_back(tmp_path):
+    boom = RuntimeError("连接断了")
+    _, agent = agent_for(weather_run())
+    path = tmp_path / "run.jsonl"
+
+    def broken(call, step):
+        raise boom
+
+    agent.run_call = broken  # an instance hook set by someone else (as the bench does): kept
+    with Tracer(path) as tracer, pytest.raises(RuntimeError, match="连接断了"):
+        tracer.run(agent, "北京天气怎么样？")
+    assert agent.run_call is broken and "send" not in vars(agent)
+    spans = load_spans(path)
+    [root], [tool] = by_operation(spans, "invoke_agent"), by_operation(spans, "execute_tool")
+    for span in (root, tool):
+        assert span["status"] == "ERROR" and span["attributes"]["error.type"] == "RuntimeError"
+        assert [e["name"] for e in span["events"]] == ["exception"]
+        assert span["events"][0]["attributes"]["exception.message"] == "连接断了"
+    assert root["attributes"]["llm_course.stopped_reason"] == "running"
+    assert root["attributes"]["gen_ai.usage.input_tokens"] == 0  # the step was never recorded
+
+
+def test_keyboard_interrupt_is_recorded_and_raised(tmp_path):
+    _, agent = agent_for([KeyboardInterrupt()])  # the student's stop while the request waits
+    path = tmp_path / "run.jsonl"
+    with Tracer(path) as tracer, pytest.raises(KeyboardInterrupt):
+        tracer.run(agent, "北京天气怎么样？")
+    spans = load_spans(path)
+    assert {s["status"] for s in spans} == {"ERROR"} and len(spans) == 2
+    assert all(s["attributes"]["error.type"] == "KeyboardInterrupt" for s in spans)
+    assert "send" not in vars(agent) and "run_call" not in vars(agent)
+
+
+def test_the_hooks_are_the_class_methods_again_after_a_run(tmp_path):
+    _, spans, agent = traced(tmp_path, weather_run())
+    assert "send" not in vars(agent) and "run_call" not in vars(agent)
+    assert agent.send.__func__ is Agent.send and agent.run_call.__func__ is Agent.run_call
+
+
+def test_only_the_native_loop_can_be_traced(tmp_path):
+    fake = FakeLLM(["Answer: 好"])
+    loop = LineReAct(fake.client(), "fake-model", trace=None)
+    path = tmp_path / "run.jsonl"
+    with Tracer(path) as tracer, pytest.raises(TypeError) as caught:
+        tracer.run(loop, "你好")
+    assert str(caught.value) == t("tracing.not_native", kind="LineReAct")
+    assert fake.requests == [] and load_spans(path) == []  # nothing ran, no half span written
+
+
+# --------------------------------------------------------------------------- the file
+
+
+def test_two_runs_append_two_traces_to_one_file(tmp_path):
+    path = tmp_path / "run.jsonl"
+    ids = []
+    for case in ("P1", "P2"):
+        _, agent = agent_for(weather_run())
+        with Tracer(path) as tracer:  # a new Tracer appends
+            tracer.run(agent, "北京天气怎么样？", case_id=case)
+            ids.append(tracer.last_trace_id)
+    _, agent = agent_for(weather_run(*weather_run()))
+    with Tracer(path) as tracer:  # one Tracer, two runs: two traces too
+        tracer.run(agent, "北京天气怎么样？", case_id="P3")
+        tracer.run(agent, "北京天气怎么样？", case_id="P4")
+        ids.append(tracer.last_trace_id)
+    spans = load_spans(path)
+    assert len(spans) == 16 and len({s["trace_id"] for s in spans}) == 4 and len(set(ids)) == 3
+    roots = by_operation(spans, "invoke_agent")
+    assert [r["attributes"]["llm_course.case_id"] for r in roots] == ["P1", "P2", "P3", "P4"]
+    assert set(ids) <= {r["trace_id"] for r in roots}
+
+
+def test_a_run_inside_another_span_is_still_a_trace_of_its_own(tmp_path):
+    from opentelemetry.sdk.trace import TracerProvider
+
+    outer = TracerProvider(shutdown_on_exit=False).get_tracer("someone-else")  # e.g. a notebook's own tracing
+    _, agent = agent_for(weather_run())
+    path = tmp_path / "run.jsonl"
+    with outer.start_as_current_span("cell") as cell, Tracer(path) as tracer:
+        tracer.run(agent, "北京天气怎么样？")
+    [root] = by_operation(load_spans(path), "invoke_agent")
+    assert root["parent_id"] is None and root["trace_id"] != format(cell.get_span_context().trace_id, "032x")
+
+
+def test_a_closed_tracer_refuses_to_run(tmp_path):
+    tracer = Tracer(tmp_path / "run.jsonl")
+    tracer.close()
+    tracer.close()  # twice: nothing happens
+    _, agent = agent_for(weather_run())
+    with pytest.raises(RuntimeError, match="已经关闭"):
+        tracer.run(agent, "北京天气怎么样？")
+
+
+def test_a_missing_file_or_a_broken_line_gives_a_chinese_error(tmp_path):
+    with pytest.raises(FileNotFoundError) as missing:
+        load_spans(tmp_path / "nothing.jsonl")
+    assert "找不到追踪文件" in str(missing.value) and "nothing.jsonl" in str(missing.value)
+    _, spans, _ = traced(tmp_path, weather_run())
+    path = tmp_path / "traces" / "run.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join([lines[0], "", lines[1], lines[2][:40]]) + "\n", encoding="utf-8")  # cut while writing
+    with pytest.raises(ValueError) as broken:
+        load_spans(path)
+    assert "第 4 行" in str(broken.value) and str(path) in str(broken.value)
+    path.write_text(json.dumps({"name": "x"}) + "\n", encoding="utf-8")  # JSON, but not a span
+    with pytest.raises(ValueError, match="第 1 行"):
+        load_spans(path)
+
+
+# --------------------------------------------------------------------------- table and timeline
+
+
+def test_spans_table_orders_rows_and_indents_by_depth(tmp_path):
+    _, spans, _ = traced(tmp_path, weather_run())
+    table = spans_table(spans)
+    assert list(table.columns) == SPAN_COLUMNS and len(table) == 4
+    assert list(table["operation"]) == ["invoke_agent", "chat", "execute_tool", "chat"]
+    assert list(table["depth"]) == [0, 1, 1, 1] and list(table["trace"]) == ["P1"] * 4
+    assert table["span"][0] == "invoke_agent course-agent" and table["span"][2] == "└─ execute_tool get_weather"
+    assert table["start_ms"][0] == 0 and list(table["start_ms"]) == sorted(table["start_ms"])
+    assert table["input_tokens"][0] == 300 and table["input_tokens"][1] == 120 and table["input_tokens"][3] == 180
+    assert table["input_tokens"].isna().tolist() == [False, False, True, False]
+    assert table["tool"][2] == "get_weather" and bool(table["ok"][2])
+    assert table["ok"].isna().tolist() == [True, True, False, True]  # ok: tool spans only
+
+
+def test_spans_table_keeps_traces_apart_and_names_them(tmp_path):
+    path = tmp_path / "run.jsonl"
+    _, agent = agent_for(weather_run(*weather_run()))
+    with Tracer(path) as tracer:
+        tracer.run(agent, "北京天气怎么样？")
+        tracer.run(agent, "北京天气怎么样？", case_id="P2")
+        second = tracer.last_trace_id
+    table = spans_table(load_spans(path))
+    labels = list(dict.fromkeys(table["trace"]))
+    assert len(labels) == 2 and labels[1] == "P2" and len(labels[0]) == 8
+    assert list(table["depth"]) == [0, 1, 1, 1] * 2
+    assert table[table["trace"] == "P2"]["start_ms"].iloc[0] == 0  # each trace from its own start
+    assert second.startswith(load_spans(path)[-1]["trace_id"][:8])
+
+
+def test_plot_timeline_draws_one_bar_per_span_of_one_trace(tmp_path):
+    path = tmp_path / "run.jsonl"
+    _, agent = agent_for([{"tool_calls": [("get_weather", {"city": "北京"}), ("no_such_tool", {})]}, ANSWER,
+                          *weather_run()])
+    with Tracer(path) as tracer:
+        tracer.run(agent, "北京天气怎么样？", case_id="P1")  # 2 chats, 2 tools (one fails)
+        tracer.run(agent, "北京天气怎么样？", case_id="P2")  # 2 chats, 1 tool
+    spans = load_spans(path)
+    fig = plot_timeline(spans)  # the latest trace: P2
+    assert isinstance(fig, Figure)
+    ax = fig.axes[0]
+    assert len(ax.patches) == 4 and len(ax.get_yticklabels()) == 4
+    assert len(ax.get_legend().get_texts()) == 3  # agent, chat, tool
+    first = plot_timeline(spans, "P1").axes[0]
+    assert len(first.patches) == 5 and len(first.get_legend().get_texts()) == 4  # + the error entry
+    trace_id = next(s["trace_id"] for s in spans if s["attributes"].get("llm_course.case_id") == "P1")
+    assert len(plot_timeline(spans, trace_id[:8]).axes[0].patches) == 5
+    with pytest.raises(ValueError):
+        plot_timeline(spans, "nope")
+    with pytest.raises(ValueError):
+        plot_timeline([])
+
+
+# --------------------------------------------------------------------------- nothing global
+
+
+def test_no_global_tracer_provider_is_set(tmp_path):
+    traced(tmp_path, weather_run())
+    assert isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+
+
+def test_provider_name_follows_the_spec_values():
+    class P:
+        def __init__(self, name):
+            self.name = name
+
+    class A:
+        def __init__(self, provider):
+            self.provider = provider
+
+    assert provider_name(A(None)) == "openai" and provider_name(A(P("deepseek"))) == "deepseek"
+    assert provider_name(A(P("dashscope"))) == "dashscope"  # not a well-known value: the preset's own name
