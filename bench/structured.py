@@ -10,9 +10,9 @@ model for that object, on the same judge questions:
                    with the schema below (llama-server turns it into a grammar).
 
 Each reply is counted as parsed (``json.loads`` of the whole content gives a
-dict) and as matching the schema (``jsonschema``, which the pinned ``mcp``
-installs: exactly the two keys, verdict one of the two words, reason a
-non-empty string).  A separate probe asks for a verdict
+dict) and as matching the schema (``course_lib.judge.read``: exactly the two keys,
+verdict one of the two words, reason a non-empty string).  The schema, the judge
+prompt and the request are notebook 10's (``course_lib/judge.py``): one implementation.  A separate probe asks for a verdict
 outside the enum ("maybe") in the prompt: only a server that enforces the
 schema answers "pass" or "fail" anyway.  The judge questions are bench tasks
 with a right answer (the task's ``expected``) and a wrong one (a fact changed) each,
@@ -27,65 +27,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 
-import jsonschema
-
+from course_lib.judge import MODES, SCHEMA, ask, judge_messages
 from course_lib.providers import get_client, get_provider
 
 from .machine import meta
 from .tasks import by_id
 
 RESULTS = Path(__file__).resolve().parent / "results"
-SCHEMA = {"type": "object",
-          "properties": {"verdict": {"type": "string", "enum": ["pass", "fail"]},
-                         "reason": {"type": "string", "minLength": 1}},
-          "required": ["verdict", "reason"], "additionalProperties": False}
-SYSTEM = ("你是一个评分员。给你一个问题、标准答案和一个助手的回答，判断助手的回答是否与标准答案一致。"
-          '只输出一个 JSON 对象，形如 {"verdict": "pass", "reason": "一句话理由"}，verdict 只能是 "pass" 或 "fail"，'
-          "不要输出别的内容。")
 # (task id, a wrong answer): the right answer is each task's ``expected``; the wrong one changes its fact.
 TASKS = [("C1", "20 乘以 15 等于 350。"), ("W1", "上海现在的湿度是 56%。"), ("P1", "店里的篮球卖 120 元。"),
          ("K1", "世界上最长的河流是亚马孙河。"), ("S1", "买 3 个足球一共 300 元。"), ("P4", "瑜伽垫是李宁牌的。")]
-MODES = {"prompt": None, "json_object": {"type": "json_object"},
-         "json_schema": {"type": "json_schema", "json_schema": {"name": "verdict", "strict": True, "schema": SCHEMA}}}
-
-
-def judge_messages(question: str, expected: str, answer: str, extra: str = "") -> list[dict]:
-    """The judge's messages: the system prompt above, then question, key and answer as one user message."""
-    user = f"问题：{question}\n标准答案：{expected}\n助手的回答：{answer}{extra}"
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
-
-
-def read(content: str | None) -> tuple[bool, bool, str | None]:
-    """``(parsed, in_schema, verdict)`` of one reply's content (see the module docstring)."""
-    try:
-        value = json.loads(content or "")
-    except ValueError:
-        return False, False, None
-    if not isinstance(value, dict):
-        return False, False, None
-    verdict = value.get("verdict")
-    in_schema = jsonschema.Draft202012Validator(SCHEMA).is_valid(value) and bool(str(value["reason"]).strip())
-    return True, in_schema, verdict if verdict in ("pass", "fail") else None
-
-
-def ask(client, model: str, messages: list[dict], mode: str, max_tokens: int = 160) -> dict:
-    """One judge request; returns ``content, finish_reason, seconds, parsed, in_schema, verdict, error``."""
-    extra = {} if MODES[mode] is None else {"response_format": MODES[mode]}
-    started = time.perf_counter()
-    try:
-        response = client.chat.completions.create(model=model, messages=messages, temperature=0,
-                                                  max_tokens=max_tokens, **extra)
-    except Exception as exc:  # noqa: BLE001 - a refused request is a row (a server without response_format)
-        return {"content": None, "finish_reason": None, "seconds": round(time.perf_counter() - started, 2),
-                "parsed": False, "in_schema": False, "verdict": None, "error": f"{type(exc).__name__}: {exc}"[:300]}
-    choice = response.choices[0]
-    parsed, in_schema, verdict = read(choice.message.content)
-    return {"content": choice.message.content, "finish_reason": choice.finish_reason,
-            "seconds": round(time.perf_counter() - started, 2), "parsed": parsed, "in_schema": in_schema,
-            "verdict": verdict, "error": None}
 
 
 def run() -> dict:
