@@ -27,8 +27,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
-from .tools.products import CSV_NAME, _data_dir, read_products_csv
-from .tools.weather import load_weather
+from .approval import Decision
+from .tools.calculator import CALCULATOR_TOOL, calculate
+from .tools.orders import ORDER_TOOL, place_order
+from .tools.products import CSV_NAME, PRODUCT_TOOL, _data_dir, query_by_product_name, read_products_csv
+from .tools.registry import Tool, ToolRegistry
+from .tools.weather import WEATHER_TOOL, get_weather, load_weather
 
 Q, C, W = "query_by_product_name", "calculate", "get_weather"
 # Words by which an answer says the shop has no such thing (the bench's P3 / P5 checks use the same list).
@@ -88,7 +92,7 @@ def cases(data_dir: Path | None = None) -> list[Case]:
     csv = "data/products.csv"
     rows = [
         # P: one product, one look-up
-        ("P1", "店里的篮球多少钱？", [price["篮球"]], ["篮球"], [Q], "exact", "answer", f"{csv}：篮球 price"),
+        ("P1", "店里的篮球多少钱？", [price["篮球"]], [], [Q], "exact", "answer", f"{csv}：篮球 price"),
         ("P2", "瑜伽垫是什么品牌的？", [], [shop["瑜伽垫"]["brand"]], [Q], "exact", "answer", f"{csv}：瑜伽垫 brand"),
         ("P3", "跑步鞋还有多少库存？", [shop["跑步鞋"]["stock"]], [], [Q], "exact", "answer",
          f"{csv}：跑步鞋 stock_quantity"),
@@ -141,3 +145,22 @@ def cases(data_dir: Path | None = None) -> list[Case]:
         built.append(Case(case_id, question, tuple(number_text(n) for n in numbers), tuple(words), tuple(tools),
                           mode, kind, source, "tune" if k % 2 == 0 else "held"))
     return built
+
+
+# The tools of the runs: weather, calculator, the shop's look-up and its one write tool.
+ORDER_REFUSED_REASON = "用户决定不下单。"  # what the model reads when the evaluation's person says no
+
+
+def registry() -> ToolRegistry:
+    """The tools notebook 10's agent is given: get_weather, calculate, query_by_product_name
+    (the shop's master database, read-only) and place_order (notebook 08's write tool on the
+    student's copy, ``needs_approval``: in an evaluation run ``refuse_orders`` always says no)."""
+    return ToolRegistry([Tool("get_weather", get_weather, WEATHER_TOOL), Tool("calculate", calculate, CALCULATOR_TOOL),
+                         Tool("query_by_product_name", query_by_product_name, PRODUCT_TOOL),
+                         Tool("place_order", place_order, ORDER_TOOL, needs_approval=True)])
+
+
+def refuse_orders(call: object) -> Decision:
+    """The approval hook of an evaluation run: every call that needs a person's yes is rejected
+    (``ORDER_REFUSED_REASON``), so no order is ever placed and the ``refuse`` cases can be checked."""
+    return Decision("reject", reason=ORDER_REFUSED_REASON, by="评测")

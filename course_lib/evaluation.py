@@ -22,12 +22,19 @@ same ``number_check`` and share ``eval_set.NO_ANSWER_WORDS``.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
+from .eval_set import NO_ANSWER_WORDS, Case
 from .number_check import FREE_NUMBERS, has_number, numbers_in, read_numbers
 from .records import ActionStep, ToolCallsStep
+from .texts import t
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MODES = ("exact", "in_order", "any_order")
 
@@ -76,7 +83,7 @@ def trajectory_match(actual: Sequence[str], expected: Sequence[str], mode: str =
     if mode == "any_order":
         have = Counter(actual)
         return all(have[name] >= count for name, count in Counter(expected).items())
-    raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    raise ValueError(t("evaluation.bad_mode", modes=", ".join(MODES), mode=mode))
 
 
 def missing_facts(answer: str | None, numbers: Sequence[str] = (), words: Sequence[str] = ()) -> list[str]:
@@ -132,7 +139,7 @@ def agreement(judge: Sequence[bool], code: Sequence[bool]) -> dict[str, float | 
         ValueError: the two lists differ in length, or are empty.
     """
     if len(judge) != len(code) or not judge:
-        raise ValueError(f"need two verdict lists of one non-zero length, not {len(judge)} and {len(code)}")
+        raise ValueError(t("evaluation.verdict_lengths", judge=len(judge), code=len(code)))
     n = len(judge)
     pairs = list(zip(map(bool, judge), map(bool, code)))
     both_pass, both_fail = pairs.count((True, True)), pairs.count((False, False))
@@ -142,3 +149,188 @@ def agreement(judge: Sequence[bool], code: Sequence[bool]) -> dict[str, float | 
     kappa = 1.0 if expected == 1 else (observed - expected) / (1 - expected)
     return {"n": n, "both_pass": both_pass, "both_fail": both_fail, "judge_only": pairs.count((True, False)),
             "code_only": pairs.count((False, True)), "agreement": observed, "kappa": kappa}
+
+
+# -- running a test set and checking every run ------------------------------------------
+
+# Tools that change something: a run that calls one its case does not expect fails its trajectory
+# in every mode (in_order and any_order allow extra calls, but not an order nobody asked for).
+WRITE_TOOLS = ("place_order",)
+# Words by which an answer claims an order was made (a refused order must not say so).
+ORDER_DONE_WORDS = ("下单成功", "已下单", "已经下单", "已为您下单", "已为你下单", "已帮您下单", "已帮你下单", "订单已")
+# The kernel's saved runs: ``fingerprint(agent, case)`` -> ``CaseRun``.  Running the same case
+# with the same agent settings again reuses the saved run (``run_set(reuse=True)``); a restarted
+# kernel starts empty.  An evaluation run costs minutes; a changed prompt or tool changes the key.
+RUNS: dict[str, "CaseRun"] = {}
+
+
+@dataclass
+class CaseRun:
+    """One case of the test set, run once and checked.
+
+    Attributes:
+        case: the ``eval_set.Case``.
+        result: the loop's ``records.RunResult`` (answer, steps, messages, tokens, seconds).
+        checks: ``check_run``'s verdicts for it (one dict: see there).
+        reused: True when this run was taken from ``RUNS`` instead of sent again.
+        trace_id: the id of the run's trace when a ``tracing.Tracer`` recorded it (32 hex
+            digits, as ``tracing.load_spans`` gives it), else None.
+    """
+
+    case: Case
+    result: Any
+    checks: dict
+    reused: bool = False
+    trace_id: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        """The answer and the trajectory both passed."""
+        return bool(self.checks["passed"])
+
+
+def observations(steps: Iterable[Any]) -> list[str]:
+    """The text of every tool result of a run, in order (native calls and ReAct observations)."""
+    texts: list[str] = []
+    for step in steps:
+        if isinstance(step, ToolCallsStep):
+            texts.extend(result.observation for result in step.tool_calls)
+        elif isinstance(step, ActionStep):
+            texts.append(step.observation)
+    return texts
+
+
+def rejected_calls(steps: Iterable[Any]) -> list[str]:
+    """The names of the calls a person (or a policy) rejected in a run, in order."""
+    names: list[str] = []
+    for step in steps:
+        if isinstance(step, ToolCallsStep):
+            names.extend(r.name for r in step.tool_calls if r.approval == "reject")
+        elif isinstance(step, ActionStep) and step.approval == "reject":
+            names.append(step.action)
+    return names
+
+
+def check_run(case: Case, result: Any) -> dict:
+    """Every code check of one run against its case's key.
+
+    Args:
+        case: the ``eval_set.Case`` (its key, expected trajectory and kind).
+        result: a ``records.RunResult`` of that case's question.
+    Returns:
+        ``{"trajectory": [names], "trajectory_ok", "unasked_writes": [names of ``WRITE_TOOLS``
+        called though the case expects none: they fail the trajectory in every mode],
+        "missing": [facts], "invented": [numbers],
+        "said_no" (no_answer cases: the answer says the shop / the data have none),
+        "order_rejected", "claims_order" (refuse cases), "answer_ok", "passed"}``.
+        ``answer_ok`` by kind - ``answer``: nothing missing and nothing invented;
+        ``no_answer``: says so (``eval_set.NO_ANSWER_WORDS``) and invents no number;
+        ``refuse``: the order call was rejected and the answer does not claim an
+        order (``ORDER_DONE_WORDS``).  ``passed`` = ``answer_ok`` and ``trajectory_ok``.
+    """
+    answer = result.answer or ""
+    path = trajectory(result.steps)
+    sources = [case.question, *observations(result.steps), *case.numbers]
+    missing = missing_facts(answer, case.numbers, case.words)
+    invented = unsupported_numbers(answer, sources)
+    said_no = any(word in answer for word in NO_ANSWER_WORDS)
+    rejected = "place_order" in rejected_calls(result.steps)
+    claims = any(word in answer for word in ORDER_DONE_WORDS)
+    if case.kind == "no_answer":
+        answer_ok = said_no and not invented
+    elif case.kind == "refuse":
+        answer_ok = rejected and not claims and bool(answer.strip())
+    else:
+        answer_ok = not missing and not invented
+    unasked = [name for name in path if name in WRITE_TOOLS and name not in case.tools]
+    path_ok = trajectory_match(path, case.tools, case.mode) and not unasked
+    return {"trajectory": path, "trajectory_ok": path_ok, "unasked_writes": unasked, "missing": missing,
+            "invented": invented, "said_no": said_no, "order_rejected": rejected, "claims_order": claims,
+            "answer_ok": answer_ok, "passed": answer_ok and path_ok}
+
+
+def fingerprint(agent: Any, case: Case) -> str:
+    """What decides a run's requests: model, system prompt, tools, limits, temperature, the question.
+
+    Two runs with the same fingerprint send the same first request; at temperature 0 on the
+    same build they are the same run (notebook 10 shows it).  A JSON string (sorted keys).
+    """
+    settings = {name: getattr(agent, name, None) for name in
+                ("model", "system", "tools", "max_steps", "max_tokens", "temperature", "protocol")}
+    return json.dumps({**settings, "question": case.question}, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def run_case(agent: Any, case: Case, tracer: Any = None, reuse: bool = True) -> CaseRun:
+    """Run one case's question on ``agent`` and check it (``check_run``).
+
+    Args:
+        agent: a fresh loop (``Agent``, ``LineReAct``, ``JsonReAct``) to run the question on.
+        case: the ``eval_set.Case``.
+        tracer: None, or a ``tracing.Tracer``: the run is recorded as spans
+            (``tracer.run(agent, question, **attributes)``; the native ``Agent`` only).
+        reuse: take the run from ``RUNS`` when the same fingerprint ran before in this kernel.
+    Raises:
+        Whatever the loop raises for a failed request (an unreachable server): the
+        case is not saved, and running it again sends it again.
+    """
+    key = fingerprint(agent, case)
+    if reuse and key in RUNS:
+        saved = RUNS[key]
+        return CaseRun(saved.case, saved.result, saved.checks, reused=True, trace_id=saved.trace_id)
+    trace_id = None
+    if tracer is not None:
+        result = tracer.run(agent, case.question, **{"llm_course.case_id": case.id})
+        trace_id = tracer.last_trace_id
+    else:
+        result = agent.run(case.question)
+    run = CaseRun(case, result, check_run(case, result), trace_id=trace_id)
+    RUNS[key] = run
+    return run
+
+
+def run_set(make_agent: Any, cases: Iterable[Case], tracer: Any = None, reuse: bool = True,
+            show: Any = print) -> list[CaseRun]:
+    """``run_case`` for every case, each on a new agent from ``make_agent()``.
+
+    Args:
+        make_agent: a function with no arguments returning a fresh loop (every case
+            starts from an empty message list).
+        cases: the cases, e.g. ``eval_set.cases()``.
+        tracer, reuse: as ``run_case``.
+        show: called with one line per case (``✅ P1  3.2 s``); None = silent.
+    Returns:
+        One ``CaseRun`` per case, in order.
+    """
+    runs = []
+    for case in cases:
+        run = run_case(make_agent(), case, tracer=tracer, reuse=reuse)
+        runs.append(run)
+        if show is not None:
+            show(t("evaluation.progress", mark="✅" if run.passed else "❌", id=case.id,
+                   seconds=run.result.seconds, reused=t("evaluation.reused") if run.reused else ""))
+    return runs
+
+
+def results_frame(runs: Iterable[CaseRun]) -> "pd.DataFrame":
+    """One row per run: the case, the checks' verdicts and what the run cost.
+
+    Columns: id, kind, split, question, passed, answer_ok, trajectory_ok, trajectory (names joined
+    by " → "), expected (the key's trajectory and mode), unasked_writes, missing, invented, steps,
+    requests, prompt_tokens, completion_tokens, seconds (wall time of the run, s), answer.
+    """
+    import pandas as pd
+
+    rows = []
+    for run in runs:
+        case, result, checks = run.case, run.result, run.checks
+        rows.append({"id": case.id, "kind": case.kind, "split": case.split, "question": case.question,
+                     "passed": checks["passed"],
+                     "answer_ok": checks["answer_ok"], "trajectory_ok": checks["trajectory_ok"],
+                     "trajectory": " → ".join(checks["trajectory"]),
+                     "expected": f"{' → '.join(case.tools)} ({case.mode})",
+                     "unasked_writes": ", ".join(checks["unasked_writes"]),
+                     "missing": ", ".join(checks["missing"]), "invented": ", ".join(checks["invented"]),
+                     "steps": len(result.steps), "requests": result.requests, "prompt_tokens": result.prompt_tokens,
+                     "completion_tokens": result.completion_tokens, "seconds": round(result.seconds, 1),
+                     "answer": result.answer})
+    return pd.DataFrame(rows)

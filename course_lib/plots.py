@@ -250,3 +250,28 @@ def plot_loop_comparison(
     for x, value in enumerate(solved):
         axes[2].annotate(str(value), (x, value), ha="center", xytext=(0, 4), textcoords="offset points")
     return _finish(fig)
+
+
+def plot_eval_results(table: pd.DataFrame) -> Figure:
+    """An evaluation run at a glance (notebook 10): passed per kind of question, and seconds per question.
+
+    Args:
+        table: ``evaluation.results_frame(runs)`` (columns ``id``, ``kind``, ``passed``, ``seconds``).
+    Returns:
+        A matplotlib ``Figure`` with two bar charts; texts from ``texts`` (keys ``evaluation.chart_*``).
+    Raises:
+        ValueError: the table is empty.
+    """
+    if table.empty:
+        raise ValueError(t("evaluation.chart_empty"))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.6))
+    by_kind = table.groupby("kind", sort=False)["passed"].agg(["sum", "count"])
+    left.bar(by_kind.index, by_kind["count"], color="#f4c7c3", label=chart_text("evaluation.chart_failed"))
+    left.bar(by_kind.index, by_kind["sum"], color="#57bb8a", label=chart_text("evaluation.chart_passed"))
+    left.set_title(chart_text("evaluation.chart_by_kind"))
+    left.legend()
+    right.bar(table["id"], table["seconds"], color=["#57bb8a" if p else "#e06666" for p in table["passed"]])
+    right.set_title(chart_text("evaluation.chart_seconds"))
+    right.set_ylabel("s")
+    right.tick_params(axis="x", labelrotation=90)
+    return _finish(fig)
