@@ -110,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-tokens", type=int, default=300)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--record", action="store_true",
-                        help="series: write this run's replies as the new reference record (bench/results/reference_replies.json)")
+                        help="series: write this run's replies as the new reference record (bench/results/reference_replies.json); "
+             "with --notebooks, replace only those notebooks' entries (same build and threads as the record)")
     parser.add_argument("--class-students", default=",".join(map(str, classroom.STUDENTS)),
                         help="classroom: comma-separated numbers of simulated students")
     parser.add_argument("--class-slots", default="", help="classroom: comma-separated slot counts (default: 1 and 4)")
@@ -141,8 +142,8 @@ def main(argv: list[str] | None = None) -> int:
         [c for c in bfcl_categories if c not in bfcl.CATEGORIES]
     if unknown_parts or unknown_loops or unknown_bfcl:
         parser.error(f"unknown part(s) {sorted(unknown_parts)} / loop(s) {unknown_loops} / bfcl {unknown_bfcl}")
-    if opts.record and (opts.notebooks or "series" not in parts):
-        parser.error("--record needs the whole series (--parts series, no --notebooks)")
+    if opts.record and "series" not in parts:
+        parser.error("--record needs the series (--parts series)")
     provider = get_provider("local")
     base_url = local_server.ensure_server()
     results: dict = {}
@@ -173,8 +174,10 @@ def main(argv: list[str] | None = None) -> int:
             (opts.out / "divergence.md").write_text(reference.report(found, record), encoding="utf-8")
             print(f"== replies identical to the reference record: {found['identical']} of {found['replies']}"
                   f" (details: {opts.out / 'divergence.md'})")
-        if opts.record:
+        if opts.record and not wanted:
             print(f"wrote {reference.save(reference.make_record(runs[0]))}")
+        elif opts.record:  # only these notebooks' entries are replaced, on the build the record was made on
+            print(f"wrote {reference.save(reference.merge_record(record, reference.make_record(runs[0])))}")
 
     if "debugger" in parts:
         print("== debugger clicks")

@@ -66,6 +66,26 @@ def make_record(runs: list[dict], threads: str | None = None) -> dict:
     }
 
 
+def merge_record(record: dict | None, new: dict) -> dict:
+    """``record`` with the notebooks of ``new`` (a ``make_record`` of some notebooks) replaced or added.
+
+    The other notebooks' entries are kept as they are, so the record stays one run's replies
+    only when ``new`` was made on the record's build with its thread count.
+    Raises:
+        ValueError: no record yet, or ``new`` was made on another build or thread count
+            (then the whole series must be recorded again: ``--record`` without ``--notebooks``).
+    """
+    if record is None:
+        raise ValueError("no reference record to add to: record the whole series first")
+    if (new["build"], new["threads"]) != (record["build"], record["threads"]):
+        raise ValueError(f"this run is on {new['build']} / {new['threads']} threads, the record on "
+                         f"{record['build']} / {record['threads']}: record the whole series instead")
+    merged = {**record, "notebooks": {**record["notebooks"], **new["notebooks"]}}
+    merged["added"] = [*record.get("added", []), {"notebooks": sorted(new["notebooks"]), "date": new["date"],
+                                                   "commit": new["commit"], "machine": new["machine"]}]
+    return merged
+
+
 def load(path: Path = RECORD) -> dict | None:
     """The committed record, or None if there is none."""
     try:
