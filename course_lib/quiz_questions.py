@@ -1,6 +1,6 @@
 """The check-yourself questions at the end of each notebook (shown by ``course_lib.quiz.quiz``).
 
-One list per notebook (00-09), 3-5 questions each.  Every question tests an
+One list per notebook (00-10), 3-5 questions each.  Every question tests an
 idea its notebook teaches; every option has its own explanation, shown when
 the student picks it, so a wrong pick says *why* it is wrong.  The widget's
 own labels (「答对了」 ...) are in ``course_lib.texts`` (``quiz.*`` keys).
@@ -314,5 +314,38 @@ QUESTIONS: dict[int, list[Question]] = {
            ("抛出异常，结束运行", False, "工具出错是模型可以读到、再试一次的正常情况。"),
            ("忽略它，不给模型任何回复", False, "每个 tool_call_id 都要有一条回答，否则消息链不合法。"),
            ("自动重启 MCP 服务器", False, "出错的是这一次调用，不是服务器。")),
+    ],
+    10: [
+        _q("评测用的标准答案应该从哪里来？",
+           ("由代码从数据里算出来（比如 products.csv 里的价格）", True,
+            "对。数据变了，答案键跟着变；而且它和被评测的模型无关。"),
+           ("让被评测的模型先回答一遍，把它的回答当标准答案", False,
+            "那样量出来的只是模型和自己一致不一致：它错的地方，标准答案也跟着错。"),
+           ("让一个更大的模型来写", False, "更大的模型也会错；能用代码从数据算出来的事实，就不要交给模型。"),
+           ("凭印象写", False, "印象会错，也不会跟着数据更新。")),
+        _q("一个评委对 15 个对、5 个错的回答总是说 pass。它的一致率和 Cohen's κ 是多少？",
+           ("一致率 75%，κ = 0", True,
+            "对。它碰巧和代码一致了 15 次，但它什么也没判断：κ 扣掉碰巧一致以后是 0。"),
+           ("一致率 75%，κ = 0.75", False, "κ 要扣掉碰巧一致的部分；总说 pass 的评委，碰巧一致的期望就是 75%。"),
+           ("一致率 100%，κ = 1", False, "它把 5 个错的也说成 pass，一致率只有 15/20。"),
+           ("一致率 25%，κ = -1", False, "15 个对的它都说对了，一致率是 75%。")),
+        _q("为什么要把测试集分成 tune 和 held 两半？",
+           ("改提示词时只看 tune；held 留到最后，说明改动对没见过的问题是不是也有用", True,
+            "对。盯着同一批问题反复改，分数会越来越好，却可能只是记住了这批问题。"),
+           ("held 那一半的问题更难", False, "两半是在每一类里交替分的，难度一样。"),
+           ("为了让评测跑得更快", False, "两半都要跑；分开是为了诚实地报告结果。"),
+           ("held 是给 LLM 评委用的", False, "评委和代码检查看的是同一批回答；分两半是为了调提示词。")),
+        _q("要让评委的回答一定是 {\"verdict\": \"pass\" 或 \"fail\", \"reason\": ...}，哪种办法能保证？",
+           ("response_format 用 json_schema，服务器按 schema 约束生成（先量过，确认服务器真的在执行它）", True,
+            "对。json_schema 让服务器把 schema 变成语法，模型写不出别的；这一节在你的服务器上试过了。"),
+           ("在 system 提示里写清楚要 JSON", False, "模型可能加上代码块、解释，或者写出不在 schema 里的值。"),
+           ("response_format 用 json_object", False, "它只保证是一个 JSON 对象，不管里面的键和值。"),
+           ("把 temperature 设成 0", False, "temperature 0 让回答可以重复，但不约束格式。")),
+        _q("追踪（trace）里一次智能体运行的 span 是怎么套起来的？",
+           ("invoke_agent 的 span 里套着每一次 chat（模型请求）和 execute_tool（工具调用）的 span", True,
+            "对。这是 OpenTelemetry GenAI 约定的名字；token 数、工具名、参数都是 span 的属性。"),
+           ("每个 token 一个 span", False, "span 是一段工作（一次请求、一次工具调用），不是一个 token。"),
+           ("只有出错时才记 span", False, "每一次运行都记，成功的运行也要能回头看。"),
+           ("span 要发到云端的服务器才能看", False, "课程把 span 写进本地的一个 JSON 文件，不需要网络和账号。")),
     ],
 }

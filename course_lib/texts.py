@@ -665,9 +665,63 @@ _ZH_MCP: dict[str, str] = {
                          "之后照样完成。不要马上再调用一次（可能做两遍）：先用这个服务器的只读工具查一查，或者直接去看它要改的地方，确认是不是已经做了",
 }
 
+_ZH_EVALUATION: dict[str, str] = {
+    # notebook 10: evaluation.py, judge.py and their checkers (checkers/nb10.py)
+    "check.10.case_passed": "三套价格下都判对了：总价由 products 算出来，回答里要有这个完整的数",
+    "check.10.case_wrong": "回答 {answer!r}（足球 {football} 元、篮球 {basketball} 元）应该判 {want}，你的检查给了 {got!r}。"
+                           "总价要从 products 里算（2 × 足球 + 3 × 篮球），不能写死；再用 has_number 找完整的数"
+                           "（它把 626.0 和 626 当成同一个数）",
+    "check.10.error": "调用 {call} 时出错：{error}",
+    "check.10.in_order_passed": "{n} 对轨迹都判对了：期望的调用按顺序出现，中间可以夹别的调用",
+    "check.10.in_order_wrong": "actual={actual}、expected={expected} 应该是 {want}，你的函数给了 {got!r}。"
+                               "提示：在 actual 里从左往右找 expected 的每个名字，找到一个就从它后面接着找下一个",
+    "check.10.kappa_chance": "。你返回的是一致率：还要扣掉碰巧一致的部分 p_e",
+    "check.10.kappa_passed": "{n} 组结论的 κ 都算对了",
+    "check.10.kappa_wrong": "judge={judge}、code={code} 的 κ 应该是 {want}，你的函数给了 {got!r}{hint}",
+    "check.10.not_callable": "{name} 应该是一个函数",
+    "evaluation.bad_mode": "轨迹的比较方式只能是 {modes} 之一，收到的是 {mode!r}",
+    "evaluation.chart_by_kind": "每类问题通过了几个",
+    "evaluation.chart_by_kind_plain": "passed per kind of question",
+    "evaluation.chart_empty": "没有可以画的结果：表是空的（先用 run_set 跑测试集）",
+    "evaluation.chart_failed": "没通过",
+    "evaluation.chart_failed_plain": "failed",
+    "evaluation.chart_passed": "通过",
+    "evaluation.chart_passed_plain": "passed",
+    "evaluation.chart_seconds": "每个问题用了几秒（绿 = 通过）",
+    "evaluation.chart_seconds_plain": "seconds per question (green = passed)",
+    "evaluation.progress": "{mark} {id}  {seconds:.1f} 秒{reused}",
+    "evaluation.verdict_lengths": "评委和代码检查的结论要一样多、而且不能是空的：评委 {judge} 个，代码 {code} 个",
+    "evaluation.reused": "（这次内核里跑过同样的配置：直接用保存的结果，没有发请求）",
+}
+
+_ZH_TRACING: dict[str, str] = {
+    # notebook 10: traces of an agent run (tracing.py) and their timeline chart
+    "tracing.bad_line": "追踪文件 {path} 的第 {line} 行不是一个 span 的 JSON（{error}）。这个文件的每一行应该是 Tracer 写下的一个 span；"
+                        "这一行可能被手工改坏了，或者程序在写这一行时被强行结束了。删掉这一行（或者换一个新文件）再读",
+    "tracing.chart_agent": "整次运行（invoke_agent）",
+    "tracing.chart_agent_plain": "the whole run (invoke_agent)",
+    "tracing.chart_chat": "模型请求（chat）",
+    "tracing.chart_chat_plain": "model request (chat)",
+    "tracing.chart_error": "出错（status ERROR）",
+    "tracing.chart_error_plain": "error (status ERROR)",
+    "tracing.chart_title": "一次运行的时间线（trace {trace}）",
+    "tracing.chart_title_plain": "Timeline of one run (trace {trace})",
+    "tracing.chart_tool": "工具调用（execute_tool）",
+    "tracing.chart_tool_plain": "tool call (execute_tool)",
+    "tracing.chart_x": "从这次运行开始算起的毫秒数（ms）",
+    "tracing.chart_x_plain": "ms since the run started",
+    "tracing.closed": "这个 Tracer 已经关闭了（调用过 close()，或者 with 块已经结束），不会再往 {path} 里写 span。请新建一个 Tracer(路径)",
+    "tracing.no_file": "找不到追踪文件 {path}：先用 Tracer(路径).run(agent, 问题) 记录一次运行，再用 load_spans 读同一个路径",
+    "tracing.no_spans": "没有可以画的 span：列表是空的（追踪文件里还没有记录任何一次运行？）",
+    "tracing.no_trace": "没有正好一个 trace 对得上 {trace_id!r}（可以写完整的 trace id、它开头的几位，或者 case id）。文件里的 trace：{known}",
+    "tracing.not_native": "{kind} 没有 send 和 run_call 这两个钩子，不能这样追踪：Tracer 只追踪原生的工具调用循环 agent.Agent"
+                          "（notebook 06、08 里的 Agent 都可以，带审批钩子的也可以）。ReAct 循环（LineReAct、JsonReAct）"
+                          "在 step 里面直接发请求、运行工具，没有可以替换的钩子",
+}
+
 TEXTS: dict[str, dict[str, str]] = {
     "zh": {**_ZH_PROVIDERS, **_ZH_REPLIES, **_ZH_LOOPS, **_ZH_TOOLS, **_ZH_WIDGETS, **_ZH_CHECKERS,
-           **_ZH_ACTING, **_ZH_SUMMARY, **_ZH_MCP},
+           **_ZH_ACTING, **_ZH_SUMMARY, **_ZH_MCP, **_ZH_EVALUATION, **_ZH_TRACING},
 }
 
 

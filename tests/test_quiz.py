@@ -13,7 +13,7 @@ NUMBERS = [int(p.name[:2]) for p in NOTEBOOKS]
 
 
 def test_every_notebook_has_a_quiz():
-    assert sorted(QUESTIONS) == NUMBERS == list(range(10))
+    assert sorted(QUESTIONS) == NUMBERS == list(range(11))
 
 
 def test_the_right_answer_is_not_always_in_the_same_place():
@@ -84,5 +84,5 @@ def test_feedback_and_plain_text():
 
 
 def test_unknown_notebook_is_a_clear_error():
-    with pytest.raises(ValueError, match="没有 notebook 10 的小测验"):
-        quiz(10)
+    with pytest.raises(ValueError, match="没有 notebook 11 的小测验"):
+        quiz(11)

@@ -33,7 +33,7 @@ CONVERTED = [
     "tools/registry.py", "tools/calculator.py", "tools/knowledge.py", "tools/products.py", "tools/weather.py",
     "tools/orders.py",
     "checkers/__init__.py", "checkers/scripted.py", *[f"checkers/nb0{n}.py" for n in range(10)], "quiz.py",
-    "mcp_server.py", "mcp_client.py", "approval.py",
+    "mcp_server.py", "mcp_client.py", "approval.py", "tracing.py", "checkers/nb10.py", "evaluation.py", "judge.py",
 ]
 # Chinese that is sent TO THE MODEL (prompts, tool results, corrective messages) stays next to the
 # code that sends it, and so do patterns that read the model's replies: the top-level names
@@ -56,6 +56,9 @@ MODEL_FACING = {
                         "_write_order", "place_order", "get_product"},
     "tools/weather.py": {"WEATHER_TOOL", "get_weather"},
     "mcp_client.py": {"ERROR_PREFIX"},  # how a tool's failure starts in the tool message
+    "evaluation.py": {"ORDER_DONE_WORDS"},  # read the model's answers
+    "judge.py": {"SYSTEM", "STRICT_SYSTEM", "key_text", "judge_messages", "judge_answer"},  # the judge's prompts
+    "checkers/nb10.py": {"_answers"},  # sample answers handed to the student's check
 }
 # A loop's trace lines stay literal in the loop's own file, where its step is (the glass box: the
 # words a step prints are read next to the code that prints them): these methods may hold Chinese.
