@@ -28,11 +28,10 @@ from decimal import Decimal
 from pathlib import Path
 
 from .approval import Decision
-from .tools.calculator import CALCULATOR_TOOL, calculate
-from .tools.orders import ORDER_TOOL, place_order
-from .tools.products import CSV_NAME, PRODUCT_TOOL, _data_dir, query_by_product_name, read_products_csv
-from .tools.registry import Tool, ToolRegistry
-from .tools.weather import WEATHER_TOOL, get_weather, load_weather
+from .tools.orders import shop_registry
+from .tools.products import CSV_NAME, _data_dir, read_products_csv
+from .tools.registry import ToolRegistry, default_registry
+from .tools.weather import load_weather
 
 Q, C, W = "query_by_product_name", "calculate", "get_weather"
 # Words by which an answer says the shop has no such thing (the bench's P3 / P5 checks use the same list).
@@ -155,9 +154,8 @@ def registry() -> ToolRegistry:
     """The tools notebook 10's agent is given: get_weather, calculate, query_by_product_name
     (the shop's master database, read-only) and place_order (notebook 08's write tool on the
     student's copy, ``needs_approval``: in an evaluation run ``refuse_orders`` always says no)."""
-    return ToolRegistry([Tool("get_weather", get_weather, WEATHER_TOOL), Tool("calculate", calculate, CALCULATOR_TOOL),
-                         Tool("query_by_product_name", query_by_product_name, PRODUCT_TOOL),
-                         Tool("place_order", place_order, ORDER_TOOL, needs_approval=True)])
+    course, shop = default_registry(), shop_registry()
+    return ToolRegistry([*(course.get(name) for name in (W, C, Q)), shop.get("place_order")])
 
 
 def refuse_orders(call: object) -> Decision:
