@@ -7,7 +7,11 @@
     python course.py check          only the set-up's pre-checks (compiler, disk, memory, Python venv); installs nothing
     python course.py bench [ARGS]   set-up, then the benchmark (bench/, results in bench/results/; ARGS go to python -m bench)
     python course.py serve [ARGS]   set-up, then the teacher's server for the whole class (course_lib/classroom.py;
-                                    ARGS: --slots N, --port P, --host H, --new-key); prints the students' .env lines
+                                    ARGS: --slots N, --port P, --host H, --new-key, --progress-port P), beside it
+                                    the class progress page; prints the class code and the students' .env lines
+    python course.py join CODE      a student joins the class: the teacher's class code becomes .env, then set-up
+                                    (course_lib/class_code.py; --name NAME, else it asks)
+    python course.py progress       this computer's exercise results (course_lib/progress.py)
 
 On Windows type ``py -3 course.py lab`` (``python`` there is often the
 Microsoft Store's placeholder); ``bash course.sh ...`` still works where there
@@ -642,6 +646,28 @@ def cmd_serve(args):
     return hand_over([venv_python(), "-m", "course_lib.classroom"] + list(args))
 
 
+def cmd_join(args):
+    """``join CODE [--name NAME]``: the teacher's class code becomes ``.env`` (``course_lib/class_code.py``), then set-up.
+
+    Standard library only until the set-up: it runs on a laptop that has nothing installed yet.
+    """
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+    from course_lib import class_code
+
+    status = class_code.main(list(args))
+    if status != 0:
+        return status
+    setup("setup")
+    return 0
+
+
+def cmd_progress(args):
+    """``progress``: set-up, then this computer's exercise results (``python -m course_lib.progress``)."""
+    setup("progress")
+    return hand_over([venv_python(), "-m", "course_lib.progress"] + list(args))
+
+
 # The commands, in the order the usage line names them: name -> function(args) -> exit status.
 COMMANDS = [
     ("lab", cmd_lab),
@@ -650,6 +676,8 @@ COMMANDS = [
     ("check", cmd_check),
     ("bench", cmd_bench),
     ("serve", cmd_serve),
+    ("join", cmd_join),
+    ("progress", cmd_progress),
 ]
 
 

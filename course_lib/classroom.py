@@ -5,7 +5,7 @@ teacher's guide, 「一台服务器给全班」), and the students' notebooks ta
 through the ``classroom`` provider (``providers.PRESETS``) with the three
 ``.env`` lines it prints.
 
-What it starts is the embedded server of ``local_server`` with four changes,
+What it starts is the embedded server of ``local_server`` with five changes,
 and nothing else: the same binary, model file, chat template, seed and
 context per slot, so the class sees the replies the lessons describe.
 
@@ -24,6 +24,9 @@ context per slot, so the class sees the replies the lessons describe.
   save/restore/erase (no ``--slot-save-path``), no web UI, no ``POST /props``
   (llama-server refuses it unless started with ``--props``), no built-in
   tools (off unless ``--tools`` is given).
+* ``--metrics``: the teacher's progress page shows how busy the server is
+  (llama-server's Prometheus counters at ``/metrics``, behind the class key:
+  request and token counts, nothing of any prompt).
 * Four slots (``DEFAULT_SLOTS``): four students' requests are decoded together
   in one batch, and each slot keeps the prompt cache of the conversation it
   last served.
@@ -35,6 +38,10 @@ closing its console window), the guard stops it a second later
 (``server_process``), and a server left over from a crash (the guard killed
 too) is found, named and stopped by the next ``serve``
 (``ClassServer.stop_leftover``).
+
+Beside it, the same command runs the teacher's progress service
+(``progress_service``, on the next port, 8767) and prints the class code
+(``class_code``) that lets a student join with ``python course.py join CODE``.
 
 Where the numbers come from: ``bench/classroom.py`` (``python course.py bench
 --parts classroom``) replays notebooks 01, 02 and 06 as N simulated students
@@ -156,7 +163,7 @@ def serve_args(gguf: Path, host: str, port: int, slots: int, key_file: Path, cac
     ``cache_ram_mib``: llama-server's host-memory prompt cache (0 = none, as the embedded server).
     """
     return local_server.server_args(gguf, host=host, port_=port, parallel=slots, slot_actions=False,
-                                    api_key_file=key_file, cache_ram_mib=cache_ram_mib)
+                                    api_key_file=key_file, cache_ram_mib=cache_ram_mib, metrics=True)
 
 
 def lan_addresses() -> list[str]:
@@ -295,26 +302,49 @@ class ClassServer:
 
 
 def serve(host: str = "0.0.0.0", port: int = DEFAULT_PORT, slots: int | None = None, new_key: bool = False,
-          key_file: Path = KEY_FILE) -> int:
+          key_file: Path = KEY_FILE, progress_port: int | None = None) -> int:
     """``python course.py serve``: start the class server, print the students' ``.env`` lines, run until Ctrl-C.
 
     A server an earlier command left running is stopped first (``ClassServer.stop_leftover``).
 
     Args:
         host, port, slots: see ``ClassServer``.  new_key: make a new class key.
-        key_file: the teacher's class key file (``class_key``).
+        key_file: the teacher's class key file (``class_key``); the teacher key (``.teacher-key``) and
+            the progress database (``class-progress.sqlite3``) are kept beside it.
+        progress_port: the progress service's port (default ``port + 1``: 8767).
     Returns:
         The exit status: 0 after Ctrl-C (or SIGTERM / SIGHUP, see ``end_like_ctrl_c``),
         1 when the server could not start.
     """
     server = ClassServer(host, port, slots, key_file=server_key_file())
     try:
-        return _serve(server, host, port, new_key, key_file)
+        return _serve(server, host, port, new_key, key_file, progress_port or port + 1)
     finally:
         server.stop()  # whatever ended the command (the guard also stops it if this process is killed)
 
 
-def _serve(server: "ClassServer", host: str, port: int, new_key: bool, key_file: Path) -> int:
+def start_progress(server: "ClassServer", host: str, progress_port: int, key: str, key_file: Path):
+    """Start the teacher's progress service beside the class server (``progress_service``).
+
+    Returns:
+        ``(service, join_secret)``: the running ``ProgressService`` and the class code's secret.
+    Raises:
+        OSError: it could not listen on ``progress_port``.
+    """
+    from . import class_code, progress_service
+
+    store = progress_service.ProgressStore(key_file.parent / progress_service.DB_FILE.name)
+    secret = class_code.new_secret()
+    app = progress_service.make_app(store, key, progress_service.teacher_key(
+        key_file.parent / progress_service.TEACHER_KEY_FILE.name), model_root=server.root, model_port=server.port,
+        join_secret=secret)
+    return progress_service.ProgressService(app, host, progress_port).start(), secret
+
+
+def _serve(server: "ClassServer", host: str, port: int, new_key: bool, key_file: Path, progress_port: int) -> int:
+    from . import class_code
+
+    service = None
     try:
         leftover = server.stop_leftover()  # before a new key is made: another serve may still use the old one
         if leftover:
@@ -324,7 +354,8 @@ def _serve(server: "ClassServer", host: str, port: int, new_key: bool, key_file:
         server.start()
         print(t("classroom.starting", slots=server.slots, model=local_server.MODEL_ALIAS, log=server.log), flush=True)
         server.wait()
-    except local_server.LocalModelError as exc:
+        service, secret = start_progress(server, host, progress_port, key, key_file)
+    except (local_server.LocalModelError, OSError) as exc:
         server.stop()
         print(t("providers.error_line", error=exc), file=sys.stderr)
         return 1
@@ -339,15 +370,25 @@ def _serve(server: "ClassServer", host: str, port: int, new_key: bool, key_file:
     else:
         shown, others = host, ""
     shown_file = key_file.name if key_file.parent == PROJECT_ROOT else key_file
-    print(t("classroom.ready", lines=env_lines(f"http://{shown}:{port}/v1", key), others=others,
-            port=port, key_file=shown_file), flush=True)
+    try:
+        code = class_code.make_code(shown, progress_port, secret)
+    except ValueError:  # no IPv4 address to put in a code: the lines still work
+        code = t("classroom.no_code")
+    lines = env_lines(f"http://{shown}:{port}/v1", key) + \
+        f"\nCOURSE_PROGRESS_URL=http://{shown}:{progress_port}\nCOURSE_STUDENT_NAME=" + t("classroom.your_name")
+    teacher_file = key_file.parent / ".teacher-key"
+    print(t("classroom.ready", lines=lines, others=others, port=port, key_file=shown_file, code=code,
+            progress_port=progress_port, teacher_file=teacher_file.name if key_file.parent == PROJECT_ROOT
+            else teacher_file), flush=True)
     try:
         while server.process.poll() is None:
             time.sleep(0.5)
     except KeyboardInterrupt:
         server.stop()
+        service.stop()
         print(t("classroom.stopped"))
         return 0
+    service.stop()
     print(t("classroom.exited", code=server.process.returncode, log=server.log), file=sys.stderr)
     return 1
 
@@ -381,6 +422,8 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"requests decoded together (default {DEFAULT_SLOTS}; bench/results/classroom.md)")
     parser.add_argument("--new-key", action="store_true", help="make a new class key (students need the new line)")
     parser.add_argument("--key-file", type=Path, default=KEY_FILE, help=f"the class key file (default {KEY_FILE.name})")
+    parser.add_argument("--progress-port", type=int, default=None,
+                        help="the progress service's port (default: --port + 1)")
     opts = parser.parse_args(argv)
     end_like_ctrl_c()
     try:
@@ -388,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
     except EnvFileError as exc:
         print(t("providers.error_line", error=exc), file=sys.stderr)
         return 1
-    return serve(opts.host, opts.port, opts.slots, opts.new_key, opts.key_file)
+    return serve(opts.host, opts.port, opts.slots, opts.new_key, opts.key_file, opts.progress_port)
 
 
 if __name__ == "__main__":

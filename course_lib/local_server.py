@@ -368,7 +368,7 @@ def server_args(gguf: Path, **options) -> list[str]:
 
 def server_flags(gguf: Path, *, host: str = "127.0.0.1", port_: int | None = None, parallel: int = 1,
                  ctx_per_slot: int | None = None, prompt_cache: bool | None = None, cache_ram_mib: int = 0,
-                 slot_actions: bool = True, api_key_file: Path | None = None) -> list[str]:
+                 slot_actions: bool = True, api_key_file: Path | None = None, metrics: bool = False) -> list[str]:
     """Return the flags of the course's server command line (llama-server's spelling; every engine takes them).
 
     The defaults are the embedded server's: loopback only, one slot.  The
@@ -404,6 +404,8 @@ def server_flags(gguf: Path, *, host: str = "127.0.0.1", port_: int | None = Non
             ``clear_prompt_cache`` uses erase) and ``/slots`` served; False = neither.
         api_key_file: a file whose line is the key every request must carry
             (``Authorization: Bearer <key>``); None = no key.
+        metrics: serve llama-server's Prometheus counters at ``/metrics`` (``--metrics``; the class
+            server's, for the teacher's progress page).
     Returns:
         The flags, without the program (``server_args`` adds it).
     """
@@ -435,6 +437,8 @@ def server_flags(gguf: Path, *, host: str = "127.0.0.1", port_: int | None = Non
         args.append("--no-slots")
     if api_key_file is not None:
         args += ["--api-key-file", str(api_key_file)]
+    if metrics:
+        args.append("--metrics")
     if prompt_cache is False or (prompt_cache is None and os.environ.get("COURSE_PROMPT_CACHE") == "0"):
         args.append("--no-cache-prompt")
     else:

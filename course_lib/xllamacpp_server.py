@@ -28,6 +28,7 @@ flag                        ``CommonParams`` field
 ``--cache-ram N``           ``cache_ram_mib``
 ``--slot-save-path D``      ``slot_save_path`` (arg.cpp appends the separator)
 ``--no-slots``              ``endpoint_slots = False``
+``--metrics``               ``endpoint_metrics = True``
 ``--api-key-file F``        ``api_keys`` (one key per non-empty line)
 ``--no-cache-prompt``       ``cache_prompt = False``
 ``--cache-reuse N``         ``n_cache_reuse``
@@ -72,6 +73,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--api-key-file", default=None)
     p.add_argument("--no-cache-prompt", action="store_true")
     p.add_argument("--cache-reuse", type=int, default=0)
+    p.add_argument("--metrics", action="store_true")
     return p
 
 
@@ -117,6 +119,7 @@ def params_from_flags(argv: list[str]):
         params.api_keys = [line.strip() for line in lines if line.strip()]
     params.cache_prompt = not opts.no_cache_prompt
     params.n_cache_reuse = 0 if opts.no_cache_prompt else opts.cache_reuse
+    params.endpoint_metrics = opts.metrics
     return params
 
 

@@ -1,9 +1,14 @@
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# Every checker keeps its result (course_lib/progress.py): during the tests, in a folder of their own,
+# never in the student's .progress/ (notebook kernels started by the tests inherit this too).
+os.environ.setdefault("COURSE_PROGRESS_DIR", tempfile.mkdtemp(prefix="course-progress-tests-"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/fakes.py
 
 from fakes import FakeLLM  # noqa: E402

@@ -37,6 +37,8 @@ KEY_PATTERNS: dict[str, re.Pattern] = {
     "bearer token": re.compile("Bear" + r"er\s+[A-Za-z0-9_\-.=]{24,}"),
     # the class key of python course.py serve (course_lib/classroom.py: KEY_PREFIX + 32 hex digits)
     "class key": re.compile("course-" + r"class-[0-9a-f]{32}(?![0-9a-f])"),
+    # the teacher key of the progress page (course_lib/progress_service.py: TEACHER_KEY_PREFIX + 32 hex digits)
+    "teacher key": re.compile("course-" + r"teacher-[0-9a-f]{32}(?![0-9a-f])"),
     # api_key="…", "api_key": "…", OPENAI_API_KEY = '…': a long quoted literal
     "key assignment": re.compile(
         r"(?i)[A-Za-z0-9_]*(?:api[_-]?key|secret[_-]?key|access[_-]?token|auth[_-]?token)[\"']?\s*[:=]\s*"
@@ -50,14 +52,20 @@ KEY_PATTERNS: dict[str, re.Pattern] = {
 
 
 def class_keys() -> list[str]:
-    """The class key(s) made on this machine (``.class-key``, git-ignored): their exact text is searched too."""
+    """The class and teacher keys made on this machine (``.class-key``, ``.teacher-key``, git-ignored), and this
+    machine's student token (``.progress/student-token``): their exact text is searched too."""
+    from course_lib.class_code import progress_dir
     from course_lib.classroom import KEY_FILE, read_key
+    from course_lib.progress_service import TEACHER_KEY_FILE
 
-    try:
-        key = read_key(KEY_FILE)  # as the class server reads it: a Notepad BOM or CRLF is not part of the key
-    except Exception:  # noqa: BLE001 - a key no client could send (LocalModelError): its raw lines are searched instead
-        return [line.strip() for line in KEY_FILE.read_text(encoding="utf-8-sig").splitlines() if line.strip()]
-    return [key] if key else []
+    keys = []
+    for file in (KEY_FILE, TEACHER_KEY_FILE, progress_dir() / "student-token"):
+        try:
+            key = read_key(file)  # as the class server reads it: a Notepad BOM or CRLF is not part of the key
+        except Exception:  # noqa: BLE001 - a key no client could send (LocalModelError): its raw lines are searched
+            key = "\n".join(line.strip() for line in file.read_text(encoding="utf-8-sig").splitlines() if line.strip())
+        keys += [k for k in key.split("\n") if k]
+    return keys
 
 
 def masked(secret: str) -> str:
@@ -70,7 +78,7 @@ def scan_text(text: str) -> list[tuple[int, str, str]]:
     for key in class_keys():
         start = text.find(key)
         if start >= 0:
-            hits.append((text.count("\n", 0, start) + 1, "this machine's class key", masked(key)))
+            hits.append((text.count("\n", 0, start) + 1, "this machine's class or teacher key", masked(key)))
     for kind, pattern in KEY_PATTERNS.items():
         for m in pattern.finditer(text):
             found = m.groupdict().get("value") or m.group(0)

@@ -8,18 +8,41 @@ Jupyter shows nothing more for that result, so the checker cell's output is
 just the printed line.  It never raises, so an untouched exercise does not
 stop "Run All"; ``tests/test_exercises.py`` proves that each checker passes
 on the reference solution in ``solutions/`` and fails on the untouched
-exercise.  The sentences come from ``course_lib.texts`` (``check.*`` keys).
+exercise.  The sentences come from ``course_lib.texts`` (``check.*`` keys),
+through this package's ``t``, which keeps the key beside the sentence.
+
+Each checker is decorated with ``@exercise("NN-k")``: its result (the
+exercise, passed or not, the key of the sentence it printed) is kept on the
+student's computer and, in class, sent to the teacher (``course_lib.progress``,
+which says exactly what is sent).
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .. import progress, texts
 from ..recording import Recording, recording
-from ..texts import t
 
-__all__ = ["CheckResult", "Recording", "recording", "report", "safely"]
+__all__ = ["CheckResult", "Hint", "Recording", "exercise", "recording", "report", "safely", "t"]
+
+
+class Hint(str):
+    """A checker's sentence (a ``str``) that also knows its ``texts.py`` key (``.key``)."""
+
+    key: str
+
+    def __new__(cls, text: str, key: str) -> "Hint":
+        hint = super().__new__(cls, text)
+        hint.key = key
+        return hint
+
+
+def t(key: str, **fields: object) -> Hint:
+    """``texts.t(key, **fields)``, as a ``Hint`` that remembers ``key`` (what ``progress`` records)."""
+    return Hint(texts.t(key, **fields), key)
 
 
 @dataclass(frozen=True)
@@ -33,6 +56,7 @@ class CheckResult:
 
     passed: bool
     message: str
+    hint: str = ""  # the texts.py key of ``message`` ("" when it was not made by ``t``)
 
     def __bool__(self) -> bool:
         return self.passed
@@ -43,8 +67,35 @@ class CheckResult:
 
 def report(ok: bool, message: str) -> CheckResult:
     """Print ``✅ 通过：message`` or ``❌ 未通过：message`` and return ``CheckResult(ok, message)``."""
-    print(t("check.passed" if ok else "check.failed", message=message))
-    return CheckResult(bool(ok), message)
+    print(texts.t("check.passed" if ok else "check.failed", message=message))
+    return CheckResult(bool(ok), str(message), getattr(message, "key", ""))
+
+
+def exercise(exercise_id: str) -> Callable[[Callable[..., CheckResult]], Callable[..., CheckResult]]:
+    """Decorator: the checker of exercise ``exercise_id`` (``"NN-k"``, one of ``progress.EXERCISES``).
+
+    The wrapped checker runs as before; its ``CheckResult`` is then recorded
+    (``progress.record``).  Recording never changes the result and never
+    raises: a full disk or a read-only folder only means this one result is
+    not kept.
+    """
+    if exercise_id not in progress.EXERCISES:
+        raise ValueError(f"unknown exercise id {exercise_id!r}; add it to progress.EXERCISES")
+
+    def decorate(checker: Callable[..., CheckResult]) -> Callable[..., CheckResult]:
+        @functools.wraps(checker)
+        def checked(*args: Any, **kwargs: Any) -> CheckResult:
+            result = checker(*args, **kwargs)
+            try:
+                progress.record(exercise_id, bool(result), getattr(result, "hint", ""))
+            except Exception:  # noqa: BLE001 - keeping the result is a service to the student, never a failure
+                pass
+            return result
+
+        checked.exercise_id = exercise_id  # type: ignore[attr-defined]
+        return checked
+
+    return decorate
 
 
 def safely(func: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, str | None]:

@@ -7,10 +7,10 @@ import io
 from dotenv import dotenv_values
 
 from ..providers import PRESETS
-from ..texts import t
-from . import CheckResult, report
+from . import CheckResult, exercise, report, t
 
 
+@exercise("00-1")
 def check_needs_key(needs_key: object) -> CheckResult:
     """Exercise 00-1: ``needs_key`` lists the preset names that need an API key (any order)."""
     expected = {name for name, preset in PRESETS.items() if preset.key_env and preset.key_required}
@@ -23,6 +23,7 @@ def check_needs_key(needs_key: object) -> CheckResult:
     return report(False, t("check.00.needs_key.3", missing=missing, extra=extra))
 
 
+@exercise("00-2")
 def check_env_line(env_text: object) -> CheckResult:
     """Exercise 00-2: ``env_text`` is .env content that selects DeepSeek and names its key variable."""
     if not isinstance(env_text, str) or not env_text.strip():

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from openai.types.chat import ChatCompletion
 
-from ..texts import t
-from . import CheckResult, recording, report, safely
+from . import CheckResult, exercise, recording, report, safely, t
 
 
+@exercise("01-1")
 def check_ask(ask: object, client: object) -> CheckResult:
     """Exercise 01-1: ``ask(question)`` sends ONE request whose last message is the user's question
     and returns ``choices[0].message.content`` of that response as a string."""
@@ -45,6 +45,7 @@ def _sample_response(finish_reason: str, total: int) -> ChatCompletion:
     )
 
 
+@exercise("01-2")
 def check_summarize(summarize: object) -> CheckResult:
     """Exercise 01-2: ``summarize(response)`` returns ``{"finish_reason": ..., "total_tokens": ...}``."""
     if not callable(summarize):

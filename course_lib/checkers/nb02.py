@@ -7,8 +7,7 @@ import copy
 from typing import Any, Iterator
 
 from ..messages import MessageError, normalize, validate
-from ..texts import t
-from . import CheckResult, recording, report, safely
+from . import CheckResult, exercise, recording, report, safely, t
 
 NAME_QUESTION = "我叫什么名字？"
 
@@ -41,6 +40,7 @@ def sent_messages(client: Any) -> Iterator[tuple[list, Any]]:
             completions.create = recorded_create
 
 
+@exercise("02-1")
 def check_chat_turn(chat_turn: object, client: object) -> CheckResult:
     """Exercise 02-1: ``chat_turn(messages, user_text)`` appends the user message, sends the
     WHOLE list in one request, appends the assistant reply and returns its text.
@@ -119,6 +119,7 @@ def _expected_last_turns(messages: list[dict], n_turns: int) -> list[dict]:
     return system + rest[start:]
 
 
+@exercise("02-2")
 def check_keep_last_turns(keep_last_turns: object) -> CheckResult:
     """Exercise 02-2: ``keep_last_turns(messages, n_turns)`` returns the system message plus
     the last ``n_turns`` whole turns (a turn starts at a user message), as a valid list,

@@ -15,8 +15,7 @@ from openai.types.chat import ChatCompletionMessage
 
 from ..messages import normalize
 from ..tools import get_weather
-from ..texts import t
-from . import CheckResult, report, safely
+from . import CheckResult, exercise, report, safely, t
 from .scripted import ScriptedModel
 
 CURRENCIES = {"USD", "EUR", "JPY"}
@@ -27,6 +26,7 @@ ABOUT_CURRENCY = re.compile(r"货币|币种|汇率|换算|兑换|外币|美元|�
 ABOUT_AMOUNT = re.compile(r"金额|钱|数额|人民币|元|CNY|RMB|yuan|amount|money|sum", re.IGNORECASE)
 
 
+@exercise("03-1")
 def check_currency_tool(tool: object) -> CheckResult:
     """Exercise 03-1: ``CURRENCY_TOOL`` is a complete schema for ``convert_currency(amount, to_currency)``:
     the right name, a description, ``amount`` (number) and ``to_currency`` (string with
@@ -103,6 +103,7 @@ def _answer_cases() -> list[tuple[list[tuple[str, str, str]], dict, list[str]]]:
     ]
 
 
+@exercise("03-2")
 def check_answer_tool_calls(answer_tool_calls: object) -> CheckResult:
     """Exercise 03-2: ``answer_tool_calls(message, functions)`` returns one
     ``{"role": "tool", "tool_call_id", "content": <str>}`` per call of the SDK message,
@@ -139,6 +140,7 @@ def _role_list(messages: list[dict]) -> list[str]:
     return [m.get("role", "?") for m in messages]
 
 
+@exercise("03-3")
 def check_single_step(single_step: object) -> CheckResult:
     """Exercise 03-3: ``single_step(client, question)`` runs one round of the lifecycle:
     request with tools -> if tool_calls: append the assistant message, one tool reply per id,

@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from ..tools.products import connect_readonly, database_path
-from ..texts import t
-from . import CheckResult, report, safely
+from . import CheckResult, exercise, report, safely, t
 
 
 # -- watching sqlite3 ------------------------------------------------------------------
@@ -130,6 +129,7 @@ def _rows(result: Any, call: str) -> tuple[list | None, str | None]:
     return rows, None
 
 
+@exercise("04-1")
 def check_price_tool(query_by_price_range: object, PRICE_TOOL: object) -> CheckResult:  # noqa: N803 - the notebook's name
     """Exercise 04-1: a second database tool.
 
@@ -195,6 +195,7 @@ def _fake_call(name: str, arguments: str, call_id: str = "call_x") -> dict:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
+@exercise("04-2")
 def check_run_tool_call(run_tool_call: object) -> CheckResult:
     """Exercise 04-2: ``run_tool_call(call, functions)`` never raises and always returns a string:
     the result for a good call, and a message starting with "错误" for an unknown tool name

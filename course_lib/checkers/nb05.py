@@ -10,8 +10,7 @@ from __future__ import annotations
 from ..react import run_tool
 from ..react_parser import ParsedReply, corrective_observation, parse_json_protocol
 from ..tools.registry import ToolRegistry, default_registry
-from ..texts import t
-from . import CheckResult, recording, report, safely
+from . import CheckResult, exercise, recording, report, safely, t
 
 # (reply, expected) pairs for 05-1.
 ACTION_CASES = [
@@ -35,6 +34,7 @@ def _as_pair(value: object) -> object:
     return tuple(value) if isinstance(value, (list, tuple)) and len(value) == 2 else value
 
 
+@exercise("05-1")
 def check_extract_action(extract_action: object) -> CheckResult:
     """Exercise 05-1: ``extract_action(reply)`` -> ``(tool, input)`` from a line-start Action line
     (any case, ``:``/``：``, spaces around the colons), or None."""
@@ -67,6 +67,7 @@ def _next_expected(parsed: ParsedReply, registry: ToolRegistry) -> str | None:
     return corrective_observation(parsed, "A", registry.names) if parsed.kind == "invalid" else None
 
 
+@exercise("05-2")
 def check_next_user_message(next_user_message: object) -> CheckResult:
     """Exercise 05-2: ``next_user_message(parsed, registry)``: ``"Observation: <tool result>"`` for an
     action, the corrective observation for an invalid parsed reply, None after an answer.
@@ -93,6 +94,7 @@ def check_next_user_message(next_user_message: object) -> CheckResult:
     return report(True, t("check.05.next_user_message.6"))
 
 
+@exercise("05-3")
 def check_ask_once(ask_once: object, client: object) -> CheckResult:
     """Exercise 05-3: one request with ``[system (JSON tools), user "Question: ...\\n<scratchpad>"]``,
     ``stop`` containing "Observation:", ``max_tokens`` set, no tools; returns the parsed reply."""

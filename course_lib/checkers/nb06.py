@@ -10,8 +10,7 @@ from __future__ import annotations
 import re
 
 from ..tools import get_weather
-from ..texts import t
-from . import CheckResult, report, safely
+from . import CheckResult, exercise, report, safely, t
 from .scripted import ScriptedModel
 
 TOOLS_KEYS = ("tools", "tool_choice", "parallel_tool_calls")
@@ -19,6 +18,7 @@ TOOLS_KEYS = ("tools", "tool_choice", "parallel_tool_calls")
 ASKS_FOR_AN_ANSWER = re.compile(r"回答|答案|作答|答复|回复|总结|结论|answer|respond|reply", re.IGNORECASE)
 
 
+@exercise("06-1")
 def check_call_key(call_key: object) -> CheckResult:
     """Exercise 06-1: ``call_key(name, arguments_json)`` is hashable, equal for the same tool with
     the same parsed arguments (spacing and key order ignored, also inside nested objects; lists
@@ -68,6 +68,7 @@ def _roles(messages: list) -> list:
     return [m.get("role") for m in messages]
 
 
+@exercise("06-2")
 def check_agent_loop(agent_loop: object) -> CheckResult:
     """Exercise 06-2: ``agent_loop(client, question, max_steps=3)`` loops while there are tool_calls
     (one tool reply per id), returns the text answer, and after ``max_steps`` requests with tools

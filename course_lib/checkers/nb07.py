@@ -14,8 +14,7 @@ import pandas as pd
 from openai.types.chat import ChatCompletion
 
 from ..tools import get_weather
-from ..texts import t
-from . import CheckResult, recording, report, safely
+from . import CheckResult, exercise, recording, report, safely, t
 from .scripted import ScriptedModel
 
 NUMBER_CASES = [
@@ -54,6 +53,7 @@ NUMBER_CASES = [
 ]
 
 
+@exercise("07-1")
 def check_contains_number(contains_number: object) -> CheckResult:
     """Exercise 07-1: ``contains_number(answer, number)`` finds ``number`` only as a whole number."""
     if not callable(contains_number):
@@ -79,6 +79,7 @@ def _sample_results() -> pd.DataFrame:
     ])
 
 
+@exercise("07-2")
 def check_summarize(summarize: object) -> CheckResult:
     """Exercise 07-2: ``summarize(results)`` -> DataFrame indexed by loop with
     success_rate, mean_prompt_tokens, total_seconds."""
@@ -121,6 +122,7 @@ def _canned_reply(kwargs: dict) -> Any:
     return ChatCompletion.model_validate(ScriptedModel().completion(BRIEF_REPLY, kwargs))
 
 
+@exercise("07-3")
 def check_weather_brief(weather_brief: object, client: object) -> CheckResult:
     """Exercise 07-3: ``weather_brief(cities)`` looks the cities up in code and sends ONE request
     without tools whose messages contain every weather result; returns the reply text.

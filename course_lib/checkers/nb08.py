@@ -28,9 +28,8 @@ import json
 from typing import Any
 
 from ..approval import Decision
-from ..texts import t
 from ..tool_calls import ToolCall
-from . import CheckResult, report, safely
+from . import CheckResult, exercise, report, safely, t
 
 LIMIT = 3  # pieces: the largest order approved without a person
 _MISSING = object()
@@ -80,6 +79,7 @@ def _odd_calls() -> list[tuple[ToolCall, str]]:
     ]
 
 
+@exercise("08-1")
 def check_order_policy(policy: object) -> CheckResult:
     """Exercise 08-1 (statement in this module's docstring): ``policy(call) -> Decision | None``
     approves orders of 1 to 3 pieces, rejects larger whole numbers with a reason, and never

@@ -23,8 +23,8 @@ from mcp import types
 from ..mcp_server import REGISTRY, mcp_tool
 from ..memory import summary_message
 from ..messages import MessageError, content_text, normalize, validate, validate_tools
-from ..texts import shorten, t
-from . import CheckResult, report, safely
+from ..texts import shorten
+from . import CheckResult, exercise, report, safely, t
 
 SUMMARY_TEXT = "用户叫小明，喜欢篮球；北京晴，25°C。"  # what the checker's summarize returns
 SYSTEM_TEXT = "你是一个简洁的中文助手。"
@@ -157,6 +157,7 @@ def _summary_problem(result: list, messages: list[dict], summarize: _SummaryReco
     return None
 
 
+@exercise("09-1")
 def check_compress(compress: object) -> CheckResult:
     """Exercise 09-1: ``compress(messages, summarize) -> list[dict]``.
 
@@ -224,6 +225,7 @@ def _parameters_problem(parameters: Any, tool: types.Tool) -> str | None:
     return None
 
 
+@exercise("09-2")
 def check_mcp_tool_schema(to_openai_tool: object) -> CheckResult:
     """Exercise 09-2: ``to_openai_tool(mcp_tool)`` turns one MCP tool (``name``, ``description``,
     ``input_schema``) into a chat request's tool:

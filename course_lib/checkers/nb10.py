@@ -18,8 +18,7 @@ from decimal import Decimal
 
 from ..eval_set import products as shop_products
 from ..evaluation import agreement, trajectory_match
-from ..texts import t
-from . import CheckResult, report, safely
+from . import CheckResult, exercise, report, safely, t
 
 Q, C, W, O = "query_by_product_name", "calculate", "get_weather", "place_order"
 # (actual, expected): trajectory pairs; the right answer is trajectory_match(..., "in_order").
@@ -39,6 +38,7 @@ KAPPA_CASES = [
 ]
 
 
+@exercise("10-1")
 def check_in_order(in_order: object) -> CheckResult:
     """Exercise 10-1: ``in_order(actual, expected) -> bool`` on ``TRAJECTORY_PAIRS``."""
     if not callable(in_order):
@@ -64,6 +64,7 @@ def _answers(prices: dict[str, float]) -> list[tuple[str, bool]]:
             ("我不知道。", False)]
 
 
+@exercise("10-2")
 def check_new_case_check(check: object) -> CheckResult:
     """Exercise 10-2: ``check(answer, products) -> bool`` for 「买 2 个足球和 3 个篮球一共多少钱？」.
 
@@ -85,6 +86,7 @@ def check_new_case_check(check: object) -> CheckResult:
     return report(True, t("check.10.case_passed"))
 
 
+@exercise("10-3")
 def check_kappa(kappa: object) -> CheckResult:
     """Exercise 10-3: ``kappa(judge, code) -> float``, Cohen's kappa, on ``KAPPA_CASES`` (within 1e-6)."""
     if not callable(kappa):

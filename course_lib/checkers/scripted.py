@@ -24,7 +24,7 @@ import httpx
 import openai
 
 from ..messages import MessageError, validate
-from ..texts import t
+from . import t
 
 # Said once the script has run out, so student code that asks too often gets an
 # answer (and the checker counts the requests) instead of crashing.

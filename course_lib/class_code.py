@@ -1,0 +1,226 @@
+"""Joining a class in one step: the teacher's class code becomes the student's ``.env``.
+
+Standard library only (``python course.py join CODE`` runs it before any
+package is installed, then the set-up).
+
+The code (``make_code``) is 20 characters in groups of four, for example
+``5ZK2-0M8Q-9TB7-XDEE-4R3A``: the teacher machine's IPv4 address (4 bytes),
+its progress service's port (2 bytes) and a random secret (5 bytes, made anew
+by every ``serve``), in Crockford's base 32 (digits and letters without I, L,
+O, U; read without regard to case, with O as 0 and I or L as 1, hyphens and
+spaces skipped), then two check characters: the whole number modulo the
+prime 1021.  A wrong character or two neighbours swapped always changes that
+remainder (1021 divides neither a digit's change times a power of 32 nor a
+swap's ``(a - b) * 31 * 32**k``), so a typo is reported as a typo and never
+reaches the wrong machine.
+
+What the secret protects, and how strongly.  ``POST /api/join`` on the
+teacher's progress service hands out the class key for the secret
+(``progress_service.make_app``): the code is worth the ``.env`` lines the
+teacher projected before, no more - the class key itself stays 128 random
+bits.  A guesser on the LAN faces 2**40 secrets, and the service answers at
+most ``progress_service.JOIN_FAILURES_PER_MINUTE`` (10) wrong ones a minute
+for everyone together: half the space takes 2**39 / 10 minutes, about
+100,000 years, and the secret is replaced at the next ``serve``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import secrets
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford's base 32
+CHECK_MODULUS = 1021  # a prime below 32**2
+SECRET_BYTES = 5
+PAYLOAD_SYMBOLS = 18  # ceil((4 + 2 + 5) * 8 / 5)
+CODE_SYMBOLS = PAYLOAD_SYMBOLS + 2
+ENV_NAMES = ("COURSE_PROVIDER", "COURSE_BASE_URL", "COURSE_CLASS_KEY", "COURSE_PROGRESS_URL", "COURSE_STUDENT_NAME")
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+JOIN_TIMEOUT_S = 10.0
+
+
+class CodeError(ValueError):
+    """A class code that cannot be read; the message is Chinese and says what to check."""
+
+
+def _t(key: str, **fields: object) -> str:
+    from .texts import t
+
+    return t(key, **fields)
+
+
+def new_secret() -> str:
+    """A fresh join secret: ``SECRET_BYTES`` random bytes (``secrets``) as 10 hex digits."""
+    return secrets.token_hex(SECRET_BYTES)
+
+
+def make_code(address: str, port: int, secret: str) -> str:
+    """The class code for IPv4 ``address``, ``port`` and ``secret`` (10 hex digits), grouped ``XXXX-XXXX-...``.
+
+    Raises:
+        ValueError: not an IPv4 address, a port outside 1-65535, or a secret that is not 10 hex digits.
+    """
+    packed = ipaddress.IPv4Address(address).packed
+    if not 0 < port < 65536:
+        raise ValueError(f"port {port} out of range")
+    raw = bytes.fromhex(secret)
+    if len(raw) != SECRET_BYTES:
+        raise ValueError("secret must be 10 hex digits")
+    number = int.from_bytes(packed + port.to_bytes(2, "big") + raw, "big")
+    symbols = _symbols(number << 2, PAYLOAD_SYMBOLS)  # 88 bits in 18 symbols (90 bits): 2 zero bits at the end
+    symbols += _symbols(number % CHECK_MODULUS, 2)
+    return "-".join(symbols[i:i + 4] for i in range(0, len(symbols), 4))
+
+
+def _symbols(number: int, count: int) -> str:
+    out = []
+    for _ in range(count):
+        out.append(ALPHABET[number % 32])
+        number //= 32
+    return "".join(reversed(out))
+
+
+def read_code(code: str) -> tuple[str, int, str]:
+    """``(address, port, secret)`` from a class code as a student typed it.
+
+    Raises:
+        CodeError: a character that is not in the code's alphabet, the wrong
+            length, or check characters that do not match (a typo).
+    """
+    cleaned = code.strip().upper().replace("-", "").replace(" ", "")
+    cleaned = cleaned.replace("O", "0").replace("I", "1").replace("L", "1")
+    bad = [c for c in cleaned if c not in ALPHABET]
+    if bad:
+        raise CodeError(_t("class_code.bad_char", char=bad[0]))
+    if len(cleaned) != CODE_SYMBOLS:
+        raise CodeError(_t("class_code.bad_length", n=len(cleaned), want=CODE_SYMBOLS))
+    value = 0
+    for c in cleaned[:PAYLOAD_SYMBOLS]:
+        value = value * 32 + ALPHABET.index(c)
+    check = ALPHABET.index(cleaned[-2]) * 32 + ALPHABET.index(cleaned[-1])
+    if value & 3 or (value >> 2) % CHECK_MODULUS != check:
+        raise CodeError(_t("class_code.typo"))
+    raw = (value >> 2).to_bytes(11, "big")
+    return str(ipaddress.IPv4Address(raw[:4])), int.from_bytes(raw[4:6], "big"), raw[6:].hex()
+
+
+def progress_dir() -> Path:
+    """The student's progress folder (``progress.progress_dir`` says the same): ``COURSE_PROGRESS_DIR`` or ``.progress``."""
+    return Path(os.environ.get("COURSE_PROGRESS_DIR") or PROJECT_ROOT / ".progress")
+
+
+def student_token(folder: Path | None = None) -> str:
+    """This computer's student token (32 hex digits), made once and kept in ``student-token`` (owner only).
+
+    The teacher's service ties the display name to it, so nobody else can post
+    or read under that name; it never leaves this computer except to that service.
+    """
+    path = (folder or progress_dir()) / "student-token"
+    if path.is_file():
+        token = path.read_text(encoding="utf-8").strip()
+        if len(token) == 32 and all(c in "0123456789abcdef" for c in token):
+            return token
+    token = secrets.token_hex(16)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(token + "\n", encoding="utf-8")
+    path.chmod(0o600)
+    return token
+
+
+def ask_service(address: str, port: int, secret: str, name: str, token: str,
+                timeout: float = JOIN_TIMEOUT_S) -> dict[str, str]:
+    """``POST http://address:port/api/join``; return the ``.env`` values it hands out (``ENV_NAMES``).
+
+    No proxy is used (the teacher's machine is on the LAN).
+    Raises:
+        CodeError: the service is unreachable, refused the secret or the name
+            (its own Chinese reason), or answered something else.
+    """
+    body = json.dumps({"secret": secret, "name": name, "token": token}).encode("utf-8")
+    request = urllib.request.Request(f"http://{address}:{port}/api/join", data=body, method="POST",
+                                     headers={"Content-Type": "application/json"})
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(request, timeout=timeout) as reply:
+            values = json.loads(reply.read().decode("utf-8"))
+    except urllib.error.HTTPError as exc:
+        try:
+            why = json.loads(exc.read().decode("utf-8")).get("error", "")
+        except ValueError:
+            why = ""
+        raise CodeError(_t("class_code.refused", status=exc.code, why=why)) from None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise CodeError(_t("class_code.unreachable", address=address, port=port,
+                           error=getattr(exc, "reason", exc))) from None
+    if not isinstance(values, dict) or not all(isinstance(values.get(k), str) for k in ENV_NAMES):
+        raise CodeError(_t("class_code.bad_answer"))
+    return {k: values[k] for k in ENV_NAMES}
+
+
+def write_env(values: dict[str, str], path: Path | None = None) -> Path:
+    """Put ``values`` into ``.env``: each line ``NAME=value`` replaced where it was, else added at the end.
+
+    Other lines are kept as they were.  The file is read as the course reads
+    it (UTF-8, or UTF-16 / UTF-8 with a BOM from Notepad) and written as UTF-8
+    without a BOM, ``\n`` line ends.  Returns the path.
+    """
+    path = path or PROJECT_ROOT / ".env"
+    lines: list[str] = []
+    if path.is_file():
+        data = path.read_bytes()
+        utf16 = data.startswith((b"\xff\xfe", b"\xfe\xff"))
+        lines = data.decode("utf-16" if utf16 else "utf-8-sig", errors="replace").splitlines()
+    kept, done = [], set()
+    for line in lines:
+        name = line.split("=", 1)[0].strip().removeprefix("export ").strip()
+        if "=" in line and name in values:
+            if name not in done:  # the first line of that name gets the value; repeats would override it
+                kept.append(f"{name}={values[name]}")
+                done.add(name)
+            continue
+        kept.append(line)
+    lines = kept + [f"{name}={value}" for name, value in values.items() if name not in done]
+    path.write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
+    return path
+
+
+def join(code: str, name: str | None = None, env_path: Path | None = None) -> int:
+    """``python course.py join CODE [--name NAME]``: read the code, ask the service, write ``.env``.
+
+    The name is asked for when not given.  Returns 0, or 1 after printing why (Chinese) on stderr.
+    """
+    try:
+        address, port, secret = read_code(code)
+        if name is None:
+            name = input(_t("class_code.ask_name")).strip()
+        values = ask_service(address, port, secret, name, student_token())
+    except CodeError as exc:
+        print(_t("class_code.error_line", error=exc), file=sys.stderr)
+        return 1
+    except (EOFError, KeyboardInterrupt):
+        return 1
+    path = write_env(values, env_path)
+    print(_t("class_code.joined", name=values["COURSE_STUDENT_NAME"], path=path,
+             url=values["COURSE_BASE_URL"]))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: ``python -m course_lib.class_code CODE [--name NAME]``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python course.py join", description=__doc__.split("\n")[0])
+    parser.add_argument("code")
+    parser.add_argument("--name", default=None)
+    opts = parser.parse_args(argv)
+    return join(opts.code, opts.name)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,249 @@
+"""A student's exercise results: kept on their own computer, and in class also sent to the teacher.
+
+Not taught in a notebook: every checker cell calls ``record`` through the
+``checkers.exercise`` decorator, and ``python course.py progress`` prints
+``progress_table``.
+
+What one result is (``FIELDS``), and nothing else - no code, no prompts, no
+replies::
+
+    {"id": "3f9c...", "exercise": "06-2", "passed": false,
+     "hint": "06.agent_loop.4", "attempt": 3, "time": "2026-12-03T10:41:07Z"}
+
+``id`` is random (``uuid4``: the teacher's service stores each result once
+however often it is sent), ``hint`` is the ``texts.py`` key of the sentence the
+checker printed (``check.06.agent_loop.4`` without ``check.``), ``attempt`` counts
+this exercise's results on this computer, ``time`` is UTC to the second.
+
+Where it is kept: ``results.jsonl`` (one JSON object per line, UTF-8) in the
+progress folder, ``.progress/`` at the project root (git-ignored;
+``COURSE_PROGRESS_DIR`` names another).  Always, with or without a class.
+
+In class (``.env`` has ``COURSE_PROGRESS_URL`` and ``COURSE_STUDENT_NAME``, written
+by ``python course.py join``, and the class key ``COURSE_CLASS_KEY``), every result
+not yet acknowledged is also posted to the teacher's progress service
+(``progress_service``): ``POST <COURSE_PROGRESS_URL>/api/results`` with the class
+key as ``Authorization: Bearer``, the display name and this computer's student
+token (``.progress/student-token``: the service ties the name to it, so nobody
+else can post or read under that name).  Acknowledged ids go to ``sent.txt``.
+When posting fails (no Wi-Fi, the teacher's command stopped), nothing is lost:
+the result stays unsent and goes with the next one.  A checker waits at most
+``TIMEOUT_S`` for the post, after a failure it does not try again for
+``RETRY_AFTER_S``, and the student sees one short line per problem at most
+(``progress.not_sent``, ``progress.refused``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .class_code import progress_dir, student_token
+from .texts import t
+
+# Every exercise that has a checker, in the order of the notebooks ("NN-k" = notebook NN, 练习 k).
+# tests/test_progress.py checks that the checkers' ``@exercise`` ids are exactly these.
+EXERCISES = ("00-1", "00-2", "01-1", "01-2", "02-1", "02-2", "03-1", "03-2", "03-3", "04-1", "04-2",
+             "05-1", "05-2", "05-3", "06-1", "06-2", "07-1", "07-2", "07-3", "08-1", "09-1", "09-2",
+             "10-1", "10-2", "10-3")
+FIELDS = ("id", "exercise", "passed", "hint", "attempt", "time")
+TIMEOUT_S = 2.0  # the longest a checker waits for the teacher's service (connect: 1 s of it)
+RETRY_AFTER_S = 30.0  # after a failed post, the next try is this much later (results wait in the file)
+BATCH = 100  # results per post (the service takes at most progress_service.MAX_RESULTS)
+
+_retry_at: dict[Path, float] = {}  # progress folder -> time.monotonic() before which nothing is posted
+_said: set[str] = set()  # the short lines already shown in this kernel
+
+
+def results_file(folder: Path | None = None) -> Path:
+    return (folder or progress_dir()) / "results.jsonl"
+
+
+def sent_file(folder: Path | None = None) -> Path:
+    return (folder or progress_dir()) / "sent.txt"
+
+
+def read_results(folder: Path | None = None) -> list[dict[str, Any]]:
+    """Every result kept here, oldest first (lines that are not a result object are skipped)."""
+    path = results_file(folder)
+    if not path.is_file():
+        return []
+    results = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue  # a line cut off by a crash mid-write: the others still count
+        if isinstance(item, dict) and set(FIELDS) <= set(item):
+            results.append(item)
+    return results
+
+
+def sent_ids(folder: Path | None = None) -> set[str]:
+    """The ids the teacher's service has acknowledged."""
+    path = sent_file(folder)
+    if not path.is_file():
+        return set()
+    return set(path.read_text(encoding="utf-8", errors="replace").split())
+
+
+def _append(path: Path, text: str) -> None:
+    """Append ``text`` (whole lines) to ``path``, first ending a line a crash left cut off."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_file() and path.stat().st_size:
+        with path.open("rb") as f:
+            f.seek(-1, 2)
+            if f.read(1) != b"\n":
+                text = "\n" + text
+    with path.open("a", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+
+
+def record(exercise: str, passed: bool, hint: str = "", folder: Path | None = None,
+           settings: dict[str, str] | None = None) -> dict[str, Any]:
+    """Keep one checker result here and, in class, post what is not yet sent (``send_pending``).
+
+    Args:
+        exercise: ``"NN-k"``, one of ``EXERCISES``.
+        passed: what the checker found.
+        hint: the ``texts.py`` key of the checker's sentence, ``"check."`` taken off.
+        folder: the progress folder (default ``progress_dir()``).
+        settings: the class (default ``class_settings()``, from ``.env``).
+    Returns:
+        The result as stored (``FIELDS``).
+    Raises:
+        OSError: the folder cannot be written (``checkers.exercise`` catches it: a checker never fails
+            because of this).
+    """
+    folder = folder or progress_dir()
+    attempt = 1 + sum(1 for r in read_results(folder) if r.get("exercise") == exercise)
+    result = {"id": uuid.uuid4().hex, "exercise": exercise, "passed": bool(passed),
+              "hint": hint.removeprefix("check."), "attempt": attempt,
+              "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    _append(results_file(folder), json.dumps(result, ensure_ascii=False) + "\n")
+    send_pending(folder, settings)
+    return result
+
+
+def class_settings() -> dict[str, str] | None:
+    """The class this computer has joined: ``{"url", "name", "key"}`` from the environment / ``.env``, or None.
+
+    None unless ``COURSE_PROGRESS_URL``, ``COURSE_STUDENT_NAME`` and ``COURSE_CLASS_KEY`` are all set.
+    """
+    from .settings import EnvFileError, load_env
+
+    try:
+        load_env()
+    except EnvFileError:
+        return None  # the notebook's own set-up cell says what is wrong with .env
+    url = os.environ.get("COURSE_PROGRESS_URL", "").strip().rstrip("/")
+    name = os.environ.get("COURSE_STUDENT_NAME", "").strip()
+    key = os.environ.get("COURSE_CLASS_KEY", "").strip()
+    if not (url and name and key):
+        return None
+    return {"url": url, "name": name, "key": key}
+
+
+def _say_once(key: str, **fields: object) -> None:
+    if key not in _said:
+        _said.add(key)
+        print(t(key, **fields), file=sys.stderr)
+
+
+def send_pending(folder: Path | None = None, settings: dict[str, str] | None = None) -> int | None:
+    """Post every result the teacher's service has not acknowledged; mark those it acknowledges.
+
+    Does nothing outside a class (``class_settings()`` is None) or within ``RETRY_AFTER_S`` of a failure.
+    Never raises and never waits longer than ``TIMEOUT_S`` per post.
+    Returns:
+        How many results were acknowledged, or None when nothing was posted or a post failed.
+    """
+    settings = settings or class_settings()
+    folder = folder or progress_dir()
+    if settings is None or time.monotonic() < _retry_at.get(folder, 0.0):
+        return None
+    done = sent_ids(folder)
+    pending = [{k: r[k] for k in FIELDS} for r in read_results(folder) if r["id"] not in done]
+    if not pending:
+        return 0
+    import httpx
+
+    acknowledged = 0
+    try:
+        token = student_token(folder)
+        with httpx.Client(timeout=httpx.Timeout(TIMEOUT_S, connect=1.0), trust_env=False) as http:
+            for start in range(0, len(pending), BATCH):
+                body = {"name": settings["name"], "token": token, "results": pending[start:start + BATCH]}
+                reply = http.post(settings["url"] + "/api/results", json=body,
+                                  headers={"Authorization": "Bearer " + settings["key"]})
+                if reply.status_code != 200:
+                    _retry_at[folder] = time.monotonic() + RETRY_AFTER_S
+                    _say_once("progress.refused", status=reply.status_code, why=_why(reply))
+                    return None
+                ids = [i for i in reply.json().get("ids", []) if isinstance(i, str)]
+                _append(sent_file(folder), "".join(i + "\n" for i in ids))
+                acknowledged += len(ids)
+    except (httpx.HTTPError, OSError, ValueError):
+        _retry_at[folder] = time.monotonic() + RETRY_AFTER_S
+        _say_once("progress.not_sent")
+        return None
+    return acknowledged
+
+
+def _why(reply: Any) -> str:
+    """The service's own Chinese reason (its JSON ``error``), or the bare status."""
+    try:
+        return str(reply.json().get("error", ""))[:200]
+    except ValueError:
+        return ""
+
+
+def progress_table(folder: Path | None = None):
+    """One row per exercise with a result here: ``pandas.DataFrame`` with the ``progress.column_*`` headings.
+
+    Columns: the exercise, passed or not (✅ once any attempt passed), attempts, the last hint's key,
+    the last time (UTC), and whether every result of it has reached the teacher (in class).
+    """
+    import pandas as pd
+
+    results = read_results(folder)
+    done = sent_ids(folder)
+    rows = []
+    for exercise in sorted({r["exercise"] for r in results}):
+        mine = [r for r in results if r["exercise"] == exercise]
+        rows.append({t("progress.column_exercise"): exercise,
+                     t("progress.column_passed"): "✅" if any(r["passed"] for r in mine) else "❌",
+                     t("progress.column_attempts"): len(mine),
+                     t("progress.column_hint"): mine[-1]["hint"],
+                     t("progress.column_time"): mine[-1]["time"],
+                     t("progress.column_sent"): all(r["id"] in done for r in mine)})
+    return pd.DataFrame(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python course.py progress``: print this computer's results (and post what is unsent, in class)."""
+    folder = progress_dir()
+    results = read_results(folder)
+    if not results:
+        print(t("progress.none", folder=folder))
+        return 0
+    settings = class_settings()
+    if settings is not None:
+        sent = send_pending(folder, settings)
+        if sent is not None:
+            print(t("progress.sent", n=sent, name=settings["name"]))
+    table = progress_table(folder)
+    print(table.to_string(index=False))
+    passed = sum(1 for value in table[t("progress.column_passed")] if value == "✅")
+    print(t("progress.summary", passed=passed, total=len(EXERCISES), folder=results_file(folder)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

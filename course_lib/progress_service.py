@@ -1,0 +1,663 @@
+"""The teacher's progress service: every student's checker results, on one page.
+
+Not taught in a notebook: ``python course.py serve`` starts it beside the
+class server (``classroom.serve``; the teacher's guide, 「课堂进度页」), and the
+students' checkers post to it (``progress.send_pending``).
+
+Built on Starlette and uvicorn (both installed with the pinned ``mcp``
+package) and ``sqlite3``: every result is written to ``class-progress.sqlite3``
+at the project root (git-ignored) before it is acknowledged, so a restart
+loses nothing, and its random ``id`` is the primary key, so a result sent
+twice is stored once.
+
+Who may do what:
+
+* ``POST /api/results`` - a student, with the class key (``Authorization:
+  Bearer``), a display name and their student token.  The first post (or
+  ``/api/join``) ties the name to that token (only its SHA-256 is stored);
+  another token under the same name is refused (409).  Bodies over
+  ``MAX_BODY`` bytes, more than ``MAX_RESULTS`` results, names that are not
+  1-``MAX_NAME`` printable characters (no ``<>&"'`` and no control
+  characters) and fields that are not what ``progress.FIELDS`` says are
+  refused with a Chinese ``error``.
+* ``POST /api/mine`` - a student reads back their own results (name + token), nobody else's.
+* ``POST /api/join`` - ``python course.py join CODE`` (``class_code``): the
+  class code's secret buys the ``.env`` lines (model URL, class key, this
+  service's URL).  At most ``JOIN_FAILURES_PER_MINUTE`` wrong secrets a minute
+  are answered (429 after that), see ``class_code`` for the arithmetic.
+* ``GET /teacher`` (the page), ``GET /teacher.csv``, ``GET /api/class`` -
+  the teacher, with the teacher key (``.teacher-key``, never shown to students):
+  as ``Authorization: Bearer`` or the cookie that ``POST /login`` sets.
+* ``GET /health`` - anyone: ``{"status": "ok"}``.
+
+The page lists students × exercises (✅ passed, ❌ n failed attempts, blank not
+reached), who seems stuck (``STUCK_FAILURES`` failures in a row on one
+exercise, or nothing for ``QUIET_S`` while the class goes on), and the model
+server's own state from its ``/metrics`` (llama-server's Prometheus counters:
+requests being decoded, requests waiting, generation speed), and reloads
+itself every ``REFRESH_S`` seconds.  Every name and field is put into the page
+with ``html.escape``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import html
+import io
+import json
+import re
+import secrets
+import sqlite3
+import sys
+import threading
+import time
+import unicodedata
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import parse_qs
+
+from .progress import EXERCISES, FIELDS
+from .settings import PROJECT_ROOT
+from .texts import t
+
+DEFAULT_PORT = 8767  # beside the class server's 8766
+DB_FILE = PROJECT_ROOT / "class-progress.sqlite3"
+TEACHER_KEY_FILE = PROJECT_ROOT / ".teacher-key"
+TEACHER_KEY_PREFIX = "course-teacher-"
+MAX_BODY = 64 * 1024  # bytes of one request body
+MAX_RESULTS = 200  # results in one post
+MAX_NAME = 32  # characters of a display name
+STUCK_FAILURES = 3  # failures in a row on one exercise, nothing passed since
+QUIET_S = 10 * 60  # no result for this long while others post: shown as quiet
+REFRESH_S = 5
+JOIN_FAILURES_PER_MINUTE = 10
+COOKIE = "course_teacher"
+_HEX32 = re.compile(r"[0-9a-f]{32}")
+_HINT = re.compile(r"[0-9a-z_.]{0,80}")
+_NAME_FORBIDDEN = set('<>&"\'\\')
+
+
+class BadRequest(Exception):
+    """A request the service refuses: ``status`` and a Chinese ``message`` (sent as ``{"error": ...}``)."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+def valid_name(raw: object) -> str:
+    """The display name as stored: NFC, spaces around it removed.
+
+    Raises:
+        BadRequest: not a string of 1-``MAX_NAME`` characters, or with a control
+            character or one of ``<>&"'\\`` (400).
+    """
+    if not isinstance(raw, str):
+        raise BadRequest(400, t("progress_service.name_missing"))
+    name = unicodedata.normalize("NFC", raw).strip()
+    if not 1 <= len(name) <= MAX_NAME:
+        raise BadRequest(400, t("progress_service.name_length", most=MAX_NAME))
+    if any(c in _NAME_FORBIDDEN or unicodedata.category(c)[0] in "CZ" and c != " " for c in name):
+        raise BadRequest(400, t("progress_service.name_chars"))
+    return name
+
+
+def valid_result(raw: object) -> dict[str, Any]:
+    """One result checked against ``progress.FIELDS``; returns it with exactly those keys.
+
+    Raises:
+        BadRequest: a key is missing or extra, or a value is not the type and form ``progress.record`` writes.
+    """
+    if not isinstance(raw, dict) or set(raw) != set(FIELDS):
+        raise BadRequest(400, t("progress_service.result_fields", fields=", ".join(FIELDS)))
+    ok = (isinstance(raw["id"], str) and _HEX32.fullmatch(raw["id"])
+          and raw["exercise"] in EXERCISES
+          and isinstance(raw["passed"], bool)
+          and isinstance(raw["hint"], str) and _HINT.fullmatch(raw["hint"])
+          and type(raw["attempt"]) is int and 1 <= raw["attempt"] <= 100_000
+          and isinstance(raw["time"], str) and len(raw["time"]) <= 40 and _parse_time(raw["time"]) is not None)
+    if not ok:
+        raise BadRequest(400, t("progress_service.result_value"))
+    return {k: raw[k] for k in FIELDS}
+
+
+def _parse_time(text: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _token_hash(token: object) -> str:
+    if not isinstance(token, str) or not _HEX32.fullmatch(token):
+        raise BadRequest(400, t("progress_service.token_bad"))
+    return hashlib.sha256(token.encode("ascii")).hexdigest()
+
+
+class ProgressStore:
+    """The results, in SQLite (one connection, one lock: the service is small and requests are short).
+
+    Args:
+        path: the database file (created with its tables when missing).
+    """
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")  # acknowledged means on disk
+        self._db.executescript("""
+            CREATE TABLE IF NOT EXISTS students (
+                name TEXT PRIMARY KEY, token_hash TEXT NOT NULL, joined TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS results (
+                id TEXT PRIMARY KEY, name TEXT NOT NULL REFERENCES students(name), exercise TEXT NOT NULL,
+                passed INTEGER NOT NULL, hint TEXT NOT NULL, attempt INTEGER NOT NULL,
+                time TEXT NOT NULL, received REAL NOT NULL);
+            CREATE INDEX IF NOT EXISTS results_by_name ON results(name, received);
+        """)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def claim(self, name: str, token: object) -> None:
+        """Tie ``name`` to ``token`` (first come), or check that it is tied to it.
+
+        Raises:
+            BadRequest: the token is malformed (400), or the name belongs to another token (409).
+        """
+        digest = _token_hash(token)
+        with self._lock:
+            row = self._db.execute("SELECT token_hash FROM students WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                self._db.execute("INSERT INTO students(name, token_hash, joined) VALUES (?, ?, ?)",
+                                 (name, digest, _now_text()))
+            elif not secrets.compare_digest(row[0], digest):
+                raise BadRequest(409, t("progress_service.name_taken", name=name))
+
+    def add(self, name: str, results: list[dict[str, Any]]) -> int:
+        """Store ``results`` under ``name`` (each id once: a second copy is ignored); return how many were new."""
+        now = time.time()
+        with self._lock:
+            before = self._db.total_changes
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.executemany(
+                    "INSERT OR IGNORE INTO results(id, name, exercise, passed, hint, attempt, time, received) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(r["id"], name, r["exercise"], int(r["passed"]), r["hint"], r["attempt"], r["time"], now)
+                     for r in results])
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            return self._db.total_changes - before
+
+    def results(self, name: str | None = None) -> list[dict[str, Any]]:
+        """Every stored result (or one student's), oldest first, with ``name`` and ``received`` (Unix s)."""
+        query = "SELECT id, name, exercise, passed, hint, attempt, time, received FROM results"
+        args: tuple = ()
+        if name is not None:
+            query, args = query + " WHERE name = ?", (name,)
+        with self._lock:
+            rows = self._db.execute(query + " ORDER BY received, time, id", args).fetchall()
+        keys = ("id", "name", "exercise", "passed", "hint", "attempt", "time", "received")
+        return [dict(zip(keys, row), passed=bool(row[3])) for row in rows]
+
+    def students(self) -> list[str]:
+        with self._lock:
+            return [row[0] for row in self._db.execute("SELECT name FROM students ORDER BY joined, name")]
+
+
+def _now_text() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# --------------------------------------------------------------------------- the class at a glance
+
+
+def class_view(results: list[dict[str, Any]], students: list[str], now: float) -> dict[str, Any]:
+    """Students × exercises from the stored results (what the page, the CSV and ``/api/class`` show).
+
+    Returns:
+        ``{"students": [{"name", "cells": {exercise: {"passed", "attempts", "hint"}}, "stuck": str | None,
+        "last": Unix s | None}], "exercises": [...], "passed": {exercise: n students}}``; ``stuck`` is
+        ``"failures"`` (``STUCK_FAILURES`` failures in a row on its last exercise, none passed) or
+        ``"quiet"`` (nothing for ``QUIET_S`` while someone posted in that time), else None;
+        ``stuck_on`` and ``failures_in_a_row`` say where.
+    """
+    latest_any = max((r["received"] for r in results), default=None)
+    rows = []
+    for name in students:
+        mine = [r for r in results if r["name"] == name]
+        cells: dict[str, dict[str, Any]] = {}
+        for r in mine:
+            cell = cells.setdefault(r["exercise"], {"passed": False, "attempts": 0, "hint": ""})
+            cell["attempts"] += 1
+            cell["passed"] = cell["passed"] or r["passed"]
+            cell["hint"] = r["hint"]
+        stuck, stuck_on, run = None, None, 0
+        last = mine[-1]["received"] if mine else None
+        if mine:
+            stuck_on = mine[-1]["exercise"]
+            for r in reversed([r for r in mine if r["exercise"] == stuck_on]):
+                if r["passed"]:
+                    break
+                run += 1
+            if run >= STUCK_FAILURES and not cells[stuck_on]["passed"]:
+                stuck = "failures"
+        if stuck is None and latest_any is not None and now - (last or 0) >= QUIET_S \
+                and now - latest_any < QUIET_S:
+            stuck = "quiet"
+        rows.append({"name": name, "cells": cells, "stuck": stuck, "last": last,
+                     "stuck_on": stuck_on if stuck == "failures" else None, "failures_in_a_row": run})
+    passed = {e: sum(1 for row in rows if row["cells"].get(e, {}).get("passed")) for e in EXERCISES}
+    return {"students": rows, "exercises": list(EXERCISES), "passed": passed}
+
+
+def stuck_reason(row: dict[str, Any], now: float) -> str:
+    """The Chinese words the page shows for a stuck student ("" when not stuck)."""
+    if row["stuck"] == "failures":
+        return t("progress_service.stuck_failures", exercise=row["stuck_on"], n=row["failures_in_a_row"])
+    if row["stuck"] == "quiet":
+        minutes = int((now - row["last"]) // 60) if row["last"] else None
+        return t("progress_service.stuck_quiet", minutes=minutes) if minutes is not None \
+            else t("progress_service.stuck_nothing")
+    return ""
+
+
+# --------------------------------------------------------------------------- the model server's state
+
+
+def model_state(root: str | None, key: str | None, timeout: float = 1.0) -> dict[str, Any]:
+    """The class server's state from llama-server's ``/health`` and ``/metrics`` (needs ``--metrics``).
+
+    Returns:
+        ``{"health": "ok" | "loading" | "down", "processing": n, "deferred": n,
+        "tokens_per_s": float, "health_ms": float}``; the last four missing when unknown.
+    """
+    if not root:
+        return {"health": "none"}
+    import httpx
+
+    state: dict[str, Any] = {}
+    headers = {"Authorization": "Bearer " + key} if key else {}
+    try:
+        with httpx.Client(timeout=timeout, trust_env=False) as http:
+            started = time.perf_counter()
+            health = http.get(root + "/health")
+            state["health_ms"] = (time.perf_counter() - started) * 1000
+            state["health"] = "ok" if health.status_code == 200 else "loading"
+            metrics = http.get(root + "/metrics", headers=headers)
+            if metrics.status_code == 200:
+                values = parse_metrics(metrics.text)
+                for name, field in (("llamacpp:requests_processing", "processing"),
+                                    ("llamacpp:requests_deferred", "deferred"),
+                                    ("llamacpp:predicted_tokens_seconds", "tokens_per_s")):
+                    if name in values:
+                        state[field] = values[name]
+    except httpx.HTTPError:
+        state["health"] = "down"
+    return state
+
+
+def parse_metrics(text: str) -> dict[str, float]:
+    """Prometheus text format (``name value`` lines, ``#`` comments) as ``{name: value}``; labels are kept in the name."""
+    values = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        name, _, value = line.rpartition(" ")
+        try:
+            values[name.strip()] = float(value)
+        except ValueError:
+            continue
+    return values
+
+
+# --------------------------------------------------------------------------- the page and the CSV
+
+
+def render_page(view: dict[str, Any], model: dict[str, Any], now: float) -> str:
+    """The teacher's page (HTML, Chinese, reloads itself every ``REFRESH_S`` s); every value escaped."""
+    e = html.escape
+    head_cells = "".join(f"<th>{e(x)}</th>" for x in view["exercises"])
+    body = []
+    for row in view["students"]:
+        cells = []
+        for exercise in view["exercises"]:
+            cell = row["cells"].get(exercise)
+            if cell is None:
+                cells.append('<td class="none"></td>')
+            elif cell["passed"]:
+                cells.append(f'<td class="pass" title="{e(cell["hint"])}">✅{e(str(cell["attempts"]))}</td>')
+            else:
+                cells.append(f'<td class="fail" title="{e(cell["hint"])}">❌{e(str(cell["attempts"]))}</td>')
+        reason = stuck_reason(row, now)
+        flag = f'<span class="stuck">⚠ {e(reason)}</span>' if reason else ""
+        body.append(f'<tr><th class="name">{e(row["name"])}{flag}</th>{"".join(cells)}</tr>')
+    totals = "".join(f"<td>{view['passed'][x]}</td>" for x in view["exercises"])
+    stuck = [row for row in view["students"] if row["stuck"]]
+    stuck_list = "".join(f"<li>{e(row['name'])}：{e(stuck_reason(row, now))}</li>" for row in stuck)
+    empty = "" if view["students"] else f'<p class="empty">{e(t("progress_service.page_empty"))}</p>'
+    return f"""<!doctype html>
+<html lang="zh-CN"><head><meta charset="utf-8">
+<meta http-equiv="refresh" content="{REFRESH_S}">
+<title>{e(t("progress_service.page_title"))}</title>
+<style>
+body {{ font-family: "Noto Sans CJK SC", "WenQuanYi Zen Hei", "Microsoft YaHei", sans-serif; margin: 1em; font-size: 20px; }}
+table {{ border-collapse: collapse; }} th, td {{ border: 1px solid #999; padding: 4px 8px; text-align: center; }}
+th.name {{ text-align: left; white-space: nowrap; }} td.pass {{ background: #c8f0c8; }} td.fail {{ background: #f8d0d0; }}
+td.none {{ background: #fff; }} .stuck {{ color: #b00; margin-left: .5em; font-size: 16px; }}
+.model {{ font-size: 22px; margin-bottom: .6em; }} .empty {{ color: #666; }}
+</style></head><body>
+<h1>{e(t("progress_service.page_title"))}</h1>
+<div class="model" id="model">{e(model_line(model))}</div>
+<p>{e(t("progress_service.page_counts", students=len(view["students"]), stuck=len(stuck)))}
+ · <a href="/teacher.csv">{e(t("progress_service.page_csv"))}</a></p>
+{f'<ul class="stucklist">{stuck_list}</ul>' if stuck_list else ''}
+{empty}
+<table id="grid"><thead><tr><th>{e(t("progress_service.page_student"))}</th>{head_cells}</tr></thead>
+<tbody>{"".join(body)}</tbody>
+<tfoot><tr><th>{e(t("progress_service.page_passed"))}</th>{totals}</tr></tfoot></table>
+<p>{e(t("progress_service.page_legend", seconds=REFRESH_S))}</p>
+</body></html>"""
+
+
+def model_line(model: dict[str, Any]) -> str:
+    """One Chinese line about the model server (``model_state``)."""
+    health = model.get("health")
+    if health == "none":
+        return t("progress_service.model_none")
+    if health == "down":
+        return t("progress_service.model_down")
+    if health == "loading":
+        return t("progress_service.model_loading")
+    parts = [t("progress_service.model_ok", ms=round(model.get("health_ms", 0)))]
+    if "processing" in model:
+        parts.append(t("progress_service.model_busy", processing=int(model["processing"]),
+                       deferred=int(model.get("deferred", 0))))
+    if model.get("tokens_per_s"):
+        parts.append(t("progress_service.model_speed", speed=round(model["tokens_per_s"], 1)))
+    return "；".join(parts)
+
+
+def render_csv(view: dict[str, Any]) -> str:
+    """The grading export: one row per student, one column per exercise (``passed`` / ``failed:n`` / empty).
+
+    UTF-8 with a BOM (``utf-8-sig``: Excel then reads the Chinese names right), CRLF rows (``csv``'s default).
+    """
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow([t("progress_service.page_student"), *view["exercises"], t("progress_service.csv_passed")])
+    for row in view["students"]:
+        cells = []
+        for exercise in view["exercises"]:
+            cell = row["cells"].get(exercise)
+            cells.append("" if cell is None else "passed" if cell["passed"] else f"failed:{cell['attempts']}")
+        name = row["name"]
+        if name[:1] in ("=", "+", "-", "@"):
+            name = "'" + name  # a name a spreadsheet would run as a formula
+        writer.writerow([name, *cells, sum(1 for c in cells if c == "passed")])
+    return out.getvalue()
+
+
+# --------------------------------------------------------------------------- the web application
+
+
+def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_root: str | None = None,
+             model_port: int | None = None, join_secret: str | None = None,
+             clock: Callable[[], float] = time.time):
+    """The Starlette application (see the module docstring for each route).
+
+    Args:
+        store: where results live.  class_key: what students send.  teacher_key: what the page needs.
+        model_root: the class server as this machine reaches it (``http://127.0.0.1:8766``), for its state.
+        model_port: the class server's port, for the ``.env`` lines ``/api/join`` hands out.
+        join_secret: the class code's secret (20 hex digits, ``class_code``); None = no joining.
+        clock: Unix seconds (tests move it).
+    """
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+    from starlette.routing import Route
+
+    join_failures: list[float] = []
+
+    def error(exc: BadRequest) -> JSONResponse:
+        return JSONResponse({"error": exc.message}, status_code=exc.status)
+
+    async def body_json(request: Request) -> Any:
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+            raise BadRequest(413, t("progress_service.too_big", most=MAX_BODY))
+        data = b""
+        async for chunk in request.stream():
+            data += chunk
+            if len(data) > MAX_BODY:
+                raise BadRequest(413, t("progress_service.too_big", most=MAX_BODY))
+        try:
+            return json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            raise BadRequest(400, t("progress_service.not_json")) from None
+
+    def bearer(request: Request) -> str:
+        value = request.headers.get("authorization", "")
+        return value[7:].strip() if value[:7].lower() == "bearer " else ""
+
+    def student(request: Request) -> None:
+        if not secrets.compare_digest(bearer(request).encode(), class_key.encode()):
+            raise BadRequest(401, t("progress_service.class_key_wrong"))
+
+    def teacher(request: Request) -> bool:
+        given = bearer(request) or request.cookies.get(COOKIE, "")
+        return secrets.compare_digest(given.encode(), teacher_key.encode())
+
+    async def post_results(request: Request) -> Response:
+        try:
+            student(request)
+            body = await body_json(request)
+            if not isinstance(body, dict) or not isinstance(body.get("results"), list):
+                raise BadRequest(400, t("progress_service.result_fields", fields=", ".join(FIELDS)))
+            if len(body["results"]) > MAX_RESULTS:
+                raise BadRequest(413, t("progress_service.too_many", most=MAX_RESULTS))
+            name = valid_name(body.get("name"))
+            results = [valid_result(r) for r in body["results"]]
+            store.claim(name, body.get("token"))
+            new = store.add(name, results)
+        except BadRequest as exc:
+            return error(exc)
+        return JSONResponse({"stored": new, "ids": [r["id"] for r in results]})
+
+    async def post_mine(request: Request) -> Response:
+        try:
+            student(request)
+            body = await body_json(request)
+            if not isinstance(body, dict):
+                raise BadRequest(400, t("progress_service.not_json"))
+            name = valid_name(body.get("name"))
+            store.claim(name, body.get("token"))
+            mine = [{k: r[k] for k in FIELDS} for r in store.results(name)]
+        except BadRequest as exc:
+            return error(exc)
+        return JSONResponse({"name": name, "results": mine})
+
+    async def post_join(request: Request) -> Response:
+        now = clock()
+        join_failures[:] = [x for x in join_failures if now - x < 60]
+        try:
+            if join_secret is None:
+                raise BadRequest(404, t("progress_service.join_off"))
+            if len(join_failures) >= JOIN_FAILURES_PER_MINUTE:
+                raise BadRequest(429, t("progress_service.join_slow"))
+            body = await body_json(request)
+            if not isinstance(body, dict) or not isinstance(body.get("secret"), str) \
+                    or not secrets.compare_digest(body["secret"].encode(), join_secret.encode()):
+                join_failures.append(now)
+                raise BadRequest(403, t("progress_service.join_wrong"))
+            name = valid_name(body.get("name"))
+            store.claim(name, body.get("token"))
+        except BadRequest as exc:
+            return error(exc)
+        host = request.url.hostname or "127.0.0.1"
+        return JSONResponse({
+            "COURSE_PROVIDER": "classroom",
+            "COURSE_BASE_URL": f"http://{host}:{model_port}/v1",
+            "COURSE_CLASS_KEY": class_key,
+            "COURSE_PROGRESS_URL": f"http://{host}:{request.url.port}",
+            "COURSE_STUDENT_NAME": name,
+        })
+
+    def view_now() -> dict[str, Any]:
+        return class_view(store.results(), store.students(), clock())
+
+    async def page(request: Request) -> Response:
+        if not teacher(request):
+            return RedirectResponse("/login", status_code=303)
+        now = clock()
+        return HTMLResponse(render_page(view_now(), model_state(model_root, class_key), now),
+                            headers={"Cache-Control": "no-store"})
+
+    async def class_json(request: Request) -> Response:
+        if not teacher(request):
+            return JSONResponse({"error": t("progress_service.teacher_key_wrong")}, status_code=401)
+        return JSONResponse({**view_now(), "model": model_state(model_root, class_key)})
+
+    async def export(request: Request) -> Response:
+        if not teacher(request):
+            return JSONResponse({"error": t("progress_service.teacher_key_wrong")}, status_code=401)
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M")
+        return Response(render_csv(view_now()).encode("utf-8-sig"), media_type="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="class-progress-{stamp}.csv"'})
+
+    async def login_form(request: Request) -> Response:
+        return HTMLResponse(login_page(request.query_params.get("wrong") == "1"))
+
+    async def login(request: Request) -> Response:
+        try:
+            data = b""
+            async for chunk in request.stream():
+                data += chunk
+                if len(data) > 4096:
+                    raise BadRequest(413, t("progress_service.too_big", most=4096))
+        except BadRequest as exc:
+            return error(exc)
+        given = parse_qs(data.decode("utf-8", errors="replace")).get("key", [""])[0].strip()
+        if not secrets.compare_digest(given.encode(), teacher_key.encode()):
+            return RedirectResponse("/login?wrong=1", status_code=303)
+        response = RedirectResponse("/teacher", status_code=303)
+        response.set_cookie(COOKIE, teacher_key, httponly=True, samesite="strict")
+        return response
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    routes = [
+        Route("/api/results", post_results, methods=["POST"]),
+        Route("/api/mine", post_mine, methods=["POST"]),
+        Route("/api/join", post_join, methods=["POST"]),
+        Route("/api/class", class_json),
+        Route("/teacher", page),
+        Route("/teacher.csv", export),
+        Route("/login", login_form),
+        Route("/login", login, methods=["POST"]),
+        Route("/health", health),
+        Route("/", lambda request: RedirectResponse("/teacher", status_code=303)),
+    ]
+    return Starlette(routes=routes)
+
+
+def login_page(wrong: bool) -> str:
+    """The teacher's login form (the teacher key from ``.teacher-key``)."""
+    e = html.escape
+    note = f'<p style="color:#b00">{e(t("progress_service.login_wrong"))}</p>' if wrong else ""
+    return f"""<!doctype html><html lang="zh-CN"><head><meta charset="utf-8">
+<title>{e(t("progress_service.page_title"))}</title></head>
+<body style="font-family: sans-serif; font-size: 20px; margin: 2em">
+<h1>{e(t("progress_service.page_title"))}</h1>{note}
+<form method="post" action="/login"><label>{e(t("progress_service.login_label"))}
+<input type="password" name="key" size="50" autofocus></label> <button type="submit">{e(t("progress_service.login_button"))}</button></form>
+</body></html>"""
+
+
+def teacher_key(path: Path = TEACHER_KEY_FILE) -> str:
+    """The teacher key in ``path`` (``classroom.read_key``), or a new one written there (owner only)."""
+    from .classroom import read_key, write_key
+
+    key = read_key(path)
+    if not key:
+        key = TEACHER_KEY_PREFIX + secrets.token_hex(16)
+        write_key(path, key)
+    return key
+
+
+class ProgressService:
+    """The service in a background thread of the teacher's command: ``start()``, ``stop()``.
+
+    Args:
+        app: from ``make_app``.  host, port: where uvicorn listens.
+    """
+
+    def __init__(self, app: Any, host: str, port: int):
+        import uvicorn
+
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
+                                lifespan="off")
+        self.server = uvicorn.Server(config)
+        self.server.install_signal_handlers = lambda: None  # the teacher's command handles Ctrl-C
+        self.thread = threading.Thread(target=self.server.run, name="progress-service", daemon=True)
+
+    def start(self, timeout: float = 10.0) -> "ProgressService":
+        """Start listening; wait until it does.
+
+        Raises:
+            OSError: it did not start in ``timeout`` s (the port is taken, for one).
+        """
+        self.thread.start()
+        deadline = time.monotonic() + timeout
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise OSError(t("progress_service.not_started", port=self.server.config.port))
+            time.sleep(0.05)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(5)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m course_lib.progress_service``: the service alone (tests, or a teacher without the model server).
+
+    Options: ``--host``, ``--port``, ``--db`` (the SQLite file), ``--class-key-file``, ``--teacher-key-file``,
+    ``--model-root`` (a class server to show), ``--join-secret``.
+    """
+    import uvicorn
+
+    from .classroom import KEY_FILE, class_key
+
+    parser = argparse.ArgumentParser(prog="python -m course_lib.progress_service",
+                                     description=__doc__.split("\n")[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT)
+    parser.add_argument("--db", type=Path, default=DB_FILE)
+    parser.add_argument("--class-key-file", type=Path, default=KEY_FILE)
+    parser.add_argument("--teacher-key-file", type=Path, default=TEACHER_KEY_FILE)
+    parser.add_argument("--model-root", default=None)
+    parser.add_argument("--model-port", type=int, default=None)
+    parser.add_argument("--join-secret", default=None)
+    opts = parser.parse_args(argv)
+    store = ProgressStore(opts.db)
+    app = make_app(store, class_key(opts.class_key_file), teacher_key(opts.teacher_key_file),
+                   model_root=opts.model_root, model_port=opts.model_port, join_secret=opts.join_secret)
+    uvicorn.run(app, host=opts.host, port=opts.port, log_level="warning", access_log=False, lifespan="off")
+    store.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

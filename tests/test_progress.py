@@ -1,0 +1,190 @@
+"""A student's own results (course_lib/progress.py) and the class code (course_lib/class_code.py), issue 32.
+
+Here without any server: what a checker keeps, the table ``python course.py
+progress`` prints, that keeping a result can never break a checker, and that
+a class code survives every typo check.  The service itself, over real HTTP:
+tests/test_progress_service.py.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+import subprocess
+import sys
+
+import pytest
+
+from notebook_cells import NOTEBOOKS, ROOT, course_cells, load_solution
+
+from course_lib import checkers, class_code, progress, texts
+from course_lib.checkers import nb06
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    """A fresh progress folder, and no class (the tests never post anywhere unless they say so)."""
+    monkeypatch.setenv("COURSE_PROGRESS_DIR", str(tmp_path / "progress"))
+    for name in ("COURSE_PROGRESS_URL", "COURSE_STUDENT_NAME", "COURSE_CLASS_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("COURSE_IGNORE_DOTENV", "1")
+    return tmp_path / "progress"
+
+
+def test_a_checker_keeps_exactly_its_result(folder):
+    nb06.check_call_key(lambda name, arguments: None)  # wrong: returns None for everything
+    nb06.check_call_key("not a function")
+    (first, second) = progress.read_results(folder)
+    assert set(first) == set(progress.FIELDS) and set(second) == set(progress.FIELDS)
+    assert first["exercise"] == second["exercise"] == "06-1"
+    assert first["passed"] is False and (first["attempt"], second["attempt"]) == (1, 2)
+    assert second["hint"] == "06.call_key.1"  # the texts.py key of the sentence it printed
+    assert "check." + first["hint"] in texts.TEXTS["zh"]
+    line = progress.results_file(folder).read_text(encoding="utf-8").splitlines()[0]
+    assert "call_key" not in json.loads(line)["exercise"]  # nothing of the student's code or names
+
+
+def test_what_is_kept_has_no_code_no_prompt_no_reply(folder):
+    secret_code = "def call_key(name, arguments):  # 我的代码 PRIVATE-MARKER"
+    namespace: dict = {}
+    exec(secret_code + "\n    return None\n", namespace)
+    nb06.check_call_key(namespace["call_key"])
+    text = progress.results_file(folder).read_text(encoding="utf-8")
+    assert "PRIVATE-MARKER" not in text and "我的代码" not in text
+    assert list(json.loads(text)) == list(progress.FIELDS)
+
+
+def test_checkers_are_tagged_with_the_exercise_of_their_cell():
+    """Every checker a notebook's checker cell calls carries that cell's exercise id, and the ids are EXERCISES."""
+    tagged = {}
+    for module in pkgutil.iter_modules(checkers.__path__):
+        if module.name.startswith("nb"):
+            mod = importlib.import_module(f"course_lib.checkers.{module.name}")
+            for name, value in vars(mod).items():
+                if getattr(value, "exercise_id", None) and name.startswith("check_"):
+                    tagged[(module.name, name)] = value.exercise_id
+    assert sorted(tagged.values()) == sorted(progress.EXERCISES)
+    for nb in NOTEBOOKS:
+        for key, source in course_cells(nb, "checker").items():
+            called = {name for (module, name), ex in tagged.items() if module == f"nb{nb.stem[:2]}" and name in source}
+            assert called and all(tagged[(f"nb{nb.stem[:2]}", name)] == key for name in called), (nb.name, key)
+
+
+def test_an_unknown_exercise_id_is_a_bug_caught_at_import():
+    with pytest.raises(ValueError, match="EXERCISES"):
+        checkers.exercise("99-9")
+
+
+def test_a_folder_that_cannot_be_written_never_breaks_a_checker(tmp_path, monkeypatch, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x", encoding="utf-8")
+    monkeypatch.setenv("COURSE_PROGRESS_DIR", str(blocker / "progress"))  # a folder under a file: OSError
+    result = nb06.check_call_key("not a function")
+    assert result.passed is False and "❌" in capsys.readouterr().out
+
+
+def test_a_cut_off_line_loses_only_itself(folder):
+    nb06.check_call_key("not a function")
+    with progress.results_file(folder).open("a", encoding="utf-8") as f:
+        f.write('{"id": "abc", "exerc')  # a crash mid-write
+    nb06.check_call_key("not a function")
+    assert [r["attempt"] for r in progress.read_results(folder)] == [1, 2]
+
+
+def test_the_progress_table_and_command(folder):
+    nb06.check_call_key("not a function")
+    nb06.check_call_key(load_solution("06_agent_loop", "06-1")["call_key"])
+    table = progress.progress_table(folder)
+    assert list(table[texts.t("progress.column_exercise")]) == ["06-1"]
+    assert list(table[texts.t("progress.column_passed")]) == ["✅"]
+    assert list(table[texts.t("progress.column_attempts")]) == [2]
+    out = subprocess.run([sys.executable, "-m", "course_lib.progress"], cwd=ROOT, capture_output=True,
+                         text=True, encoding="utf-8", timeout=120,
+                         env={**_env(), "COURSE_PROGRESS_DIR": str(folder)})
+    assert out.returncode == 0 and "06-1" in out.stdout and "1 / 25" in out.stdout, out.stdout + out.stderr
+
+
+def test_the_progress_command_with_nothing_yet(folder):
+    out = subprocess.run([sys.executable, "-m", "course_lib.progress"], cwd=ROOT, capture_output=True,
+                         text=True, encoding="utf-8", timeout=120,
+                         env={**_env(), "COURSE_PROGRESS_DIR": str(folder)})
+    assert out.returncode == 0 and "还没有练习结果" in out.stdout
+
+
+def _env() -> dict:
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COURSE_PROGRESS")}
+    env["COURSE_IGNORE_DOTENV"] = "1"
+    return env
+
+
+def test_the_student_token_is_made_once_and_private(folder):
+    token = class_code.student_token()
+    assert len(token) == 32 and class_code.student_token() == token
+    if sys.platform != "win32":
+        assert (folder / "student-token").stat().st_mode & 0o077 == 0
+
+
+# --------------------------------------------------------------------------- the class code
+
+
+SECRET = "0a1b2c3d4e"
+
+
+def test_a_class_code_reads_back():
+    code = class_code.make_code("192.168.1.23", 8767, SECRET)
+    assert len(code) == 24 and code.count("-") == 4
+    assert class_code.read_code(code) == ("192.168.1.23", 8767, SECRET)
+    sloppy = code.lower().replace("-", " ").replace("0", "o").replace("1", "l")
+    assert class_code.read_code(sloppy) == ("192.168.1.23", 8767, SECRET)
+
+
+@pytest.mark.parametrize("address,port", [("10.0.0.1", 1), ("255.255.255.255", 65535), ("172.16.5.200", 8767)])
+def test_every_address_and_port_reads_back(address, port):
+    for _ in range(20):
+        secret = class_code.new_secret()
+        assert class_code.read_code(class_code.make_code(address, port, secret)) == (address, port, secret)
+
+
+def test_every_single_typo_and_every_swap_is_caught():
+    code = class_code.make_code("192.168.1.23", 8767, SECRET).replace("-", "")
+    caught = 0
+    for i, right in enumerate(code):
+        for wrong in class_code.ALPHABET:
+            if wrong != right:
+                with pytest.raises(class_code.CodeError, match="输错"):
+                    class_code.read_code(code[:i] + wrong + code[i + 1:])
+                caught += 1
+    for i in range(len(code) - 1):
+        if code[i] != code[i + 1]:
+            with pytest.raises(class_code.CodeError, match="输错"):
+                class_code.read_code(code[:i] + code[i + 1] + code[i] + code[i + 2:])
+            caught += 1
+    assert caught >= 20 * 31
+
+
+def test_a_code_too_short_or_with_a_foreign_character_says_so():
+    code = class_code.make_code("192.168.1.23", 8767, SECRET)
+    with pytest.raises(class_code.CodeError, match="20 个"):
+        class_code.read_code(code[:-1])
+    with pytest.raises(class_code.CodeError, match="'U'"):
+        class_code.read_code("U" + code[1:])
+
+
+def test_joining_writes_env_and_keeps_the_other_lines(tmp_path):
+    env = tmp_path / ".env"
+    env.write_bytes("# 我的设置\r\nCOURSE_LANGUAGE=zh\r\nCOURSE_CLASS_KEY=old\r\nCOURSE_CLASS_KEY=older\r\n"
+                    .encode("utf-16"))  # Notepad's "Unicode"
+    values = {"COURSE_PROVIDER": "classroom", "COURSE_BASE_URL": "http://10.0.0.5:8766/v1",
+              "COURSE_CLASS_KEY": "course-class-" + "0" * 32, "COURSE_PROGRESS_URL": "http://10.0.0.5:8767",
+              "COURSE_STUDENT_NAME": "王小明"}
+    class_code.write_env(values, env)
+    text = env.read_bytes().decode("utf-8")  # UTF-8, no BOM
+    lines = text.splitlines()
+    assert lines[:3] == ["# 我的设置", "COURSE_LANGUAGE=zh", "COURSE_CLASS_KEY=" + values["COURSE_CLASS_KEY"]]
+    assert "older" not in text and "\r" not in text
+    from dotenv import dotenv_values
+
+    assert {k: v for k, v in dotenv_values(env).items() if k in values} == values
