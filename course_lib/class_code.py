@@ -49,7 +49,7 @@ class CodeError(ValueError):
     """A class code that cannot be read; the message is Chinese and says what to check."""
 
 
-def _t(key: str, **fields: object) -> str:
+def t(key: str, **fields: object) -> str:
     from .texts import t
 
     return t(key, **fields)
@@ -68,10 +68,10 @@ def make_code(address: str, port: int, secret: str) -> str:
     """
     packed = ipaddress.IPv4Address(address).packed
     if not 0 < port < 65536:
-        raise ValueError(f"port {port} out of range")
+        raise ValueError(t("class_code.bad_port", port=port))
     raw = bytes.fromhex(secret)
     if len(raw) != SECRET_BYTES:
-        raise ValueError("secret must be 10 hex digits")
+        raise ValueError(t("class_code.bad_secret"))
     number = int.from_bytes(packed + port.to_bytes(2, "big") + raw, "big")
     symbols = _symbols(number << 2, PAYLOAD_SYMBOLS)  # 88 bits in 18 symbols (90 bits): 2 zero bits at the end
     symbols += _symbols(number % CHECK_MODULUS, 2)
@@ -97,15 +97,15 @@ def read_code(code: str) -> tuple[str, int, str]:
     cleaned = cleaned.replace("O", "0").replace("I", "1").replace("L", "1")
     bad = [c for c in cleaned if c not in ALPHABET]
     if bad:
-        raise CodeError(_t("class_code.bad_char", char=bad[0]))
+        raise CodeError(t("class_code.bad_char", char=bad[0]))
     if len(cleaned) != CODE_SYMBOLS:
-        raise CodeError(_t("class_code.bad_length", n=len(cleaned), want=CODE_SYMBOLS))
+        raise CodeError(t("class_code.bad_length", n=len(cleaned), want=CODE_SYMBOLS))
     value = 0
     for c in cleaned[:PAYLOAD_SYMBOLS]:
         value = value * 32 + ALPHABET.index(c)
     check = ALPHABET.index(cleaned[-2]) * 32 + ALPHABET.index(cleaned[-1])
     if value & 3 or (value >> 2) % CHECK_MODULUS != check:
-        raise CodeError(_t("class_code.typo"))
+        raise CodeError(t("class_code.typo"))
     raw = (value >> 2).to_bytes(11, "big")
     return str(ipaddress.IPv4Address(raw[:4])), int.from_bytes(raw[4:6], "big"), raw[6:].hex()
 
@@ -154,12 +154,12 @@ def ask_service(address: str, port: int, secret: str, name: str, token: str,
             why = json.loads(exc.read().decode("utf-8")).get("error", "")
         except ValueError:
             why = ""
-        raise CodeError(_t("class_code.refused", status=exc.code, why=why)) from None
+        raise CodeError(t("class_code.refused", status=exc.code, why=why)) from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise CodeError(_t("class_code.unreachable", address=address, port=port,
+        raise CodeError(t("class_code.unreachable", address=address, port=port,
                            error=getattr(exc, "reason", exc))) from None
     if not isinstance(values, dict) or not all(isinstance(values.get(k), str) for k in ENV_NAMES):
-        raise CodeError(_t("class_code.bad_answer"))
+        raise CodeError(t("class_code.bad_answer"))
     return {k: values[k] for k in ENV_NAMES}
 
 
@@ -198,15 +198,15 @@ def join(code: str, name: str | None = None, env_path: Path | None = None) -> in
     try:
         address, port, secret = read_code(code)
         if name is None:
-            name = input(_t("class_code.ask_name")).strip()
+            name = input(t("class_code.ask_name")).strip()
         values = ask_service(address, port, secret, name, student_token())
     except CodeError as exc:
-        print(_t("class_code.error_line", error=exc), file=sys.stderr)
+        print(t("class_code.error_line", error=exc), file=sys.stderr)
         return 1
     except (EOFError, KeyboardInterrupt):
         return 1
     path = write_env(values, env_path)
-    print(_t("class_code.joined", name=values["COURSE_STUDENT_NAME"], path=path,
+    print(t("class_code.joined", name=values["COURSE_STUDENT_NAME"], path=path,
              url=values["COURSE_BASE_URL"]))
     return 0
 

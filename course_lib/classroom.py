@@ -51,91 +51,27 @@ against this server; ``bench/results/classroom.md`` has the table.
 from __future__ import annotations
 
 import argparse
-import codecs
 import ipaddress
-import secrets
 import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
-import unicodedata
 from pathlib import Path
 
-from . import local_server, server_process
+from . import local_server, progress_service, server_process
+from .keys import KEY_FILE, KEY_PREFIX, class_key, read_key, write_key  # noqa: F401 - the class key's home is keys.py
 from .settings import PROJECT_ROOT, EnvFileError, load_env
 from .texts import t
 
 DEFAULT_PORT = 8766
-KEY_FILE = PROJECT_ROOT / ".class-key"
-# What a class key looks like: the prefix makes a leaked key easy to find (tests/test_no_secrets.py).
-KEY_PREFIX = "course-class-"
 START_TIMEOUT_S = 180.0
 
 
 def log_path() -> Path:
     """The file the class server writes its log to (in the course cache directory)."""
     return local_server.cache_dir() / "classroom-server.log"
-
-
-def class_key(path: Path = KEY_FILE, new: bool = False) -> str:
-    """Return the class key: the one in ``path`` as the teacher wrote it, or a new one.
-
-    A new key is made when the file is missing or holds no key, or when
-    ``new`` (``--new-key``): ``KEY_PREFIX`` + 32 hex digits from
-    ``secrets.token_hex`` (128 bits), written on one line, the file readable by
-    its owner only.  Any other key in the file is kept, with the course's prefix
-    or without (``read_key``).
-
-    Args:
-        path: the key file (default ``.class-key`` at the project root, git-ignored).
-        new: make a new key even if the file has one (students then need the new line).
-    Returns:
-        The key.
-    Raises:
-        LocalModelError: the file's key has a character no student can send (``read_key``).
-    """
-    key = "" if new else read_key(path)
-    if not key:
-        key = KEY_PREFIX + secrets.token_hex(16)
-        write_key(path, key)
-    return key
-
-
-def read_key(path: Path) -> str:
-    """The key in key file ``path``, read as an editor saves it ("" when the file is missing or has none).
-
-    The key is the first line that is not blank and does not start with ``#``
-    (llama-server's ``--api-key-file`` skips those too: llama.cpp
-    ``common/arg.cpp``), without a UTF-8 or UTF-16 BOM (Windows Notepad), its
-    ``\r`` (CRLF) and the spaces around it.
-
-    Raises:
-        LocalModelError: the key holds a character that is not printable ASCII
-            (a space, an invisible or Chinese character, bytes that are not
-            UTF-8): a student's client could not send it (HTTP headers are
-            ASCII; ``providers.check_key_characters``).  The message names the
-            file, the position and the character - never the key.
-    """
-    if not path.is_file():
-        return ""
-    data = path.read_bytes()
-    utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
-    text = data.decode("utf-16" if utf16 else "utf-8-sig", errors="replace")
-    lines = [line.strip() for line in text.splitlines()]
-    key = next((line for line in lines if line and not line.startswith("#")), "")
-    for position, char in enumerate(key, 1):
-        if not "!" <= char <= "~":
-            name = f"U+{ord(char):04X} {unicodedata.name(char, '')}".strip()
-            raise local_server.LocalModelError(t("classroom.key_bad_char", path=path, position=position, char=name))
-    return key
-
-
-def write_key(path: Path, key: str) -> None:
-    """Write ``key`` and one ``\n`` to ``path`` (bytes: no BOM, no CRLF on Windows), readable by its owner only."""
-    path.write_bytes((key + "\n").encode("ascii"))
-    path.chmod(0o600)
 
 
 def server_key_file() -> Path:
@@ -331,13 +267,12 @@ def start_progress(server: "ClassServer", host: str, progress_port: int, key: st
     Raises:
         OSError: it could not listen on ``progress_port``.
     """
-    from . import class_code, progress_service
+    from . import class_code, keys
 
     store = progress_service.ProgressStore(key_file.parent / progress_service.DB_FILE.name)
     secret = class_code.new_secret()
-    app = progress_service.make_app(store, key, progress_service.teacher_key(
-        key_file.parent / progress_service.TEACHER_KEY_FILE.name), model_root=server.root, model_port=server.port,
-        join_secret=secret)
+    app = progress_service.make_app(store, key, keys.teacher_key(key_file.parent / keys.TEACHER_KEY_FILE.name),
+                                    model_root=server.root, model_port=server.port, join_secret=secret)
     return progress_service.ProgressService(app, host, progress_port).start(), secret
 
 

@@ -26,12 +26,13 @@ Who may do what:
   service's URL).  At most ``JOIN_FAILURES_PER_MINUTE`` wrong secrets a minute
   are answered (429 after that), see ``class_code`` for the arithmetic.
 * ``GET /teacher`` (the page), ``GET /teacher.csv``, ``GET /api/class`` -
-  the teacher, with the teacher key (``.teacher-key``, never shown to students):
+  the teacher, with the teacher key (``keys.teacher_key``, ``.teacher-key``, never shown to students):
   as ``Authorization: Bearer`` or the cookie that ``POST /login`` sets.
 * ``GET /health`` - anyone: ``{"status": "ok"}``.
 
-The page lists students × exercises (✅ passed, ❌ n failed attempts, blank not
-reached), who seems stuck (``STUCK_FAILURES`` failures in a row on one
+The page lists students × exercises (✓n passed after n attempts, ✗n failed n
+times, blank not reached: ✓ and ✗ are in every system's fonts, the emoji are
+not), who seems stuck (``STUCK_FAILURES`` failures in a row on one
 exercise, or nothing for ``QUIET_S`` while the class goes on), and the model
 server's own state from its ``/metrics`` (llama-server's Prometheus counters:
 requests being decoded, requests waiting, generation speed), and reloads
@@ -65,8 +66,6 @@ from .texts import t
 
 DEFAULT_PORT = 8767  # beside the class server's 8766
 DB_FILE = PROJECT_ROOT / "class-progress.sqlite3"
-TEACHER_KEY_FILE = PROJECT_ROOT / ".teacher-key"
-TEACHER_KEY_PREFIX = "course-teacher-"
 MAX_BODY = 64 * 1024  # bytes of one request body
 MAX_RESULTS = 200  # results in one post
 MAX_NAME = 32  # characters of a display name
@@ -204,7 +203,7 @@ class ProgressStore:
         if name is not None:
             query, args = query + " WHERE name = ?", (name,)
         with self._lock:
-            rows = self._db.execute(query + " ORDER BY received, time, id", args).fetchall()
+            rows = self._db.execute(query + " ORDER BY rowid", args).fetchall()  # the order they arrived in
         keys = ("id", "name", "exercise", "passed", "hint", "attempt", "time", "received")
         return [dict(zip(keys, row), passed=bool(row[3])) for row in rows]
 
@@ -334,15 +333,16 @@ def render_page(view: dict[str, Any], model: dict[str, Any], now: float) -> str:
             if cell is None:
                 cells.append('<td class="none"></td>')
             elif cell["passed"]:
-                cells.append(f'<td class="pass" title="{e(cell["hint"])}">✅{e(str(cell["attempts"]))}</td>')
+                cells.append(f'<td class="pass" title="{e(cell["hint"])}">✓{e(str(cell["attempts"]))}</td>')
             else:
-                cells.append(f'<td class="fail" title="{e(cell["hint"])}">❌{e(str(cell["attempts"]))}</td>')
+                cells.append(f'<td class="fail" title="{e(cell["hint"])}">✗{e(str(cell["attempts"]))}</td>')
         reason = stuck_reason(row, now)
         flag = f'<span class="stuck">⚠ {e(reason)}</span>' if reason else ""
         body.append(f'<tr><th class="name">{e(row["name"])}{flag}</th>{"".join(cells)}</tr>')
     totals = "".join(f"<td>{view['passed'][x]}</td>" for x in view["exercises"])
     stuck = [row for row in view["students"] if row["stuck"]]
-    stuck_list = "".join(f"<li>{e(row['name'])}：{e(stuck_reason(row, now))}</li>" for row in stuck)
+    stuck_list = "".join(f"<li>{e(t('progress_service.stuck_line', name=row['name'], why=stuck_reason(row, now)))}</li>"
+                         for row in stuck)
     empty = "" if view["students"] else f'<p class="empty">{e(t("progress_service.page_empty"))}</p>'
     return f"""<!doctype html>
 <html lang="zh-CN"><head><meta charset="utf-8">
@@ -350,7 +350,7 @@ def render_page(view: dict[str, Any], model: dict[str, Any], now: float) -> str:
 <title>{e(t("progress_service.page_title"))}</title>
 <style>
 body {{ font-family: "Noto Sans CJK SC", "WenQuanYi Zen Hei", "Microsoft YaHei", sans-serif; margin: 1em; font-size: 20px; }}
-table {{ border-collapse: collapse; }} th, td {{ border: 1px solid #999; padding: 4px 8px; text-align: center; }}
+table {{ border-collapse: collapse; }} th, td {{ border: 1px solid #999; padding: 4px 8px; text-align: center; white-space: nowrap; }}
 th.name {{ text-align: left; white-space: nowrap; }} td.pass {{ background: #c8f0c8; }} td.fail {{ background: #f8d0d0; }}
 td.none {{ background: #fff; }} .stuck {{ color: #b00; margin-left: .5em; font-size: 16px; }}
 .model {{ font-size: 22px; margin-bottom: .6em; }} .empty {{ color: #666; }}
@@ -383,7 +383,7 @@ def model_line(model: dict[str, Any]) -> str:
                        deferred=int(model.get("deferred", 0))))
     if model.get("tokens_per_s"):
         parts.append(t("progress_service.model_speed", speed=round(model["tokens_per_s"], 1)))
-    return "；".join(parts)
+    return t("progress_service.model_separator").join(parts)
 
 
 def render_csv(view: dict[str, Any]) -> str:
@@ -422,11 +422,14 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
         clock: Unix seconds (tests move it).
     """
     from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
     from starlette.requests import Request
     from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
     from starlette.routing import Route
 
-    join_failures: list[float] = []
+    join_failures: list[float] = []  # when wrong secrets came (the last minute's are counted)
+    # Blocking work (SQLite, the model server's /metrics) runs in Starlette's thread pool, so one slow
+    # request never holds up the students' posts.
 
     def error(exc: BadRequest) -> JSONResponse:
         return JSONResponse({"error": exc.message}, status_code=exc.status)
@@ -467,8 +470,8 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
                 raise BadRequest(413, t("progress_service.too_many", most=MAX_RESULTS))
             name = valid_name(body.get("name"))
             results = [valid_result(r) for r in body["results"]]
-            store.claim(name, body.get("token"))
-            new = store.add(name, results)
+            await run_in_threadpool(store.claim, name, body.get("token"))
+            new = await run_in_threadpool(store.add, name, results)
         except BadRequest as exc:
             return error(exc)
         return JSONResponse({"stored": new, "ids": [r["id"] for r in results]})
@@ -480,8 +483,8 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
             if not isinstance(body, dict):
                 raise BadRequest(400, t("progress_service.not_json"))
             name = valid_name(body.get("name"))
-            store.claim(name, body.get("token"))
-            mine = [{k: r[k] for k in FIELDS} for r in store.results(name)]
+            await run_in_threadpool(store.claim, name, body.get("token"))
+            mine = [{k: r[k] for k in FIELDS} for r in await run_in_threadpool(store.results, name)]
         except BadRequest as exc:
             return error(exc)
         return JSONResponse({"name": name, "results": mine})
@@ -500,7 +503,7 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
                 join_failures.append(now)
                 raise BadRequest(403, t("progress_service.join_wrong"))
             name = valid_name(body.get("name"))
-            store.claim(name, body.get("token"))
+            await run_in_threadpool(store.claim, name, body.get("token"))
         except BadRequest as exc:
             return error(exc)
         host = request.url.hostname or "127.0.0.1"
@@ -519,19 +522,22 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
         if not teacher(request):
             return RedirectResponse("/login", status_code=303)
         now = clock()
-        return HTMLResponse(render_page(view_now(), model_state(model_root, class_key), now),
-                            headers={"Cache-Control": "no-store"})
+        view = await run_in_threadpool(view_now)
+        model = await run_in_threadpool(model_state, model_root, class_key)
+        return HTMLResponse(render_page(view, model, now), headers={"Cache-Control": "no-store"})
 
     async def class_json(request: Request) -> Response:
         if not teacher(request):
             return JSONResponse({"error": t("progress_service.teacher_key_wrong")}, status_code=401)
-        return JSONResponse({**view_now(), "model": model_state(model_root, class_key)})
+        view = await run_in_threadpool(view_now)
+        return JSONResponse({**view, "model": await run_in_threadpool(model_state, model_root, class_key)})
 
     async def export(request: Request) -> Response:
         if not teacher(request):
             return JSONResponse({"error": t("progress_service.teacher_key_wrong")}, status_code=401)
         stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M")
-        return Response(render_csv(view_now()).encode("utf-8-sig"), media_type="text/csv; charset=utf-8",
+        view = await run_in_threadpool(view_now)
+        return Response(render_csv(view).encode("utf-8-sig"), media_type="text/csv; charset=utf-8",
                         headers={"Content-Disposition": f'attachment; filename="class-progress-{stamp}.csv"'})
 
     async def login_form(request: Request) -> Response:
@@ -584,17 +590,6 @@ def login_page(wrong: bool) -> str:
 </body></html>"""
 
 
-def teacher_key(path: Path = TEACHER_KEY_FILE) -> str:
-    """The teacher key in ``path`` (``classroom.read_key``), or a new one written there (owner only)."""
-    from .classroom import read_key, write_key
-
-    key = read_key(path)
-    if not key:
-        key = TEACHER_KEY_PREFIX + secrets.token_hex(16)
-        write_key(path, key)
-    return key
-
-
 class ProgressService:
     """The service in a background thread of the teacher's command: ``start()``, ``stop()``.
 
@@ -638,7 +633,7 @@ def main(argv: list[str] | None = None) -> int:
     """
     import uvicorn
 
-    from .classroom import KEY_FILE, class_key
+    from .keys import KEY_FILE, TEACHER_KEY_FILE, class_key, teacher_key
 
     parser = argparse.ArgumentParser(prog="python -m course_lib.progress_service",
                                      description=__doc__.split("\n")[0])

@@ -356,3 +356,19 @@ def test_the_key_is_in_no_log(class_server):
     ask(get_client(student(f"{class_server.root}/v1", class_server.key)))
     log = class_server.log.read_text(encoding="utf-8", errors="replace")
     assert "--api-key-file" in log and class_server.key not in log
+
+
+def test_the_metrics_the_teachers_page_reads_need_the_key_and_hold_no_prompt(class_server):
+    """``--metrics`` (the progress page's model line, course_lib/progress_service.py): counters only."""
+    marker = "紫色长颈鹿-7F3A"
+    get_client(student(f"{class_server.root}/v1", class_server.key)).chat.completions.create(
+        model=local_server.MODEL_ALIAS, messages=[{"role": "user", "content": marker}], max_tokens=4)
+    assert httpx.get(f"{class_server.root}/metrics", timeout=30).status_code == 401
+    metrics = httpx.get(f"{class_server.root}/metrics", headers={"Authorization": f"Bearer {class_server.key}"},
+                        timeout=30)
+    assert metrics.status_code == 200 and "llamacpp:requests_processing" in metrics.text
+    assert marker not in metrics.text
+    from course_lib import progress_service
+
+    state = progress_service.model_state(class_server.root, class_server.key)
+    assert state["health"] == "ok" and "processing" in state and "deferred" in state

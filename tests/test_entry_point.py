@@ -103,8 +103,8 @@ def engine_here(monkeypatch, engine: str | None, problem: str | None = None, mod
 
 def test_the_commands_are_those_of_course_sh():
     names = [name for name, _ in course.COMMANDS]
-    assert names == ["lab", "test", "setup", "check", "bench", "serve"]
-    assert "{lab|test|setup|check|bench|serve}" in course.usage()
+    assert names == ["lab", "test", "setup", "check", "bench", "serve", "join", "progress"]
+    assert "{lab|test|setup|check|bench|serve|join|progress}" in course.usage()
     for name, function in course.COMMANDS:
         assert function.__doc__ and f"python course.py {name}" in course.__doc__, name
 
@@ -121,7 +121,7 @@ def test_no_command_is_lab_and_arguments_are_passed_on(monkeypatch):
 def test_an_unknown_command_prints_the_usage_and_exits_2():
     result = run_course("tset")
     assert result.returncode == 2
-    assert "用法：python course.py {lab|test|setup|check|bench|serve}" in result.stderr and not result.stdout
+    assert "用法：python course.py {lab|test|setup|check|bench|serve|join|progress}" in result.stderr and not result.stdout
     assert run_course("--help").returncode == 0
 
 

@@ -8,6 +8,8 @@ from IPython.core.formatters import DisplayFormatter
 from fakes import FakeLLM
 from notebook_cells import NOTEBOOKS, course_cells, run_checker, solutions_for
 
+from course_lib import progress, texts
+
 CASES = [
     (nb, key)
     for nb in NOTEBOOKS
@@ -32,6 +34,11 @@ def test_checker_fails_untouched_and_passes_solution(nb, key, capsys):
     result = run_checker(checkers[key], untouched)
     assert result.passed is False
     assert "❌" in capsys.readouterr().out
+    # The result is kept for the student's own table and the teacher's page (course_lib/progress.py),
+    # under this cell's exercise id, with the key of the sentence it printed.
+    kept = progress.read_results()[-1]
+    assert (kept["exercise"], kept["passed"]) == (key, False)
+    assert "check." + kept["hint"] in texts.TEXTS["zh"], kept
     # As a cell's last expression the result shows nothing (no stray "False" under the ❌ line).
     assert DisplayFormatter().format(result) == ({}, {})
 
@@ -39,6 +46,7 @@ def test_checker_fails_untouched_and_passes_solution(nb, key, capsys):
     exec(solutions[key], solved)
     assert run_checker(checkers[key], solved).passed is True
     assert "✅" in capsys.readouterr().out
+    assert (progress.read_results()[-1]["exercise"], progress.read_results()[-1]["passed"]) == (key, True)
 
 
 def test_every_notebook_has_exercises():

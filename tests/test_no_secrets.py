@@ -56,7 +56,7 @@ def class_keys() -> list[str]:
     machine's student token (``.progress/student-token``): their exact text is searched too."""
     from course_lib.class_code import progress_dir
     from course_lib.classroom import KEY_FILE, read_key
-    from course_lib.progress_service import TEACHER_KEY_FILE
+    from course_lib.keys import TEACHER_KEY_FILE
 
     keys = []
     for file in (KEY_FILE, TEACHER_KEY_FILE, progress_dir() / "student-token"):

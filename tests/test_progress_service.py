@@ -146,7 +146,7 @@ def test_the_teacher_sees_everyone_with_the_teacher_key(service):
     rows = {row["name"]: row for row in view["students"]}
     assert rows["王小明"]["cells"]["06-1"] == {"passed": True, "attempts": 3, "hint": "06.call_key.7"}
     page = httpx.get(service.url + "/teacher", headers=teacher, timeout=10)
-    assert page.status_code == 200 and "王小明" in page.text and "✅3" in page.text
+    assert page.status_code == 200 and "王小明" in page.text and "✓3" in page.text
 
 
 def test_names_reach_the_page_as_text(service, tmp_path):

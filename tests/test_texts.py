@@ -34,6 +34,7 @@ CONVERTED = [
     "tools/orders.py",
     "checkers/__init__.py", "checkers/scripted.py", *[f"checkers/nb0{n}.py" for n in range(10)], "quiz.py",
     "mcp_server.py", "mcp_client.py", "approval.py", "tracing.py", "checkers/nb10.py", "evaluation.py", "judge.py",
+    "progress.py", "progress_service.py", "class_code.py",
 ]
 # Chinese that is sent TO THE MODEL (prompts, tool results, corrective messages) stays next to the
 # code that sends it, and so do patterns that read the model's replies: the top-level names

@@ -80,7 +80,7 @@ def exercise(exercise_id: str) -> Callable[[Callable[..., CheckResult]], Callabl
     not kept.
     """
     if exercise_id not in progress.EXERCISES:
-        raise ValueError(f"unknown exercise id {exercise_id!r}; add it to progress.EXERCISES")
+        raise ValueError(texts.t("progress.unknown_exercise", exercise=exercise_id))
 
     def decorate(checker: Callable[..., CheckResult]) -> Callable[..., CheckResult]:
         @functools.wraps(checker)

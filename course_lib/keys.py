@@ -1,0 +1,100 @@
+"""Key files: the class key students send, the teacher key the class view needs.
+
+Not taught in a notebook: ``classroom`` (the teacher's ``python course.py
+serve``) and ``progress_service`` (the class view) use them.
+
+Each key is made once with ``secrets`` (128 bits, behind a prefix that makes
+a leaked key easy to find: tests/test_no_secrets.py), kept in a git-ignored
+file at the project root readable by its owner only, and read back as an
+editor saves it (``read_key``): ``.class-key`` (``KEY_PREFIX``) and
+``.teacher-key`` (``TEACHER_KEY_PREFIX``).
+"""
+
+from __future__ import annotations
+
+import codecs
+import secrets
+import unicodedata
+from pathlib import Path
+
+from . import local_server
+from .settings import PROJECT_ROOT
+from .texts import t
+
+KEY_FILE = PROJECT_ROOT / ".class-key"
+TEACHER_KEY_FILE = PROJECT_ROOT / ".teacher-key"
+# What a class key looks like: the prefix makes a leaked key easy to find (tests/test_no_secrets.py).
+KEY_PREFIX = "course-class-"
+TEACHER_KEY_PREFIX = "course-teacher-"
+
+
+def class_key(path: Path = KEY_FILE, new: bool = False) -> str:
+    """Return the class key: the one in ``path`` as the teacher wrote it, or a new one.
+
+    A new key is made when the file is missing or holds no key, or when
+    ``new`` (``--new-key``): ``KEY_PREFIX`` + 32 hex digits from
+    ``secrets.token_hex`` (128 bits), written on one line, the file readable by
+    its owner only.  Any other key in the file is kept, with the course's prefix
+    or without (``read_key``).
+
+    Args:
+        path: the key file (default ``.class-key`` at the project root, git-ignored).
+        new: make a new key even if the file has one (students then need the new line).
+    Returns:
+        The key.
+    Raises:
+        LocalModelError: the file's key has a character no student can send (``read_key``).
+    """
+    key = "" if new else read_key(path)
+    if not key:
+        key = KEY_PREFIX + secrets.token_hex(16)
+        write_key(path, key)
+    return key
+
+
+def read_key(path: Path) -> str:
+    """The key in key file ``path``, read as an editor saves it ("" when the file is missing or has none).
+
+    The key is the first line that is not blank and does not start with ``#``
+    (llama-server's ``--api-key-file`` skips those too: llama.cpp
+    ``common/arg.cpp``), without a UTF-8 or UTF-16 BOM (Windows Notepad), its
+    ``\r`` (CRLF) and the spaces around it.
+
+    Raises:
+        LocalModelError: the key holds a character that is not printable ASCII
+            (a space, an invisible or Chinese character, bytes that are not
+            UTF-8): a student's client could not send it (HTTP headers are
+            ASCII; ``providers.check_key_characters``).  The message names the
+            file, the position and the character - never the key.
+    """
+    if not path.is_file():
+        return ""
+    data = path.read_bytes()
+    utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+    text = data.decode("utf-16" if utf16 else "utf-8-sig", errors="replace")
+    lines = [line.strip() for line in text.splitlines()]
+    key = next((line for line in lines if line and not line.startswith("#")), "")
+    for position, char in enumerate(key, 1):
+        if not "!" <= char <= "~":
+            name = f"U+{ord(char):04X} {unicodedata.name(char, '')}".strip()
+            raise local_server.LocalModelError(t("classroom.key_bad_char", path=path, position=position, char=name))
+    return key
+
+
+def write_key(path: Path, key: str) -> None:
+    """Write ``key`` and one ``\n`` to ``path`` (bytes: no BOM, no CRLF on Windows), readable by its owner only."""
+    path.write_bytes((key + "\n").encode("ascii"))
+    path.chmod(0o600)
+
+
+def teacher_key(path: Path = TEACHER_KEY_FILE) -> str:
+    """The teacher key in ``path`` (``read_key``), or a new one written there (``TEACHER_KEY_PREFIX`` + 32 hex digits).
+
+    Raises:
+        LocalModelError: the file's key has a character no browser can send (``read_key``).
+    """
+    key = read_key(path)
+    if not key:
+        key = TEACHER_KEY_PREFIX + secrets.token_hex(16)
+        write_key(path, key)
+    return key
