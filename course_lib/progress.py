@@ -236,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = class_settings()
     if settings is not None:
         sent = send_pending(folder, settings)
-        if sent is not None:
+        if sent:
             print(t("progress.sent", n=sent, name=settings["name"]))
     table = progress_table(folder)
     print(table.to_string(index=False))
