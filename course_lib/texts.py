@@ -87,7 +87,7 @@ _ZH_PROVIDERS: dict[str, str] = {
     "course.interrupted": "== 已中断（Ctrl-C）",
     "platforms.unknown_engine": "COURSE_ENGINE={name!r} 不是课程认识的推理引擎；可以用：{engines}。",
     "platforms.no_engine": "这台电脑（{system} {arch}）上课程没有离线模型可用：请在 .env 里选择老师的课堂服务器"
-                           "（COURSE_PROVIDER=classroom）或其他提供方，见 README「每一台电脑」。",
+                           "（COURSE_PROVIDER=classroom）或其他提供方，见 docs/models-and-engines.md「每一台电脑」。",
     "platforms.no_avx2": "这台电脑的 CPU 没有 AVX2 指令（大约 2013 年以前的 x86 CPU，或一些低价的赛扬/奔腾），"
                          "xllamacpp 的离线模型在它上面无法运行。{hint}",
     "platforms.no_avx2_linux": "在 Linux 上，去掉 COURSE_ENGINE 会改为在本机编译 llama-server（几分钟）。",

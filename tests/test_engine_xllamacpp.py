@@ -5,7 +5,7 @@ student runs (``python -m course_lib.xllamacpp_server`` with the course's
 flags, under the guard of ``server_process``), through ``local_server`` as a
 notebook starts it, and then ``bench.server_check`` - every client-side
 feature the notebooks use - against it.  What differs on a Mac (its own
-wheel, Metal off, the CPU) is not measured here (README, "Every laptop").
+wheel, Metal off, the CPU) is not measured here (docs/models-and-engines.md, "Every laptop").
 """
 
 from __future__ import annotations

@@ -76,8 +76,9 @@ def test_no_section_for_a_missing_notebook():
 
 def test_readme_links_the_guide_in_both_languages():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    english, _, chinese = readme.partition("## 中文说明")
-    assert chinese, "README.md has no '## 中文说明' part"
+    chinese, _, english = readme.partition("## English")  # Chinese first: the course's language
+    assert english, "README.md has no '## English' part"
+    assert "## 中文说明" in chinese, "README.md has no '## 中文说明' part before the English one"
     link = f"]({GUIDE.name})"
     assert link in english, "the English part of README.md does not link the teacher's guide"
     assert link in chinese, "the Chinese part of README.md does not link the teacher's guide"
