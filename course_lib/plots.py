@@ -187,7 +187,7 @@ def plot_memory_comparison(trimmed: Sequence[int], summarized: Sequence[int], su
 
     Args:
         trimmed: ``usage.prompt_tokens`` per turn with ``memory.ShortTermMemory`` (02's trimming).
-        summarized: the same with ``memory.SummaryMemory``.
+        summarized: the same with ``summary_memory.SummaryMemory``.
         summary_turns: the turns (1, 2, ...) in which a summary was written.
     Returns:
         A matplotlib ``Figure``; title and legend from ``texts`` (keys ``memory.chart_*``).

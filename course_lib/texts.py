@@ -235,7 +235,7 @@ _ZH_REPLIES: dict[str, str] = {
 }
 
 _ZH_LOOPS: dict[str, str] = {
-    # loop.py, agent.py, react.py, react_parser.py, json_scan.py, memory.py
+    # loop.py, agent.py, react.py, react_parser.py, json_scan.py, memory.py, summary_memory.py
     "agent.table_title": "{question}（stopped_reason={stopped_reason}）",
     "agent.dropped_why": "没有运行：{missing} 既不在用户的消息里，也不在工具结果里",
     "agent.dropped_with": "没有运行：同一条回答里的 calculate 用了来历不明的数字，整条回答都丢弃了",
@@ -587,7 +587,7 @@ _ZH_ACTING: dict[str, str] = {
 }
 
 _ZH_SUMMARY: dict[str, str] = {
-    # notebook 09, part 1: the summary memory (memory.py), its chart (plots.py) and its checkers (checkers/nb09.py)
+    # notebook 09, part 1: the summary memory (summary_memory.py), its chart (plots.py) and its checkers (checkers/nb09.py)
     "check.09.summary.calls": "summarize 应该正好调用 1 次（把所有旧轮次一起交给它），实际调用了 {n_calls} 次",
     "check.09.summary.error": "调用 compress 时出错：{error}",
     "check.09.summary.kept": "摘要消息后面应该原样保留最后一轮，角色是 {want}；实际是 {got}",

@@ -8,7 +8,8 @@ import copy
 import pytest
 
 from course_lib.checkers import nb09
-from course_lib.memory import compress_messages, summary_message
+from course_lib.memory import summary_message
+from course_lib.summary_memory import compress_messages
 from course_lib.messages import validate
 from course_lib.texts import TEXTS
 from notebook_cells import load_solution

@@ -1,4 +1,4 @@
-"""Issue 30, part 3: what course_lib.memory promises about the lists it gives back.
+"""Issue 30, part 3: what course_lib.memory and course_lib.summary_memory promise about the lists it gives back.
 
 * SummaryMemory never makes its list longer by compressing: a summary that is not shorter than
   the turns it would replace is not used (the turns stay, and a ``SummaryWarning`` says why);
@@ -22,8 +22,9 @@ import pytest
 
 from course_lib import memory
 from course_lib.local_server import TEMPLATE_PATH
-from course_lib.memory import (SUMMARY_PREFIX, ShortTermMemory, SummaryMemory, compress_messages, estimate_tokens,
-                               is_summary, summary_message, trim_messages)
+from course_lib import summary_memory
+from course_lib.memory import SUMMARY_PREFIX, ShortTermMemory, is_summary, summary_message, trim_messages
+from course_lib.summary_memory import SummaryMemory, compress_messages, estimate_tokens
 from fakes import FakeLLM, StrictLLM
 
 SYSTEM = {"role": "system", "content": "你是一个跑步教练。"}
@@ -102,7 +103,7 @@ def test_summary_memory_keeps_the_turns_says_why_and_does_not_ask_again_in_the_s
     assert mem.messages == [SYSTEM, user("你好"), assistant("你好！"), question], "nothing replaced"
     assert mem.summaries == [] and mem.dropped == 0
     assert len(mem.skipped) == 1 and "没有替换" in mem.skipped[0]
-    assert [w.category for w in caught] == [memory.SummaryWarning]
+    assert [w.category for w in caught] == [summary_memory.SummaryWarning]
     # the same turn goes on (a tool call and its reply): the same old messages, so no second request
     _, caught = caught_warnings(mem.extend, [asks("c1"), tool("c1")])
     assert len(summarize.calls) == 1 and not caught

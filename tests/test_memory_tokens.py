@@ -1,4 +1,4 @@
-"""course_lib.memory's token estimate (text_tokens / estimate_tokens) is never below what the server's
+"""course_lib.summary_memory's token estimate (text_tokens / estimate_tokens) is never below what the server's
 tokenizer counts: conservative by construction outside the blocks it has measured rates for.
 
 The unit tests check the construction (a character that is not one of Qwen2.5's merged tokens costs
@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from course_lib import local_server
-from course_lib.memory import MESSAGE_OVERHEAD, estimate_tokens, text_tokens
+from course_lib.summary_memory import MESSAGE_OVERHEAD, estimate_tokens, text_tokens
 
 # A few lines of each kind of text; each line is sent to /tokenize on its own.
 SAMPLE = {

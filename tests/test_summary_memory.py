@@ -1,4 +1,4 @@
-"""Tests for notebook 09's compressed memory in course_lib.memory: compress_messages, SummaryMemory,
+"""Tests for notebook 09's compressed memory in course_lib.summary_memory: compress_messages, SummaryMemory,
 ModelSummarizer (through the real openai client against the fake server) and estimate_tokens."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import httpx
 import pytest
 from openai.types.chat import ChatCompletionMessage
 
-from course_lib.memory import (CUT_MARK, SUMMARY_PREFIX, SUMMARY_PROMPT, ModelSummarizer, SummaryError,
-                               SummaryMemory, compress_messages, estimate_tokens, is_summary, summary_message,
-                               transcript)
+from course_lib.summary_memory import (CUT_MARK, SUMMARY_PREFIX, SUMMARY_PROMPT, ModelSummarizer, SummaryError,
+                                       SummaryMemory, compress_messages, estimate_tokens, is_summary, summary_message,
+                                       transcript)
 from course_lib.messages import validate
 from fakes import FakeLLM
 
@@ -363,7 +363,8 @@ def test_memory_with_a_model_keeps_the_first_fact_and_loses_nothing_on_errors():
 
 
 def test_both_memories_share_the_message_list_of_message_memory():
-    from course_lib.memory import MessageMemory, ShortTermMemory, SummaryMemory
+    from course_lib.memory import MessageMemory, ShortTermMemory
+    from course_lib.summary_memory import SummaryMemory
 
     for memory in (ShortTermMemory(4, system="旧"), SummaryMemory(10_000, lambda old: "摘要", system="旧")):
         assert isinstance(memory, MessageMemory)
