@@ -35,13 +35,15 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from .setup_check import ROOT as PROJECT_ROOT
+from .setup_check import decode_dotenv
+
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford's base 32
 CHECK_MODULUS = 1021  # a prime below 32**2
 SECRET_BYTES = 5
 PAYLOAD_SYMBOLS = 18  # ceil((4 + 2 + 5) * 8 / 5)
 CODE_SYMBOLS = PAYLOAD_SYMBOLS + 2
 ENV_NAMES = ("COURSE_PROVIDER", "COURSE_BASE_URL", "COURSE_CLASS_KEY", "COURSE_PROGRESS_URL", "COURSE_STUDENT_NAME")
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 JOIN_TIMEOUT_S = 10.0
 
 
@@ -111,7 +113,7 @@ def read_code(code: str) -> tuple[str, int, str]:
 
 
 def progress_dir() -> Path:
-    """The student's progress folder (``progress.progress_dir`` says the same): ``COURSE_PROGRESS_DIR`` or ``.progress``."""
+    """The student's progress folder (``progress`` uses this one): ``COURSE_PROGRESS_DIR``, else ``.progress``."""
     return Path(os.environ.get("COURSE_PROGRESS_DIR") or PROJECT_ROOT / ".progress")
 
 
@@ -173,9 +175,7 @@ def write_env(values: dict[str, str], path: Path | None = None) -> Path:
     path = path or PROJECT_ROOT / ".env"
     lines: list[str] = []
     if path.is_file():
-        data = path.read_bytes()
-        utf16 = data.startswith((b"\xff\xfe", b"\xfe\xff"))
-        lines = data.decode("utf-16" if utf16 else "utf-8-sig", errors="replace").splitlines()
+        lines = decode_dotenv(path.read_bytes(), errors="replace").splitlines()
     kept, done = [], set()
     for line in lines:
         name = line.split("=", 1)[0].strip().removeprefix("export ").strip()

@@ -60,7 +60,7 @@ import threading
 import time
 from pathlib import Path
 
-from . import local_server, progress_service, server_process
+from . import class_code, keys, local_server, progress_service, server_process
 from .keys import KEY_FILE, KEY_PREFIX, class_key, read_key, write_key  # noqa: F401 - the class key's home is keys.py
 from .settings import PROJECT_ROOT, EnvFileError, load_env
 from .texts import t
@@ -131,9 +131,13 @@ def lan_addresses() -> list[str]:
     return usable
 
 
-def env_lines(base_url: str, key: str) -> str:
-    """The three ``.env`` lines a student pastes: provider, URL, key."""
-    return f"COURSE_PROVIDER=classroom\nCOURSE_BASE_URL={base_url}\nCOURSE_CLASS_KEY={key}"
+def env_lines(base_url: str, key: str, progress_url: str | None = None, name: str | None = None) -> str:
+    """The ``.env`` lines a student pastes: provider, URL, key; with ``progress_url`` also
+    ``COURSE_PROGRESS_URL`` and ``COURSE_STUDENT_NAME`` (the five that ``python course.py join`` writes)."""
+    lines = f"COURSE_PROVIDER=classroom\nCOURSE_BASE_URL={base_url}\nCOURSE_CLASS_KEY={key}"
+    if progress_url is not None:
+        lines += f"\nCOURSE_PROGRESS_URL={progress_url}\nCOURSE_STUDENT_NAME={name or ''}"
+    return lines
 
 
 class ClassServer:
@@ -267,8 +271,6 @@ def start_progress(server: "ClassServer", host: str, progress_port: int, key: st
     Raises:
         OSError: it could not listen on ``progress_port``.
     """
-    from . import class_code, keys
-
     store = progress_service.ProgressStore(key_file.parent / progress_service.DB_FILE.name)
     secret = class_code.new_secret()
     app = progress_service.make_app(store, key, keys.teacher_key(key_file.parent / keys.TEACHER_KEY_FILE.name),
@@ -277,9 +279,6 @@ def start_progress(server: "ClassServer", host: str, progress_port: int, key: st
 
 
 def _serve(server: "ClassServer", host: str, port: int, new_key: bool, key_file: Path, progress_port: int) -> int:
-    from . import class_code
-
-    service = None
     try:
         leftover = server.stop_leftover()  # before a new key is made: another serve may still use the old one
         if leftover:
@@ -304,17 +303,17 @@ def _serve(server: "ClassServer", host: str, port: int, new_key: bool, key_file:
         others = t("classroom.other_addresses", addresses=", ".join(addresses[1:])) if len(addresses) > 1 else ""
     else:
         shown, others = host, ""
-    shown_file = key_file.name if key_file.parent == PROJECT_ROOT else key_file
+    def named(path: Path) -> Path | str:  # a file at the project root by its name, any other by its path
+        return path.name if path.parent == PROJECT_ROOT else path
+
     try:
         code = class_code.make_code(shown, progress_port, secret)
     except ValueError:  # no IPv4 address to put in a code: the lines still work
         code = t("classroom.no_code")
-    lines = env_lines(f"http://{shown}:{port}/v1", key) + \
-        f"\nCOURSE_PROGRESS_URL=http://{shown}:{progress_port}\nCOURSE_STUDENT_NAME=" + t("classroom.your_name")
-    teacher_file = key_file.parent / ".teacher-key"
-    print(t("classroom.ready", lines=lines, others=others, port=port, key_file=shown_file, code=code,
-            progress_port=progress_port, teacher_file=teacher_file.name if key_file.parent == PROJECT_ROOT
-            else teacher_file), flush=True)
+    lines = env_lines(f"http://{shown}:{port}/v1", key, f"http://{shown}:{progress_port}", t("classroom.your_name"))
+    print(t("classroom.ready", lines=lines, others=others, port=port, key_file=named(key_file), code=code,
+            progress_port=progress_port, teacher_file=named(key_file.parent / keys.TEACHER_KEY_FILE.name)),
+          flush=True)
     try:
         while server.process.poll() is None:
             time.sleep(0.5)

@@ -45,9 +45,15 @@ def class_key(path: Path = KEY_FILE, new: bool = False) -> str:
     Raises:
         LocalModelError: the file's key has a character no student can send (``read_key``).
     """
+    return _kept_or_made(path, KEY_PREFIX, new)
+
+
+def _kept_or_made(path: Path, prefix: str, new: bool = False) -> str:
+    """The key in ``path`` (``read_key``), or - when there is none, or ``new`` - ``prefix`` + 32 random
+    hex digits (``secrets``, 128 bits) written there (``write_key``)."""
     key = "" if new else read_key(path)
     if not key:
-        key = KEY_PREFIX + secrets.token_hex(16)
+        key = prefix + secrets.token_hex(16)
         write_key(path, key)
     return key
 
@@ -93,8 +99,4 @@ def teacher_key(path: Path = TEACHER_KEY_FILE) -> str:
     Raises:
         LocalModelError: the file's key has a character no browser can send (``read_key``).
     """
-    key = read_key(path)
-    if not key:
-        key = TEACHER_KEY_PREFIX + secrets.token_hex(16)
-        write_key(path, key)
-    return key
+    return _kept_or_made(path, TEACHER_KEY_PREFIX)

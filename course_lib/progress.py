@@ -164,9 +164,11 @@ def send_pending(folder: Path | None = None, settings: dict[str, str] | None = N
     Returns:
         How many results were acknowledged, or None when nothing was posted or a post failed.
     """
-    settings = settings or class_settings()
     folder = folder or progress_dir()
-    if settings is None or time.monotonic() < _retry_at.get(folder, 0.0):
+    if time.monotonic() < _retry_at.get(folder, 0.0):
+        return None  # within RETRY_AFTER_S of a failure: not even .env is read again
+    settings = settings or class_settings()
+    if settings is None:
         return None
     done = sent_ids(folder)
     pending = [{k: r[k] for k in FIELDS} for r in read_results(folder) if r["id"] not in done]
@@ -197,7 +199,7 @@ def send_pending(folder: Path | None = None, settings: dict[str, str] | None = N
 
 
 def _why(reply: Any) -> str:
-    """The service's own Chinese reason (its JSON ``error``), or the bare status."""
+    """The service's own Chinese reason (its JSON ``error``), or "" when the reply has none."""
     try:
         return str(reply.json().get("error", ""))[:200]
     except ValueError:

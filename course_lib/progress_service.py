@@ -60,6 +60,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs
 
+from . import local_server
 from .progress import EXERCISES, FIELDS
 from .settings import PROJECT_ROOT
 from .texts import t
@@ -125,7 +126,7 @@ def valid_result(raw: object) -> dict[str, Any]:
 
 def _parse_time(text: str) -> datetime | None:
     try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+        return datetime.fromisoformat(text)  # Python 3.11+ reads the trailing "Z" progress.record writes
     except ValueError:
         return None
 
@@ -230,9 +231,12 @@ def class_view(results: list[dict[str, Any]], students: list[str], now: float) -
         ``stuck_on`` and ``failures_in_a_row`` say where.
     """
     latest_any = max((r["received"] for r in results), default=None)
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for r in results:  # one pass over the results, not one per student: the page asks every REFRESH_S
+        by_name.setdefault(r["name"], []).append(r)
     rows = []
     for name in students:
-        mine = [r for r in results if r["name"] == name]
+        mine = by_name.get(name, [])
         cells: dict[str, dict[str, Any]] = {}
         for r in mine:
             cell = cells.setdefault(r["exercise"], {"passed": False, "attempts": 0, "hint": ""})
@@ -273,7 +277,7 @@ def stuck_reason(row: dict[str, Any], now: float) -> str:
 
 
 def model_state(root: str | None, key: str | None, timeout: float = 1.0) -> dict[str, Any]:
-    """The class server's state from llama-server's ``/health`` and ``/metrics`` (needs ``--metrics``).
+    """The class server's state from llama-server's ``/health`` (``local_server.health``) and ``/metrics`` (needs ``--metrics``).
 
     Returns:
         ``{"health": "ok" | "loading" | "down", "processing": n, "deferred": n,
@@ -283,14 +287,14 @@ def model_state(root: str | None, key: str | None, timeout: float = 1.0) -> dict
         return {"health": "none"}
     import httpx
 
-    state: dict[str, Any] = {}
+    started = time.perf_counter()
+    health = local_server.health(timeout, root)  # "ok", "loading" (503) or None
+    if health is None:
+        return {"health": "down"}
+    state: dict[str, Any] = {"health": health, "health_ms": (time.perf_counter() - started) * 1000}
     headers = {"Authorization": "Bearer " + key} if key else {}
     try:
         with httpx.Client(timeout=timeout, trust_env=False) as http:
-            started = time.perf_counter()
-            health = http.get(root + "/health")
-            state["health_ms"] = (time.perf_counter() - started) * 1000
-            state["health"] = "ok" if health.status_code == 200 else "loading"
             metrics = http.get(root + "/metrics", headers=headers)
             if metrics.status_code == 200:
                 values = parse_metrics(metrics.text)
@@ -300,7 +304,7 @@ def model_state(root: str | None, key: str | None, timeout: float = 1.0) -> dict
                     if name in values:
                         state[field] = values[name]
     except httpx.HTTPError:
-        state["health"] = "down"
+        pass  # up, but its counters did not come: the page shows what health said
     return state
 
 

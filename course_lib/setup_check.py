@@ -199,6 +199,17 @@ def cache_dir() -> Path:
     return Path(os.environ.get("COURSE_CACHE_DIR") or Path.home() / ".cache" / "llm-agent-course")
 
 
+def decode_dotenv(data: bytes, errors: str = "strict") -> str:
+    """The text of a ``.env`` file's bytes: UTF-16 after a UTF-16 BOM (PowerShell 5.1, Notepad's
+    "Unicode"), else UTF-8 (a UTF-8 BOM dropped); ``settings.read_env_text`` reads the same way.
+
+    Raises:
+        UnicodeDecodeError: with ``errors="strict"``, bytes that are neither.
+    """
+    utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+    return data.decode("utf-16" if utf16 else "utf-8-sig", errors)
+
+
 def dotenv_value(name: str, dotenv: Path = ROOT / ".env") -> str | None:
     """The value ``.env`` gives variable ``name`` (its last line for it), or None when it does not name it.
 
@@ -212,9 +223,7 @@ def dotenv_value(name: str, dotenv: Path = ROOT / ".env") -> str | None:
     """
     value = None
     try:
-        data = dotenv.read_bytes()
-        utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
-        lines = data.decode("utf-16" if utf16 else "utf-8-sig").splitlines()
+        lines = decode_dotenv(dotenv.read_bytes()).splitlines()
     except (OSError, UnicodeDecodeError):
         lines = []
     for line in lines:
