@@ -30,7 +30,7 @@ from course_lib import local_server
 from course_lib.agent import DEFAULT_SYSTEM, Agent
 from course_lib.number_check import invented_numbers, without_tool
 from course_lib.providers import get_provider
-from course_lib.tool_calls import run_call
+from course_lib.records import ToolResult
 from course_lib.tools.calculator import CALCULATOR_TOOL
 from course_lib.tools.knowledge import KNOWLEDGE_TOOL
 from course_lib.tools.products import PRODUCT_TOOL
@@ -187,7 +187,7 @@ def _guard_agent(text: str) -> type[Agent]:
             if not missing:
                 return super().run_call(call, step)
             self.refused = True
-            return run_call(call, None, answer=(text.format(missing="、".join(missing)), False))
+            return ToolResult.not_run(call, text.format(missing="、".join(missing)))
     return GuardAgent
 
 

@@ -37,9 +37,12 @@ keeps the loop finite and the message list valid:
   a step - it is never taken as the final answer.
 
 The trace lines a step prints are written in ``describe``, in this file.
-Replies are read by ``replies.read_reply``, calls by ``tool_calls.read_assistant``
-and run by ``tool_calls.run_call``; requests are built by
-``messages.request_kwargs``; the records are in ``records.py``.
+Replies are read by ``replies.read_reply``, calls by ``tool_calls.read_assistant``;
+requests are built by ``messages.request_kwargs``; the records are in ``records.py``.
+Every call takes one path: ``step`` -> ``_run_turn`` -> ``run_calls`` (each call, in
+order) -> ``run_call`` (the decision, the repeat check) -> ``tool_calls.run_call`` (the
+tool runs).  A call that does not run - it waits for a person, was rejected, was
+interrupted, repeats an earlier call - is answered by ``records.ToolResult.not_run``.
 
 Three public hooks let other code change one thing without copying the loop:
 ``send`` (how a request is sent and its reply read; the chat box of
@@ -71,19 +74,18 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from .approval import EDITED_NOTE, REJECTED_REASON, REJECTED_TEXT, Decision, rejected_text
-from .loop import LoopBase, cut_note
+from .loop_base import LoopBase, cut_note
 from .messages import has_text, request_kwargs, to_dict
 from .number_check import CHECKED_TOOL, check_calls, without_tool
-from .records import (AnswerStep, EmptyStep, FinalStep, InvalidStep, RunResult, Step, ToolCallsStep, ToolResult,
+from .records import (AnswerStep, EmptyStep, FinalStep, InvalidStep, RunResult, Step, ToolCall, ToolCallsStep, ToolResult,
                       WaitingStep, reply_fields, stop_reason_text)
 from .replies import Reply, read_reply
-from .tables import RunTables, shorten
+from .tables import shorten
 from .texts import t
-from .tool_calls import ToolCall, read_assistant, run_call
+from .tool_calls import read_assistant, run_call
 from .tools.registry import ToolRegistry, default_registry, names_of
 
 DEFAULT_MAX_REPEATS = 2
@@ -150,7 +152,7 @@ class Agent(LoopBase):
         trace: called with each trace line (default ``print``; None = silent).
         approve: the approval hook ``approve(call: ToolCall) -> approval.Decision | None``,
             asked before a call to one of ``approval_tools`` runs; None = always wait for
-            ``decide`` (notebook 08).  Both go to the loop's gate (``loop.LoopBase``).
+            ``decide`` (notebook 08).  Both go to the loop's gate (``loop_base.LoopBase``).
         approval_tools: the names of the tools that need a person's yes (default: the
             registry's ``approval_names()``, the tools marked ``needs_approval``).
 
@@ -158,7 +160,7 @@ class Agent(LoopBase):
         messages: the message chain so far (dicts).
         steps: the ``records.Step`` records so far.
         answer, stopped_reason, done: the state of the run.
-        forcing: ``"max_steps"`` / ``"repeated_calls"`` once the next request
+        stopping: ``"max_steps"`` / ``"repeated_calls"`` once the next request
             is the final one without tools, else None.
         waiting: the calls (``ToolCall``) that wait for a person's decision; ``[]`` when none.
         gate: the ``approval.ApprovalGate`` that holds them, the decisions and the held turn.
@@ -186,7 +188,7 @@ class Agent(LoopBase):
         self.reset_tool_choice = reset_tool_choice
         self.check_numbers, self.recheck_max_tokens = check_numbers, recheck_max_tokens
         self.messages: list[dict] = []
-        self.forcing: str | None = None
+        self.stopping: str | None = None
         self._seen: dict[tuple[str, str], tuple[int, ToolResult]] = {}  # call key -> (step, first result)
         self._failed: set[str] = set()  # ids of tool results that are not results (ToolResult.ok False)
         self._repeat_streak = 0
@@ -215,7 +217,7 @@ class Agent(LoopBase):
         if not users:
             raise ValueError(t("loops.no_user_message"))
         self.question = str(users[-1].get("content") or "")
-        self.messages, self.forcing = messages, None
+        self.messages, self.stopping = messages, None
         self._seen, self._failed, self._repeat_streak = {}, set(), 0
 
     def next_request(self, tools: list[dict] | None = None, max_tokens: int | None = None) -> dict:
@@ -223,13 +225,13 @@ class Agent(LoopBase):
 
         Args:
             tools: the tools to offer (default ``self.tools``); once the loop is
-                forcing its end, none: no tools-related key at all.
+                stopping, none: no tools-related key at all.
             max_tokens: default ``self.max_tokens``.
         Raises:
             RuntimeError: not started, or already done.
         """
         self._require_running()
-        tools = None if self.forcing else (self.tools if tools is None else tools)
+        tools = None if self.stopping else (self.tools if tools is None else tools)
         common = dict(provider=self.provider, max_tokens=max_tokens or self.max_tokens, temperature=self.temperature)
         if not tools:
             return request_kwargs(self.model, self.messages, **common)
@@ -257,30 +259,30 @@ class Agent(LoopBase):
         if self.gate.held is not None:  # a reply waited for a person: finish that turn, no new request
             return self._resume()
         began, number = time.perf_counter(), len(self.steps) + 1
-        if self.limit_reached and not self.forcing:  # max_steps lowered since the last step (the debugger's box)
-            self._force("max_steps")
+        if self.limit_reached and not self.stopping:  # max_steps lowered since the last step (the debugger's box)
+            self._stop("max_steps")
         # 1-3. Build the request, send it, read the reply.
         request = self.next_request()
         reply = self.send(request)
-        if self.forcing:  # the last request, without tools: whatever it says is the answer
+        if self.stopping:  # the last request, without tools: whatever it says is the answer
             text = reply.text.strip() or None
             if text:
                 self.messages.append({"role": "assistant", "content": text})
-            self.answer, self.stopped_reason = text, self.forcing
-            return self._record(FinalStep(number, **reply_fields(reply), text=text, reason=self.forcing), began)
+            self.answer, self.stopped_reason = text, self.stopping
+            return self._record(FinalStep(number, **reply_fields(reply), text=text, reason=self.stopping), began)
         turn = read_assistant(reply.message, self.tool_names)
         # 4. The number check: a calculation with numbers from nowhere drops the reply; ask once more.
-        others = without_tool(self.tools, CHECKED_TOOL)
-        dropped = check_calls(turn.calls, self.messages, self._failed) if self.check_numbers and others else []
+        without_calculate = without_tool(self.tools, CHECKED_TOOL)
+        dropped = check_calls(turn.calls, self.messages, self._failed) if self.check_numbers and without_calculate else []
         if dropped:
             recheck = min(self.max_tokens or self.recheck_max_tokens, self.recheck_max_tokens)
-            second = self.send(self.next_request(others, recheck))
-            reply = _both(reply, second)
-            turn = read_assistant(second.message, names_of(others))  # a calculate written as text is not run
+            second = self.send(self.next_request(without_calculate, recheck))
+            reply = with_tokens_of_both(reply, second)
+            turn = read_assistant(second.message, names_of(without_calculate))  # a calculate written as text is not run
         fields = dict(reply_fields(reply), dropped=dropped, requests=2 if dropped else 1)
         if turn.calls and self.gate.ask(turn.calls, held=(turn, fields, number)):
             # A call needs a person's yes and has none yet: the gate holds the reply; nothing runs until decide().
-            waiting = [run_call(c, None, answer=("", False)) for c in self.waiting]
+            waiting = [ToolResult.not_run(c) for c in self.waiting]
             return self._record(WaitingStep(number, **fields, waiting=waiting), began)
         if turn.calls:
             # 5-7. Append the assistant message, run every call, append one tool message per id.
@@ -302,8 +304,8 @@ class Agent(LoopBase):
             step = AnswerStep(number, **fields, text=turn.text)
             self._end(step, turn.text, "answer")
         # 8. The limits: after max_steps steps without an end, the next request is the last one.
-        if not self.done and number >= self.max_steps and not self.forcing:
-            self._force("max_steps")
+        if not self.done and number >= self.max_steps and not self.stopping:
+            self._stop("max_steps")
         self._record(step, began)
         if isinstance(step, ToolCallsStep) and any(r.interrupted for r in step.tool_calls):
             raise KeyboardInterrupt(t("loops.interrupted"))  # the student's stop, once messages are valid again
@@ -326,10 +328,10 @@ class Agent(LoopBase):
         repeating = any(r.repeated for r in results) and not any(r.ok and not r.repeated for r in results)
         self._repeat_streak = self._repeat_streak + 1 if repeating else 0
         if self._repeat_streak >= self.max_repeats:
-            self._force("repeated_calls")
+            self._stop("repeated_calls")
         return ToolCallsStep(number, **fields, tool_calls=results)
 
-    # -- human approval (notebook 08): the gate is loop.LoopBase's ---------------------
+    # -- human approval (notebook 08): the gate is loop_base.LoopBase's ---------------------
 
     def _resume(self) -> Step:
         """Finish the held turn once every call has a decision; its ``ToolCallsStep`` replaces the ``WaitingStep``."""
@@ -337,14 +339,14 @@ class Agent(LoopBase):
         began = time.perf_counter()
         self.steps.pop()  # the WaitingStep: the finished turn is the same step
         step = self._run_turn(turn, fields, number)
-        if number >= self.max_steps and not self.forcing:
-            self._force("max_steps")
+        if number >= self.max_steps and not self.stopping:
+            self._stop("max_steps")
         self._record(step, began)
         if any(r.interrupted for r in step.tool_calls):
             raise KeyboardInterrupt(t("loops.interrupted"))
         return step
 
-    def run(self, question: str | list[dict] | None = None) -> "AgentResult":
+    def run(self, question: str | list[dict] | None = None) -> "RunResult":
         """``start(question)`` (if given), then ``step()`` until done; returns ``result()``."""
         if question is not None:
             self.start(question)
@@ -379,43 +381,35 @@ class Agent(LoopBase):
                     continue
                 except KeyboardInterrupt:
                     pass
-            stopped = run_call(call, None, answer=(t("tools.interrupted", name=call.name), False))
-            stopped.interrupted = True
-            results.append(stopped)
+            results.append(ToolResult.not_run(call, t("tools.interrupted", name=call.name), interrupted=True))
         return results
 
     def run_call(self, call: ToolCall, step: int) -> ToolResult:
-        """Answer one call: run it (``tool_calls.run_call``), or, when an identical call ran
-        before, reuse that result with ``REPEAT_NOTE`` instead of running it again.  A call a
-        person rejected does not run (``REJECTED_TEXT``); an edited one says so in its result."""
+        """Answer one call.  A call a person rejected does not run (``REJECTED_TEXT``); a call
+        identical to one that ran before (``call_key``) is not run again: it gets that result plus
+        ``REPEAT_NOTE``; any other call runs (``tool_calls.run_call``).  An edited call says so
+        in its result."""
         decision = self.gate.decision(call)  # the person's (or the policy's) decision in this turn, or None
-        if decision is not None and decision.action == "reject":
-            result = run_call(call, None, answer=(rejected_text(call.name, decision), False))
-            result.approval = "reject"
-            return result
-        result = self._run_or_reuse(call, step)
-        if decision is not None:
-            result.approval = decision.action
-            if decision.action == "edit":
-                result.observation = EDITED_NOTE.format(arguments=call.arguments_text) + result.observation
-        return result
-
-    def _run_or_reuse(self, call: ToolCall, step: int) -> ToolResult:
-        """Run ``call``, or reuse an identical earlier call's result with ``REPEAT_NOTE``."""
+        approval = decision.action if decision is not None else ""
+        if approval == "reject":
+            return ToolResult.not_run(call, rejected_text(call.name, decision), approval="reject")
         key = call_key(call)
-        if key is not None and key in self._seen:
+        if key in self._seen:  # the same call ran before: its result again, with a note
             first_step, first = self._seen[key]
-            result = run_call(call, None, answer=(first.observation + "\n" + REPEAT_NOTE.format(step=first_step), first.ok))
-            result.repeated, result.first_step = True, first_step
-            return result
-        result = run_call(call, self.registry)
-        if key is not None:
-            self._seen[key] = (step, result)
+            result = ToolResult.not_run(call, first.observation + "\n" + REPEAT_NOTE.format(step=first_step),
+                                        ok=first.ok, repeated=True, first_step=first_step)
+        else:
+            result = run_call(call, self.registry)
+            if key is not None:  # None: arguments that could not be read are never reused
+                self._seen[key] = (step, result)
+        if approval == "edit":
+            result.observation = EDITED_NOTE.format(arguments=call.arguments_text) + result.observation
+        result.approval = approval
         return result
 
-    def _force(self, reason: str) -> None:
+    def _stop(self, reason: str) -> None:
         """Ask for the final answer: a user message now, and no tools in the next request."""
-        self.forcing = reason
+        self.stopping = reason
         why = STOP_REASONS_TEXT[reason].format(max_steps=self.max_steps)
         self.messages.append({"role": "user", "content": FINAL_ANSWER_PROMPT.format(reason=why)})
 
@@ -426,7 +420,7 @@ class Agent(LoopBase):
 
         Written here, in the loop's file, like the trace lines of ``run_by_hand`` in notebook 06.
         """
-        head = f"[步 {s.step}/{self.max_steps}]"
+        head = f"[步 {s.number}/{self.max_steps}]"
         # A dropped reply: one line per calculation that failed the number check, one for the re-sent request.
         lines = [f"{head} 数字检查：{c.name} 参数 {c.arguments_text}（{c.observation}）" for c in s.dropped if c.missing_numbers]
         if s.dropped:
@@ -452,7 +446,7 @@ class Agent(LoopBase):
         return lines
 
 
-def _both(first: Reply, second: Reply) -> Reply:
+def with_tokens_of_both(first: Reply, second: Reply) -> Reply:
     """``second`` with the tokens of both requests: a step that re-sent its request counts both."""
     def add(a: int | None, b: int | None) -> int | None:
         return None if a is None and b is None else (a or 0) + (b or 0)
@@ -464,7 +458,7 @@ def _both(first: Reply, second: Reply) -> Reply:
 
 
 def run_agent(client: Any, model: str, question: str | list[dict], registry: ToolRegistry | None = None,
-              **options: Any) -> "AgentResult":
+              **options: Any) -> "RunResult":
     """Run the native loop on ``question`` to the end; ``options`` as for ``Agent``."""
     return Agent(client, model, registry, **options).run(question)
 
@@ -480,20 +474,5 @@ def call_key(call: ToolCall) -> tuple[str, str] | None:
     return call.name, json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
 
 
-@dataclass
-class AgentResult(RunTables, RunResult):
-    """The outcome of one agent run: a ``records.RunResult`` with ``protocol == "native"``.
-
-    ``stopped_reason`` is ``"answer"`` (the model answered by itself),
-    ``"max_steps"`` or ``"repeated_calls"`` (the loop forced a final answer
-    with a request without tools).  ``messages`` is the whole chain;
-    ``table()`` and ``show_messages()`` show the run (``tables.RunTables``).
-    """
-
-    def title(self) -> str:
-        return t("agent.table_title", question=self.question, stopped_reason=self.stopped_reason)
-
-
-Agent.result_type = AgentResult
-__all__ = ["Agent", "AgentResult", "DEFAULT_SYSTEM", "EDITED_NOTE", "FINAL_ANSWER_PROMPT", "REJECTED_REASON", "REJECTED_TEXT",
+__all__ = ["Agent", "DEFAULT_SYSTEM", "EDITED_NOTE", "FINAL_ANSWER_PROMPT", "REJECTED_REASON", "REJECTED_TEXT",
            "call_key", "run_agent", "stop_reason_text"]

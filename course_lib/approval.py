@@ -26,7 +26,7 @@ a count is small, otherwise ask a person (or reject).
 One gate for every loop: ``ApprovalGate`` below holds the decisions, the
 waiting calls and the held turn.  The native ``Agent`` and the ReAct loops
 (``LineReAct``, ``JsonReAct``: an ``Action`` to such a tool is one call) each
-own one (``loop.gate``, made in ``loop.LoopBase``) and ask it in one line
+own one (``loop.gate``, made in ``loop_base.LoopBase``) and ask it in one line
 before anything runs; ``loop.waiting`` and ``loop.decide`` are the gate's.
 The chat box (``widgets.ChatSession``) shows 「批准」「拒绝」 for a waiting call
 and the debugger its three buttons, for every loop.  A decision belongs to one
@@ -182,7 +182,7 @@ class ApprovalGate:
         approve: the hook ``approve(call) -> Decision | None``; None: every such call waits.
     Attributes:
         tools, approve: as given (both may be changed between turns).
-        waiting: the calls (``tool_calls.ToolCall``) of this turn that wait for ``decide``; ``[]`` when none.
+        waiting: the calls (``records.ToolCall``) of this turn that wait for ``decide``; ``[]`` when none.
         held: what the loop keeps of the turn that waits (the loop's own tuple); None when none waits.
     """
 

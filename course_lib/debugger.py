@@ -15,7 +15,7 @@ executions it asked for.  After each click the debugger shows
   has stopped, why it stopped.
 
 The debugger does not contain a loop of its own.  It drives any loop with
-the course's small interface (``loop.py``): ``start(question)``, ``step()``
+the course's small interface (``loop_base.py``): ``start(question)``, ``step()``
 returning a ``records.Step``, ``done`` and ``result()`` (a
 ``records.RunResult``: the messages, the answer, ``stopped_reason``), plus an
 optional ``max_steps`` - ``react.LineReAct`` / ``react.JsonReAct`` (05) and
@@ -51,7 +51,7 @@ from .replies import describe_error
 from .tables import NO_MATH_CLASS, show_messages
 from .texts import t
 
-# What a loop must offer to be driven (loop.py); ``max_steps`` is optional.
+# What a loop must offer to be driven (loop_base.py); ``max_steps`` is optional.
 LOOP_INTERFACE = ("start", "step", "result")
 
 
@@ -160,7 +160,7 @@ class AgentDebugger:
 
     @property
     def waiting(self) -> list:
-        """The calls (``tool_calls.ToolCall``) the loop holds for a person's decision; ``[]`` when none
+        """The calls (``records.ToolCall``) the loop holds for a person's decision; ``[]`` when none
         (or when the loop has no approval gate: a loop of your own)."""
         return list(getattr(self.loop, "waiting", None) or [])
 
@@ -189,7 +189,7 @@ class AgentDebugger:
         if self.done:
             return None
         self.error = None
-        before, forcing = self.messages, getattr(self.loop, "forcing", None)
+        before, stopping = self.messages, getattr(self.loop, "stopping", None)
         printed = io.StringIO()
         try:
             with contextlib.redirect_stdout(printed):
@@ -199,11 +199,11 @@ class AgentDebugger:
             return None
         after = self.loop.result().messages
         details = step.details()
-        if getattr(self.loop, "forcing", None) and not forcing and not self.done:
+        if getattr(self.loop, "stopping", None) and not stopping and not self.done:
             # The native loop appended its "answer now, no more tools" message for the next request.
             details.append(Detail("next", t("debugger.label_next"), t("debugger.stopping_next") + after[-1]["content"]))
         info = DebugStep(
-            number=step.step,  # the loop's own step number (a turn that waited for a person keeps its number)
+            number=step.number,  # the loop's own step number (a turn that waited for a person keeps its number)
             step=step,
             new_indices=[i for i, msg in enumerate(after) if i >= len(before) or msg != before[i]],
             details=details,

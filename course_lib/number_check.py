@@ -131,7 +131,7 @@ def invented_numbers(call: Any, messages: list[dict], free: set[str] = FREE_NUMB
     """``ungrounded_numbers`` of a readable calculate call; ``[]`` for any other call.
 
     Args:
-        call: a ``tool_calls.ToolCall`` (``name``, ``arguments`` dict or None, ``error``).
+        call: a ``records.ToolCall`` (``name``, ``arguments`` dict or None, ``error``).
         messages: the conversation the call answers (the reply itself is not in it).
         free, failed: as for ``ungrounded_numbers``.
     Returns:
@@ -148,7 +148,7 @@ def check_calls(calls: list[Any], messages: list[dict], failed: Iterable[str] = 
     invented numbers; else ``[]`` (the reply stands).
 
     Args:
-        calls: the reply's ``tool_calls.ToolCall`` list.
+        calls: the reply's ``records.ToolCall`` list.
         messages, failed: the conversation so far (see ``ungrounded_numbers``).
     Returns:
         One ``records.ToolResult`` per call, none of them run (``ok`` False): a calculate call
@@ -158,9 +158,8 @@ def check_calls(calls: list[Any], messages: list[dict], failed: Iterable[str] = 
     missing = [invented_numbers(call, messages, FREE_NUMBERS, failed) for call in calls]
     if not any(missing):
         return []
-    return [ToolResult(call.id, call.name, call.arguments, call.arguments_text,
-                       t("agent.dropped_why", missing=t("agent.list_separator").join(numbers)) if numbers else t("agent.dropped_with"),
-                       ok=False, recovered=call.recovered, missing_numbers=numbers)
+    return [ToolResult.not_run(call, t("agent.dropped_why", missing=t("agent.list_separator").join(numbers)) if numbers
+                               else t("agent.dropped_with"), missing_numbers=numbers)
             for call, numbers in zip(calls, missing)]
 
 

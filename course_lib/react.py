@@ -33,7 +33,7 @@ Both send stop sequences (``LINE_STOP`` / ``JSON_STOP``): without them the
 model keeps writing after its Action and invents the Observation itself
 (notebook 05 shows it).
 
-Both loops are ``ReActLoop`` objects - the shape of every loop (``loop.py``),
+Both loops are ``ReActLoop`` objects - the shape of every loop (``loop_base.py``),
 the same as the native ``agent.Agent`` of notebook 06: ``ReActLoop.step`` is
 one turn, ``run`` the ``while`` around it - so a notebook (or a debugger) can
 drive them one request at a time::
@@ -43,7 +43,7 @@ drive them one request at a time::
     loop.next_request()      # the kwargs the next step will send (nothing is sent)
     step = loop.step()       # one request: parse, run the tool, feed the Observation back
     ...                      # until loop.done
-    loop.result()            # ReActResult
+    loop.result()            # records.RunResult
 
 ``run_line_react`` / ``run_json_react`` do exactly that in a loop.  Every
 request is built with ``messages.request_kwargs`` and every reply read with
@@ -72,18 +72,15 @@ from __future__ import annotations
 import json
 import re
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from .approval import EDITED_NOTE, rejected_text
-from .loop import LoopBase, cut_note, question_text
+from .loop_base import LoopBase, cut_note, question_text
 from .messages import has_text, request_kwargs, to_dict
 from .react_parser import ParsedReply, corrective_observation, parse_json_protocol, parse_line_protocol
-from .records import ActionStep, AnswerStep, FinalStep, InvalidStep, RunResult, Step, WaitingStep, reply_fields
+from .records import ActionStep, AnswerStep, FinalStep, InvalidStep, RunResult, Step, ToolCall, ToolResult, WaitingStep, reply_fields
 from .replies import read_reply
-from .tables import RunTables
 from .texts import shorten, t
-from .tool_calls import ToolCall, run_call
 from .tools.registry import ToolRegistry, default_registry
 
 # Stop sequences.  Protocol A: the model should stop after "PAUSE"; it often
@@ -228,7 +225,7 @@ def tool_arguments(registry: ToolRegistry, name: str, action_input: Any) -> Any:
 
 
 def action_call(registry: ToolRegistry, parsed: ParsedReply, step: int) -> ToolCall:
-    """The parsed Action as one ``tool_calls.ToolCall`` (id ``"react-<step>"``): what the approval
+    """The parsed Action as one ``records.ToolCall`` (id ``"react-<step>"``): what the approval
     gate and an ``approve`` hook read (``call.name``, ``call.arguments``), as in the native loop."""
     arguments = tool_arguments(registry, parsed.action, parsed.action_input)
     return ToolCall(f"react-{step}", parsed.action, arguments, json.dumps(arguments, ensure_ascii=False, default=str))
@@ -356,7 +353,7 @@ class ReActLoop(LoopBase):
             # 5. Ask the approval gate (as Agent.step does), then run the tool: its result is the next Observation.
             call = action_call(self.registry, parsed, number)
             if self.gate.ask([call], held=(parsed, reply.text, fields, number, call)):
-                waiting = [run_call(call, None, answer=("", False))]  # nothing runs until decide()
+                waiting = [ToolResult.not_run(call)]  # nothing runs until decide()
                 return self._record(WaitingStep(number, **fields, waiting=waiting), began)
             step, interrupted = self._act(call, parsed, fields, number)
             observation = step.observation
@@ -402,7 +399,7 @@ class ReActLoop(LoopBase):
             raise KeyboardInterrupt(t("loops.interrupted"))
         return step
 
-    def run(self, question: str | None = None) -> "ReActResult":
+    def run(self, question: str | None = None) -> "RunResult":
         """``start(question)`` (if given), then ``step()`` until done; returns ``result()``."""
         if question is not None:
             self.start(question)
@@ -416,7 +413,7 @@ class ReActLoop(LoopBase):
 
     def describe(self, s: Step) -> list[str]:
         """The trace line of step ``s`` (newlines in results shown as spaces); written here, in the loop's file."""
-        head = f"[步 {s.step}/{self.max_steps}]"
+        head = f"[步 {s.number}/{self.max_steps}]"
         if isinstance(s, ActionStep):
             shown = json.dumps(s.action_input, ensure_ascii=False) if isinstance(s.action_input, dict) else s.action_input
             observation = shorten(s.observation.replace("\n", " "), 120)
@@ -473,7 +470,7 @@ class LineReAct(ReActLoop):
         max_tokens: per request (tokens).  temperature: per request.
         provider: optional ``providers.Provider``.
         trace: called with one line of text per step (default ``print``; None = silent).
-        approve, approval_tools: the approval gate's hook and tools (``loop.LoopBase``, notebook 08):
+        approve, approval_tools: the approval gate's hook and tools (``loop_base.LoopBase``, notebook 08):
             an Action to such a tool runs only after a decision.
 
     Attributes:
@@ -623,34 +620,11 @@ class JsonReAct(ReActLoop):
 # ---------------------------------------------------------------------------
 
 
-def run_line_react(client: Any, model: str, question: str, registry: ToolRegistry | None = None, **options: Any) -> "ReActResult":
+def run_line_react(client: Any, model: str, question: str, registry: ToolRegistry | None = None, **options: Any) -> "RunResult":
     """Run protocol A on ``question`` until an Answer or ``max_steps``; see ``LineReAct`` for ``options``."""
     return LineReAct(client, model, registry, **options).run(question)
 
 
-def run_json_react(client: Any, model: str, question: str, registry: ToolRegistry | None = None, **options: Any) -> "ReActResult":
+def run_json_react(client: Any, model: str, question: str, registry: ToolRegistry | None = None, **options: Any) -> "RunResult":
     """Run protocol B on ``question`` until a Final Answer or ``max_steps``; see ``JsonReAct`` for ``options``."""
     return JsonReAct(client, model, registry, **options).run(question)
-
-
-# ---------------------------------------------------------------------------
-# The result (the records, loop.Step, are in loop.py)
-# ---------------------------------------------------------------------------
-
-
-@dataclass
-class ReActResult(RunTables, RunResult):
-    """The outcome of one ReAct run: a ``records.RunResult`` with ``protocol`` ``"A"`` or ``"B"``.
-
-    ``stopped_reason`` is ``"answer"`` (the model answered within ``max_steps``)
-    or ``"max_steps"`` (the limit was hit; ``answer`` comes from the one last
-    request, or is None).  ``messages`` are the messages of the last request
-    plus the last reply (protocol B: system + one user message holding the
-    whole scratchpad).  ``table()`` and ``show_messages()`` show the run (``tables.RunTables``).
-    """
-
-    def title(self) -> str:
-        return t("react.table_title", protocol=self.protocol, question=self.question)
-
-
-ReActLoop.result_type = ReActResult

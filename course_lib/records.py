@@ -24,10 +24,18 @@ Each record renders itself one way: ``rows()`` gives its table rows (the
 step tables of ``tables.py``) and ``details()`` its ``(label, text)`` pairs
 (the debugger).  The loops' trace lines are written in the loop files.
 
-A tool that ran - or was refused - is a ``ToolResult``: its ``observation``
-is the text the model reads, ``ok`` whether the tool really produced it
-(never guessed from the text).  ``RunResult`` is what a whole run gives back;
-``StopReason`` says why it ended, ``STOP_REASONS`` in words for the class.
+Each kind checks, when it is made, the fields it must have (a ``ToolCallsStep``
+its calls, an ``ActionStep`` its Action, a ``FinalStep`` why the loop stopped ...).
+
+A call the model asked for is a ``ToolCall``; what came back for it is a
+``ToolResult`` that holds the call: its ``observation`` is the text the model
+reads, ``ok`` whether the tool really produced it (never guessed from the
+text).  ``tool_calls.run_call`` makes one by running the call;
+``ToolResult.not_run`` makes the answer to a call that did not run (waiting,
+rejected, interrupted, dropped, repeated).  ``RunResult`` is what a whole run
+of any loop gives back, and shows itself as a table (``table()``, its caption
+``title()`` by protocol); ``StopReason`` says why it ended, ``STOP_REASONS`` in
+words for the class.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from .replies import cut_text
+from .tables import STEP_COLUMNS, Table, show_messages, steps_frame
 from .texts import t
 
 # The protocol of a loop (RunResult.protocol): 05's line protocol "A", its JSON protocol "B", 06's "native".
@@ -63,10 +72,6 @@ APPROVALS: dict[str, str] = {
     "reject": "debugger.approval_reject",
     "edit": "debugger.approval_edit",
 }
-
-# The columns of the step tables (tables.steps_frame), in order.
-STEP_COLUMNS = ["step", "kind", "reasoning", "thought", "tool", "input", "observation", "repeated", "answer",
-                "finish_reason", "prompt_tokens", "completion_tokens"]
 
 
 def stop_reason_text(reason: str | None) -> str:
@@ -108,20 +113,46 @@ def _text(value: Any) -> str:
 
 
 @dataclass
-class ToolResult:
-    """One tool call and what the model got back for it.
+class ToolCall:
+    """One tool call the model asked for, ready to run (``tool_calls.read_assistant`` makes them).
 
     Attributes:
-        id: the tool_call id (native loop; answered by exactly one tool message), or "" (ReAct).
-        name: the tool name.
-        arguments: the parsed arguments dict, or None if unreadable.
-        arguments_text: the arguments as JSON text (what the model wrote, made valid).
+        id: the call id (a fresh ``call_...`` id if the server sent none, an
+            empty one, or a duplicate); the tool reply must use it.  ReAct: ``react-<step>``.
+        name: the tool name (the registry's spelling when it was matched).
+        arguments: the parsed arguments object; None if they could not be read.
+        arguments_text: the JSON string stored in the assistant message and
+            sent back (``"{}"`` when there were no arguments or they were unreadable).
+        error: why the arguments could not be read (malformed JSON, not an
+            object ...), in Chinese for the model; None when they were read.
+        recovered: True when the call was recovered from text ``content``
+            rather than from ``tool_calls``.
+    """
+
+    id: str
+    name: str
+    arguments: dict | None
+    arguments_text: str
+    error: str | None = None
+    recovered: bool = False
+
+
+@dataclass
+class ToolResult:
+    """One tool call (``call``) and what the model got back for it.
+
+    Made in two ways: ``tool_calls.run_call(call, registry)`` runs the call; ``ToolResult.not_run``
+    answers a call that did not run (waiting for a person, rejected, interrupted, dropped by the
+    number check, or a repeat answered with the first result), with its flags set there.
+
+    Attributes:
+        call: the ``ToolCall`` this answers; ``id``, ``name``, ``arguments``, ``arguments_text``
+            and ``recovered`` are read from it.
         observation: the text the model reads back: the tool's result, or why there is none.
         ok: True when the tool ran and returned ``observation``; False when it did not run
             (unreadable arguments, unknown tool, the tool raised, the number check refused it).
         repeated: True if an earlier identical call's result was reused instead of running again.
         first_step: for a repeat, the step whose result was reused.
-        recovered: True if the call was written as JSON text in content and recovered.
         missing_numbers: for a calculate call the number check refused, the numbers of its
             expression found in no user message and no tool result; ``[]`` otherwise.
         interrupted: True if the student stopped the run (Ctrl-C) while this call, or one
@@ -131,18 +162,46 @@ class ToolResult:
             the person's arguments); ``""`` for every other call.
     """
 
-    id: str
-    name: str
-    arguments: dict | None
-    arguments_text: str
+    call: ToolCall
     observation: str
     ok: bool = True
     repeated: bool = False
     first_step: int | None = None
-    recovered: bool = False
     missing_numbers: list[str] = field(default_factory=list)
     interrupted: bool = False
     approval: str = ""
+
+    @classmethod
+    def not_run(cls, call: ToolCall, observation: str = "", *, ok: bool = False, **flags: Any) -> "ToolResult":
+        """The answer to a call that did not run: ``observation`` says why (``""`` while it waits
+        for a person); ``ok`` False unless it repeats a result that was one (``ok=first.ok``);
+        ``flags``: ``repeated``, ``first_step``, ``missing_numbers``, ``interrupted``, ``approval``."""
+        return cls(call, observation, ok=ok, **flags)
+
+    @property
+    def id(self) -> str:
+        """The call's id (native loop: answered by exactly one tool message)."""
+        return self.call.id
+
+    @property
+    def name(self) -> str:
+        """The tool's name."""
+        return self.call.name
+
+    @property
+    def arguments(self) -> dict | None:
+        """The call's parsed arguments, or None if unreadable."""
+        return self.call.arguments
+
+    @property
+    def arguments_text(self) -> str:
+        """The call's arguments as JSON text (what the model wrote, made valid)."""
+        return self.call.arguments_text
+
+    @property
+    def recovered(self) -> bool:
+        """True if the call was written as JSON text in content and recovered."""
+        return self.call.recovered
 
     def message(self) -> dict:
         """The ``role="tool"`` message that answers this call."""
@@ -159,7 +218,8 @@ class Step:
     """What every step of every loop has: one model request and its reply.
 
     Attributes:
-        step: 1, 2, ... (the final request after a stop gets the next number).
+        number: the step's number, 1, 2, ... (the final request after a stop gets the next one;
+            the tables' ``step`` column).
         reply: the reply text (``message.content``; ``""`` if none), without its thinking.
         reasoning: the model's thinking (a leading ``<think>...</think>``,
             ``reasoning_content``, thinking parts; ``replies.Reply.reasoning``),
@@ -177,7 +237,7 @@ class Step:
     """
 
     kind: ClassVar[StepKind]
-    step: int
+    number: int
     reply: str = ""
     reasoning: str = ""
     finish_reason: str | None = None
@@ -187,6 +247,21 @@ class Step:
     requests: int = 1
     dropped: list[ToolResult] = field(default_factory=list)
     seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        """Each kind checks the fields it must have (``_check``): a record that lacks one is a bug
+        in the loop that made it, so it fails where it is made, not later in a table."""
+        self._require("number", isinstance(self.number, int) and self.number >= 1, "1, 2, ...")
+        self._check()
+
+    def _check(self) -> None:
+        """This kind's own required fields (``_require`` each); overridden by the kinds that have some."""
+
+    def _require(self, name: str, ok: bool, what: str) -> None:
+        """Raise ``ValueError`` (Chinese, naming the kind and the field) unless ``ok``."""
+        if not ok:
+            raise ValueError(t("loops.step_field", kind=type(self).__name__, field=name, what=what,
+                               value=repr(getattr(self, name, None))[:80]))
 
     @property
     def cut(self) -> str | None:
@@ -216,9 +291,9 @@ class Step:
         A step's reasoning and tokens are on its first row only (each request is counted once)."""
         first = {"reasoning": self.reasoning, "prompt_tokens": self.prompt_tokens,
                  "completion_tokens": self.completion_tokens}
-        rows = [{"step": self.step, "kind": "dropped", "tool": c.name, "input": c.arguments_text,
+        rows = [{"step": self.number, "kind": "dropped", "tool": c.name, "input": c.arguments_text,
                  "observation": c.observation} for c in self.dropped]
-        rows += [{"step": self.step, "kind": self.kind, **row} for row in self._own_rows()]
+        rows += [{"step": self.number, "kind": self.kind, **row} for row in self._own_rows()]
         for k, row in enumerate(rows):
             row.update(first if k == 0 else {})
             row["finish_reason"] = self.finish_reason
@@ -255,7 +330,11 @@ class ToolCallsStep(Step):
     """
 
     kind: ClassVar[StepKind] = "tool_calls"
-    tool_calls: list[ToolResult] = field(default_factory=list)
+    tool_calls: list[ToolResult] = field(kw_only=True)
+
+    def _check(self) -> None:
+        self._require("tool_calls", bool(self.tool_calls) and all(isinstance(c, ToolResult) for c in self.tool_calls),
+                      "ToolResult list, at least one")
 
     @property
     def calls(self) -> int:
@@ -295,8 +374,12 @@ class WaitingStep(Step):
     """
 
     kind: ClassVar[StepKind] = "waiting"
-    waiting: list[ToolResult] = field(default_factory=list)
+    waiting: list[ToolResult] = field(kw_only=True)
     thought: str | None = None
+
+    def _check(self) -> None:
+        self._require("waiting", bool(self.waiting) and all(isinstance(c, ToolResult) for c in self.waiting),
+                      "ToolResult list, at least one")
 
     @property
     def calls(self) -> int:
@@ -327,11 +410,15 @@ class ActionStep(Step):
 
     kind: ClassVar[StepKind] = "action"
     thought: str | None = None
-    action: str = ""
+    action: str = field(kw_only=True)
     action_input: Any = None
-    observation: str = ""
+    observation: str = field(kw_only=True)
     ok: bool = True
     approval: str = ""
+
+    def _check(self) -> None:
+        self._require("action", isinstance(self.action, str) and bool(self.action), "the tool name")
+        self._require("observation", isinstance(self.observation, str), "str")
 
     @property
     def calls(self) -> int:
@@ -357,8 +444,11 @@ class AnswerStep(Step):
     """
 
     kind: ClassVar[StepKind] = "answer"
-    text: str = ""
+    text: str = field(kw_only=True)
     thought: str | None = None
+
+    def _check(self) -> None:
+        self._require("text", isinstance(self.text, str), "str")
 
     @property
     def answer(self) -> str | None:
@@ -381,8 +471,12 @@ class InvalidStep(Step):
 
     kind: ClassVar[StepKind] = "invalid"
     error: str = ""
-    observation: str = ""
+    observation: str = field(kw_only=True)
     thought: str | None = None
+
+    def _check(self) -> None:
+        self._require("observation", isinstance(self.observation, str) and bool(self.observation.strip()),
+                      "the message sent back")
 
     def _fields(self) -> dict[str, Any]:
         return {"thought": self.thought, "observation": self.observation}
@@ -412,8 +506,11 @@ class FinalStep(Step):
 
     kind: ClassVar[StepKind] = "final"
     text: str | None = None
-    reason: str = "max_steps"
+    reason: str = field(kw_only=True)
     thought: str | None = None
+
+    def _check(self) -> None:
+        self._require("reason", self.reason in ("max_steps", "repeated_calls"), '"max_steps" or "repeated_calls"')
 
     @property
     def answer(self) -> str | None:
@@ -427,7 +524,13 @@ class FinalStep(Step):
 
 @dataclass
 class RunResult:
-    """The outcome of one run of any loop.
+    """The outcome of one run of any loop (``loop.result()``, ``run()``).
+
+    ``stopped_reason`` is ``"answer"`` (the model answered by itself), ``"max_steps"`` or
+    ``"repeated_calls"`` (the loop asked once more without tools: ``answer`` comes from that
+    last request, or is None), or why the last reply is no answer (``"length"``, ``"refusal"``
+    ...).  ``table()`` shows the steps, ``show_messages()`` the chain; ``title()`` is the
+    table's caption, chosen by ``protocol``.
 
     Attributes:
         question: the task (the last user message's text when a message list was given).
@@ -435,7 +538,8 @@ class RunResult:
         answer: the final answer text, or None if the model gave none.
         stopped_reason: a ``StopReason``, or ``"running"`` while the run has not ended.
         steps: one ``Step`` per step.
-        messages: the message chain (dicts) - for protocol B, the last request plus the reply.
+        messages: the message chain (dicts) - for protocol B, the last request plus the reply
+            (system + one user message holding the whole scratchpad).
         prompt_tokens, completion_tokens: summed over all requests (tokens).
         seconds: wall time of the run.
     """
@@ -459,6 +563,21 @@ class RunResult:
     def tool_calls(self) -> int:
         """How many tool calls the model made: native calls (repeats included) plus ReAct Actions."""
         return sum(s.calls for s in self.steps)
+
+    def title(self) -> str:
+        """The caption of ``table()``, by protocol: the native loop's says why it stopped, ReAct's
+        names its protocol."""
+        if self.protocol == "native":
+            return t("agent.table_title", question=self.question, stopped_reason=self.stopped_reason)
+        return t("react.table_title", protocol=self.protocol, question=self.question)
+
+    def table(self, max_chars: int | None = 120) -> Table:
+        """The run's steps as a ``tables.Table`` (``tables.steps_frame``), captioned ``title()``."""
+        return Table(steps_frame(self.steps, max_chars), self.title())
+
+    def show_messages(self, max_chars: int | None = 160) -> Table:
+        """The message chain as a table (``tables.show_messages``)."""
+        return show_messages(self.messages, max_chars=max_chars, title=self.question)
 
     def summary(self) -> dict:
         """One row for a comparison table: answer, stopped_reason, requests, tool_calls, tokens, seconds."""

@@ -18,9 +18,12 @@ from typing import Any, Iterable
 import pandas as pd
 
 from .messages import content_text, to_dict
-from .records import STEP_COLUMNS
 from .replies import read_usage
 from .texts import shorten  # noqa: F401 - the tables' shortener, used by their callers too
+
+# The columns of the step tables (steps_frame; each records.Step's rows() gives them), in order.
+STEP_COLUMNS = ["step", "kind", "reasoning", "thought", "tool", "input", "observation", "repeated", "answer",
+                "finish_reason", "prompt_tokens", "completion_tokens"]
 
 ROLE_COLOURS = {
     "system": "#eeeeee",
@@ -225,7 +228,7 @@ def _cell(value: Any, max_chars: int | None) -> str:
 
 
 def steps_frame(steps: Iterable[Any], max_chars: int | None = 120) -> pd.DataFrame:
-    """The steps of any loop run as a DataFrame: each record's ``rows()`` (``records.STEP_COLUMNS``).
+    """The steps of any loop run as a DataFrame: each record's ``rows()`` (``STEP_COLUMNS``).
 
     A native step has one row per tool call (a call the number check dropped comes
     first, kind ``"dropped"``); a ReAct step is one row (``tool``/``input`` are its
@@ -247,24 +250,3 @@ def steps_frame(steps: Iterable[Any], max_chars: int | None = 120) -> pd.DataFra
         frame[col] = frame[col].astype("Int64")
     empty = [col for col in ("reasoning", "thought", "repeated") if (frame[col] == "").all()]
     return frame.drop(columns=empty)
-
-
-class RunTables:
-    """The views of a run's result, for ``agent.AgentResult`` and ``react.ReActResult``:
-    ``table()`` (the steps, ``steps_frame``) and ``show_messages()`` (the chain)."""
-
-    question: str
-    steps: list
-    messages: list
-
-    def title(self) -> str:
-        """The caption of ``table()``."""
-        return self.question
-
-    def table(self, max_chars: int | None = 120) -> Table:
-        """The run's steps as a ``Table`` (``steps_frame``)."""
-        return Table(steps_frame(self.steps, max_chars), self.title())
-
-    def show_messages(self, max_chars: int | None = 160) -> Table:
-        """The message chain as a table (``show_messages``)."""
-        return show_messages(self.messages, max_chars=max_chars, title=self.question)

@@ -235,7 +235,7 @@ _ZH_REPLIES: dict[str, str] = {
 }
 
 _ZH_LOOPS: dict[str, str] = {
-    # loop.py, agent.py, react.py, react_parser.py, json_scan.py, memory.py, summary_memory.py
+    # loop_base.py, agent.py, react.py, react_parser.py, json_scan.py, memory.py, summary_memory.py
     "agent.table_title": "{question}（stopped_reason={stopped_reason}）",
     "agent.dropped_why": "没有运行：{missing} 既不在用户的消息里，也不在工具结果里",
     "agent.dropped_with": "没有运行：同一条回答里的 calculate 用了来历不明的数字，整条回答都丢弃了",
@@ -252,6 +252,7 @@ _ZH_LOOPS: dict[str, str] = {
     "loops.no_user_message": "消息列表里至少要有一条 user 消息",
     "loops.not_started": "请先调用 start(question)",
     "loops.run_ended": "这次运行已经结束（stopped_reason={stopped_reason}）；要重新开始，请再调用 start()",
+    "loops.step_field": "{kind} 这一步的记录缺少 {field} 或它不对（要的是 {what}，收到的是 {value}）：这是造这条记录的循环的错误",
     "loops.stop_answer": "模型给出了最终答案",
     "loops.stop_content_filter": "模型的回答被服务商的内容过滤截断了（finish_reason=content_filter）：answer 不完整，不算最终答案",
     "loops.interrupted": "运行被中断了（KeyboardInterrupt）；被中断的工具调用都有了一条「被中断」的 tool 消息，messages 仍然有效，可以继续调用 step()",

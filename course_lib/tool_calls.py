@@ -42,7 +42,7 @@ from typing import Any, Iterable
 
 from .json_scan import JsonCandidate, scan_objects
 from .messages import content_text, has_text, new_call_id, to_dict, tool_content
-from .records import ToolResult
+from .records import ToolCall, ToolResult  # the call and its answer, beside the step records
 from .texts import shorten, t
 from .tools.failure import ToolFailure
 from .tools.registry import available_text, lookup_tool, unknown_tool_text, unquote_values
@@ -55,31 +55,6 @@ QUOTE_CHARS = 200
 _NAME_KEY_RE = re.compile(r"""["']name["']\s*:""")
 _ARGS_KEY_RE = re.compile(r"""["'](?:arguments|parameters)["']\s*:""")
 _MISSING = object()
-
-
-@dataclass
-class ToolCall:
-    """One tool call, ready to run.
-
-    Attributes:
-        id: the call id (a fresh ``call_...`` id if the server sent none, an
-            empty one, or a duplicate); the tool reply must use it.
-        name: the tool name (the registry's spelling when it was matched).
-        arguments: the parsed arguments object; None if they could not be read.
-        arguments_text: the JSON string stored in the assistant message and
-            sent back (``"{}"`` when there were no arguments or they were unreadable).
-        error: why the arguments could not be read (malformed JSON, not an
-            object ...), in Chinese for the model; None when they were read.
-        recovered: True when the call was recovered from text ``content``
-            rather than from ``tool_calls``.
-    """
-
-    id: str
-    name: str
-    arguments: dict | None
-    arguments_text: str
-    error: str | None = None
-    recovered: bool = False
 
 
 @dataclass
@@ -383,16 +358,15 @@ def _run(call: ToolCall, registry: Any) -> tuple[Any, bool]:
     raise TypeError(t("loops.bad_registry", name=type(registry).__name__))
 
 
-def run_call(call: ToolCall, registry: Any, answer: tuple[str, bool] | None = None) -> ToolResult:
-    """Answer one call; never raises.
+def run_call(call: ToolCall, registry: Any) -> ToolResult:
+    """Run one call; never raises.  (A call that does not run - it waits, was rejected, repeats
+    an earlier one - is answered with ``records.ToolResult.not_run`` instead.)
 
     Args:
         call: from ``read_assistant``.
         registry: a ``tools.registry.ToolRegistry`` (its ``call`` checks the name
             and the arguments against the schema and catches exceptions), or a
             plain dict ``{name: function}``.
-        answer: ``(text, ok)`` to answer with instead of running the tool (the
-            native loop reuses an identical earlier call's result this way).
     Returns:
         A ``records.ToolResult``: ``observation`` is the tool's result as text
         (``messages.tool_content``) with ``ok`` True; or, with ``ok`` False, a
@@ -400,9 +374,7 @@ def run_call(call: ToolCall, registry: Any, answer: tuple[str, bool] | None = No
         arguments (what the parameters are), an unknown name (the available
         tools), arguments that do not fit, a tool that raised.
     """
-    if answer is not None:
-        text, ok = answer
-    elif call.error is not None:
+    if call.error is not None:
         text, ok = _unreadable(call, registry), False
     else:
         try:
@@ -410,7 +382,7 @@ def run_call(call: ToolCall, registry: Any, answer: tuple[str, bool] | None = No
             text = tool_content(result)
         except Exception as exc:  # noqa: BLE001 - the loop must always get a reply
             text, ok = f"错误：工具 {call.name} 出错：{type(exc).__name__}: {exc}", False
-    return ToolResult(call.id, call.name, call.arguments, call.arguments_text, text, ok=ok, recovered=call.recovered)
+    return ToolResult(call, text, ok=ok)
 
 
 def execute(calls: list[ToolCall], registry: Any) -> list[dict]:

@@ -79,7 +79,7 @@ from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SimpleSpanProces
 from opentelemetry.sdk.trace.sampling import ALWAYS_ON
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from .loop import LoopBase
+from .loop_base import LoopBase
 from .plots import _finish, chart_text
 from .texts import t
 

@@ -130,7 +130,7 @@ class ChatSession:
 
     @property
     def waiting(self) -> list:
-        """The calls (``tool_calls.ToolCall``) of the turn in progress that wait for a person's decision."""
+        """The calls (``records.ToolCall``) of the turn in progress that wait for a person's decision."""
         return list(self.agent.waiting) if self.agent is not None and self._in_progress else []
 
     @property

@@ -11,7 +11,6 @@ from fakes import FILTERED, FakeLLM, lone_surrogate_completion, no_choices, raw_
 from course_lib.agent import (
     DEFAULT_SYSTEM,
     Agent,
-    AgentResult,
     run_agent,
 )
 from course_lib.records import AnswerStep, EmptyStep, FinalStep, InvalidStep, RunResult, Step, ToolCallsStep, ToolResult
@@ -59,7 +58,8 @@ def counting_registry():
 def test_parallel_calls_one_tool_reply_per_id_then_answer():
     fake, loop = agent(calls(weather("北京"), weather("上海")), "北京晴，上海多云。")
     result = loop.run("北京和上海天气怎么样？")
-    assert isinstance(result, AgentResult)
+    assert type(result) is RunResult and result.protocol == "native"  # one result class for every loop
+    assert result.title().startswith("北京和上海天气怎么样？") and "stopped_reason=answer" in result.title()
     assert result.answer == "北京晴，上海多云。" and result.stopped_reason == "answer"
     first, second = fake.requests
     assert first["messages"][0] == {"role": "system", "content": DEFAULT_SYSTEM}
@@ -477,7 +477,7 @@ def test_the_run_call_hook_answers_each_call():
         def run_call(self, call, step):
             asked.append((call.name, call.arguments, step))
             if call.name == "calculate":
-                return ToolResult(call.id, call.name, call.arguments, call.arguments_text, "不许计算", ok=False)
+                return ToolResult.not_run(call, "不许计算")
             return super().run_call(call, step)
 
     fake = FakeLLM([calls(weather("北京"), ("calculate", {"expression": "1 + 1"})), calls(weather("北京")), "好。"])

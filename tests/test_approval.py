@@ -91,7 +91,7 @@ def test_without_a_decision_the_loop_waits_and_nothing_runs_until_decide():
     loop.decide(loop.waiting[0], approve(by="test"))
     assert loop.waiting == []
     finished = loop.step()
-    assert isinstance(finished, ToolCallsStep) and finished.step == 1
+    assert isinstance(finished, ToolCallsStep) and finished.number == 1
     assert written == [{"product_id": "001", "quantity": 5}]
     assert len(fake.requests) == 1  # finishing the turn sent no request
     assert [s.kind for s in loop.steps] == ["tool_calls"]  # the finished turn took the waiting step's place
@@ -181,7 +181,7 @@ def test_waiting_counts_as_one_step_toward_max_steps():
     loop.step()
     loop.decide(loop.waiting[0], approve())
     loop.step()
-    assert loop.forcing == "max_steps"
+    assert loop.stopping == "max_steps"
     loop.step()
     assert loop.done and loop.stopped_reason == "max_steps" and "tools" not in fake.requests[-1]
     valid(loop, fake)

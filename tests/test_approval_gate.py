@@ -65,7 +65,7 @@ def test_every_loop_waits_for_a_decision_before_a_write(protocol):
     loop.decide(loop.waiting[0], approve(by="test"))
     finished = loop.step()
     assert written == [ORDER] and len(fake.requests) == 1  # the held turn ran; no new request
-    assert finished.step == 1 and [s.kind for s in loop.steps] == [finished.kind]  # it took the waiting step's place
+    assert finished.number == 1 and [s.kind for s in loop.steps] == [finished.kind]  # it took the waiting step's place
     loop.step()
     assert loop.done and loop.answer == "已下单。"
     for body in fake.requests:

@@ -6,7 +6,7 @@ import pytest
 
 from course_lib.agent import Agent
 from course_lib.evaluation import MODES, agreement, missing_facts, trajectory, trajectory_match, unsupported_numbers
-from course_lib.records import ActionStep, AnswerStep, WaitingStep
+from course_lib.records import ActionStep, AnswerStep, ToolCall, ToolResult, WaitingStep
 from course_lib.tools.registry import default_registry
 from fakes import FakeLLM
 
@@ -46,7 +46,9 @@ def test_the_trajectory_of_a_real_agent_run_in_order():
 
 
 def test_react_actions_count_and_waiting_calls_do_not():
-    steps = [ActionStep(step=1, action=Q, action_input="足球"), WaitingStep(step=2), AnswerStep(step=3, text="好")]
+    waiting = ToolResult.not_run(ToolCall("react-2", "place_order", {"product_id": "001"}, '{"product_id": "001"}'))
+    steps = [ActionStep(number=1, action=Q, action_input="足球", observation="120 元"),
+             WaitingStep(number=2, waiting=[waiting]), AnswerStep(number=3, text="好")]
     assert trajectory(steps) == [Q]
 
 

@@ -17,7 +17,6 @@ from course_lib.react import (
     ChatBot,
     JsonReAct,
     LineReAct,
-    ReActResult,
     json_system_prompt,
     line_system_prompt,
     run_json_react,
@@ -98,7 +97,7 @@ def test_chatbot_keeps_the_history_and_nothing_on_failure():
 def test_a_action_then_answer():
     fake, loop = line(A_ACTION, A_ANSWER)
     result = loop.run("20 * 15 等于多少")
-    assert isinstance(result, ReActResult) and result.protocol == "A"
+    assert type(result) is RunResult and result.protocol == "A" and result.title().startswith("协议 A")
     assert result.answer == "20 * 15 = 300" and result.stopped_reason == "answer"
     first, second = fake.requests
     assert first["stop"] == LINE_STOP and first["temperature"] == 0 and first["max_tokens"] > 0
@@ -243,7 +242,7 @@ def test_a_step_by_step_interface():
     preview = loop.next_request()
     assert preview["messages"][-1]["content"] == "Question: 20 * 15?" and not fake.requests
     record = loop.step()
-    assert isinstance(record, Step) and record.step == 1 and not loop.done
+    assert isinstance(record, Step) and record.number == 1 and not loop.done
     assert fake.requests[0]["messages"] == preview["messages"]
     assert loop.next_request()["messages"][-1]["content"] == "Observation: 300"
     loop.step()

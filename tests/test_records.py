@@ -19,8 +19,10 @@ from course_lib.records import (
     InvalidStep,
     RunResult,
     Step,
+    ToolCall,
     ToolCallsStep,
     ToolResult,
+    WaitingStep,
     stop_reason_text,
 )
 from course_lib.replies import cut_text
@@ -29,13 +31,21 @@ from course_lib.texts import t
 TOKENS = {"prompt_tokens": 90, "completion_tokens": 12}
 
 
-def weather(call_id="c1", city="北京", observation="北京：晴", **fields):
-    return ToolResult(call_id, "get_weather", {"city": city}, f'{{"city": "{city}"}}', observation, **fields)
+def weather(call_id="c1", city="北京", observation="北京：晴", recovered=False, **fields):
+    call = ToolCall(call_id, "get_weather", {"city": city}, f'{{"city": "{city}"}}', recovered=recovered)
+    return ToolResult(call, observation, **fields)
 
 
 def dropped_calculation():
-    return ToolResult("d1", "calculate", {"expression": "3 * 40"}, '{"expression": "3 * 40"}', "没有运行：40 …",
-                      ok=False, missing_numbers=["40"])
+    return ToolResult.not_run(ToolCall("d1", "calculate", {"expression": "3 * 40"}, '{"expression": "3 * 40"}'), "没有运行：40 …",
+                              missing_numbers=["40"])
+
+
+# One valid record of each kind (the fields each kind must have).
+def one_of_each() -> list[Step]:
+    return [ToolCallsStep(1, tool_calls=[weather()]), ActionStep(1, action="calculate", observation="300"),
+            AnswerStep(1, text="晴"), InvalidStep(1, observation="格式错误"), EmptyStep(1, observation="你的回复是空的。"),
+            FinalStep(1, reason="max_steps"), WaitingStep(1, waiting=[ToolResult.not_run(weather().call)])]
 
 
 def row(step: Step, i: int = 0) -> dict:
@@ -52,21 +62,54 @@ def only(row: dict) -> dict:
 
 def test_every_kind_is_a_class_with_its_word():
     kinds = {ToolCallsStep: "tool_calls", ActionStep: "action", AnswerStep: "answer", InvalidStep: "invalid",
-             EmptyStep: "empty", FinalStep: "final"}
-    for cls, kind in kinds.items():
-        assert cls.kind == kind and cls(1).kind == kind and issubclass(cls, Step)
+             EmptyStep: "empty", FinalStep: "final", WaitingStep: "waiting"}
+    for step in one_of_each():
+        assert step.kind == kinds[type(step)] == type(step).kind and isinstance(step, Step)
+    assert len(one_of_each()) == len(kinds)
     assert issubclass(EmptyStep, InvalidStep)
 
 
 def test_answer_calls_and_cut_of_each_kind():
-    assert AnswerStep(1, text="晴").answer == "晴" and FinalStep(1, text="晴").answer == "晴"
-    assert FinalStep(1).answer is None
-    for step in (ActionStep(1), InvalidStep(1), EmptyStep(1), ToolCallsStep(1)):
+    tool_calls, action, answer, invalid, empty, final, waiting = one_of_each()
+    assert answer.answer == "晴" and FinalStep(1, text="晴", reason="max_steps").answer == "晴"
+    assert final.answer is None
+    for step in (action, invalid, empty, tool_calls, waiting):
         assert step.answer is None
     assert ToolCallsStep(1, tool_calls=[weather(), weather("c2", "上海")]).calls == 2
-    assert ActionStep(1).calls == 1 and AnswerStep(1).calls == InvalidStep(1).calls == FinalStep(1).calls == 0
-    assert AnswerStep(1, finish_reason="length").cut == cut_text("length") and "max_tokens" in AnswerStep(1, finish_reason="length").cut
-    assert AnswerStep(1, finish_reason="stop").cut is None and AnswerStep(1).cut is None
+    assert action.calls == 1 and answer.calls == invalid.calls == final.calls == 0 and waiting.calls == 1
+    cut = AnswerStep(1, text="晴", finish_reason="length")
+    assert cut.cut == cut_text("length") and "max_tokens" in cut.cut
+    assert AnswerStep(1, text="晴", finish_reason="stop").cut is None and answer.cut is None
+
+
+def test_each_kind_must_have_its_own_fields():
+    """A record without what its kind needs fails where it is made (a loop's bug), in Chinese."""
+    for make in (lambda: ToolCallsStep(1), lambda: ActionStep(1), lambda: AnswerStep(1), lambda: InvalidStep(1),
+                 lambda: FinalStep(1, text="晴"), lambda: WaitingStep(1)):
+        with pytest.raises(TypeError):
+            make()
+    for make, field in ((lambda: ToolCallsStep(1, tool_calls=[]), "tool_calls"),
+                        (lambda: ToolCallsStep(1, tool_calls=["get_weather"]), "tool_calls"),
+                        (lambda: WaitingStep(1, waiting=[]), "waiting"),
+                        (lambda: ActionStep(1, action="", observation="300"), "action"),
+                        (lambda: AnswerStep(1, text=None), "text"),
+                        (lambda: InvalidStep(1, observation=" "), "observation"),
+                        (lambda: FinalStep(1, reason="answer"), "reason"),
+                        (lambda: AnswerStep(0, text="晴"), "number")):
+        with pytest.raises(ValueError, match=field) as caught:
+            make()
+        assert "步" in str(caught.value)  # the course's language
+
+
+def test_a_result_holds_its_call_and_one_that_did_not_run_says_so():
+    call = ToolCall("c9", "get_weather", {"city": "北京"}, '{"city": "北京"}', recovered=True)
+    ran = ToolResult(call, "北京：晴")
+    assert (ran.call, ran.id, ran.name, ran.arguments, ran.arguments_text, ran.recovered, ran.ok) == (
+        call, "c9", "get_weather", {"city": "北京"}, '{"city": "北京"}', True, True)
+    waiting = ToolResult.not_run(call)
+    assert (waiting.ok, waiting.observation, waiting.message()) == (False, "", {"role": "tool", "tool_call_id": "c9", "content": ""})
+    repeat = ToolResult.not_run(call, "北京：晴\n（重复）", ok=True, repeated=True, first_step=1)
+    assert (repeat.ok, repeat.repeated, repeat.first_step, repeat.interrupted, repeat.approval) == (True, True, 1, False, "")
 
 
 def test_tool_result_message_and_call_text():
@@ -80,8 +123,7 @@ def test_tool_result_message_and_call_text():
 
 
 def test_rows_have_the_step_columns_in_order():
-    for step in (ToolCallsStep(1, tool_calls=[weather()]), ActionStep(1), AnswerStep(1), InvalidStep(1), EmptyStep(1),
-                 FinalStep(1), ToolCallsStep(1)):
+    for step in one_of_each():
         for r in step.rows():
             assert list(r) == STEP_COLUMNS
 
@@ -112,24 +154,21 @@ def test_rows_put_the_dropped_calls_first_and_the_tokens_on_them():
     assert invalid.rows()[1]["observation"] == "请重写" and invalid.rows()[1]["prompt_tokens"] is None
 
 
-def test_rows_of_a_tool_calls_step_without_calls_is_empty():
-    assert ToolCallsStep(1).rows() == []
-
-
 def test_rows_of_the_other_kinds_one_each():
     assert only(row(ActionStep(1, thought="算一下", action="calculate", action_input="20 * 15", observation="300",
                                reasoning="想", **TOKENS))) == {
         "step": 1, "kind": "action", "reasoning": "想", "thought": "算一下", "tool": "calculate", "input": "20 * 15",
         "observation": "300", "prompt_tokens": 90, "completion_tokens": 12}
-    assert row(ActionStep(1, action="get_weather", action_input={"city": "北京"}))["input"] == '{"city": "北京"}'
+    assert row(ActionStep(1, action="get_weather", action_input={"city": "北京"}, observation="晴"))["input"] == '{"city": "北京"}'
     assert only(row(AnswerStep(2, text="300", thought="知道了", finish_reason="stop"))) == {
         "step": 2, "kind": "answer", "thought": "知道了", "answer": "300", "finish_reason": "stop"}
     assert only(row(InvalidStep(3, error="没有 Action", observation="格式错误：…", thought="嗯"))) == {
         "step": 3, "kind": "invalid", "thought": "嗯", "observation": "格式错误：…"}
     assert only(row(EmptyStep(1, error="回复是空的。", observation="你的回复是空的。"))) == {
         "step": 1, "kind": "empty", "observation": "你的回复是空的。"}
-    assert only(row(FinalStep(4, text="晴", thought="最后"))) == {"step": 4, "kind": "final", "thought": "最后", "answer": "晴"}
-    assert only(row(FinalStep(4))) == {"step": 4, "kind": "final"}
+    assert only(row(FinalStep(4, text="晴", thought="最后", reason="max_steps"))) == {
+        "step": 4, "kind": "final", "thought": "最后", "answer": "晴"}
+    assert only(row(FinalStep(4, reason="repeated_calls"))) == {"step": 4, "kind": "final"}
 
 
 # --------------------------------------------------------------------------- details(): the debugger
@@ -189,17 +228,17 @@ def test_details_of_invalid_empty_and_final_steps():
                                          ("correction", t("debugger.label_correction"), "格式错误：…")]
     empty = EmptyStep(1, error="回复是空的。", observation="你的回复是空的。")
     assert [d.field for d in empty.details()] == ["error", "correction"]
-    final = FinalStep(3, text="晴")
+    final = FinalStep(3, text="晴", reason="max_steps")
     assert fields(final.details()) == [("answer", "Answer", "晴"), ("note", t("debugger.label_note"), t("debugger.final_request"))]
-    none = FinalStep(3, thought="我还要查")
+    none = FinalStep(3, thought="我还要查", reason="max_steps")
     assert fields(none.details())[:2] == [("thought", "Thought", "我还要查"), ("error", "Error", t("loops.final_without_answer"))]
 
 
 def test_details_of_a_cut_reply_end_with_why_and_a_step_with_nothing_shows_its_reply():
     cut = AnswerStep(1, text="店里有：1. 斯伯丁", finish_reason="length")
     assert fields(cut.details())[-1] == ("cut", t("debugger.label_cut"), cut_text("length"))
-    assert fields(ToolCallsStep(1, reply="").details()) == [("content", "content", t("debugger.empty_reply"))]
-    assert fields(ToolCallsStep(1, reply="嗯").details()) == [("content", "content", "嗯")]
+    assert fields(AnswerStep(1, text="").details()) == [("content", "content", t("debugger.empty_reply"))]
+    assert fields(AnswerStep(1, reply="嗯", text="").details()) == [("content", "content", "嗯")]
 
 
 # --------------------------------------------------------------------------- the run
@@ -207,7 +246,8 @@ def test_details_of_a_cut_reply_end_with_why_and_a_step_with_nothing_shows_its_r
 
 def test_run_result_counts_requests_and_calls_of_every_kind():
     steps = [ToolCallsStep(1, requests=2, dropped=[dropped_calculation()], tool_calls=[weather(), weather("c2")]),
-             ActionStep(2), InvalidStep(3), FinalStep(4, text="晴")]
+             ActionStep(2, action="calculate", observation="300"), InvalidStep(3, observation="格式错误"),
+             FinalStep(4, text="晴", reason="max_steps")]
     result = RunResult("q", "native", "晴", "max_steps", steps, [], prompt_tokens=10, completion_tokens=5, seconds=1.26)
     assert result.requests == 5 and result.tool_calls == 3  # the dropped call never ran
     assert result.summary() == {"answer": "晴", "stopped_reason": "max_steps", "requests": 5, "tool_calls": 3,

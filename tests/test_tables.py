@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from course_lib.records import STEP_COLUMNS, ActionStep, AnswerStep, FinalStep, InvalidStep, ToolCallsStep, ToolResult
+from course_lib.records import STEP_COLUMNS, ActionStep, AnswerStep, FinalStep, InvalidStep, ToolCall, ToolCallsStep, ToolResult
 from course_lib.tables import (
     Table,
     messages_frame,
@@ -107,12 +107,12 @@ def test_steps_frame_of_a_react_run_one_row_per_request():
 
 
 def test_steps_frame_of_a_native_run_one_row_per_tool_call_tokens_once():
-    calls = [ToolResult("c1", "get_weather", {"city": "北京"}, '{"city": "北京"}', "北京：晴"),
-             ToolResult("c2", "get_weather", {"city": "北京"}, '{"city": "北京"}', "北京：晴\n（注意：重复）",
-                        repeated=True, first_step=1)]
+    calls = [ToolResult(ToolCall("c1", "get_weather", {"city": "北京"}, '{"city": "北京"}'), "北京：晴"),
+             ToolResult.not_run(ToolCall("c2", "get_weather", {"city": "北京"}, '{"city": "北京"}'), "北京：晴\n（注意：重复）",
+                                ok=True, repeated=True, first_step=1)]
     steps = [ToolCallsStep(1, tool_calls=calls, prompt_tokens=50, completion_tokens=20),
              InvalidStep(2, observation="格式错误", error="读不出来", prompt_tokens=60, completion_tokens=5),
-             FinalStep(3, text="北京晴。")]
+             FinalStep(3, text="北京晴。", reason="max_steps")]
     frame = steps_frame(steps)
     assert list(frame.columns) == [c for c in STEP_COLUMNS if c not in ("reasoning", "thought")]
     assert list(frame["kind"]) == ["tool_calls", "tool_calls", "invalid", "final"]
@@ -126,9 +126,9 @@ def test_steps_frame_of_a_native_run_one_row_per_tool_call_tokens_once():
 
 
 def test_steps_frame_puts_the_dropped_calls_first_with_the_tokens():
-    dropped = [ToolResult("d1", "calculate", {"expression": "3 * 40"}, '{"expression": "3 * 40"}', "没有运行：40", ok=False,
-                          missing_numbers=["40"])]
-    looked_up = [ToolResult("c1", "query_by_product_name", {"product_name": "足球"}, '{"product_name": "足球"}', "120 元")]
+    dropped = [ToolResult.not_run(ToolCall("d1", "calculate", {"expression": "3 * 40"}, '{"expression": "3 * 40"}'), "没有运行：40",
+                                  missing_numbers=["40"])]
+    looked_up = [ToolResult(ToolCall("c1", "query_by_product_name", {"product_name": "足球"}, '{"product_name": "足球"}'), "120 元")]
     step = ToolCallsStep(1, reasoning="先算", dropped=dropped, requests=2, tool_calls=looked_up,
                          prompt_tokens=95, completion_tokens=16, finish_reason="tool_calls")
     frame = steps_frame([step])

@@ -28,7 +28,7 @@ KEY_RE = re.compile(r"^(?:%s)\.[a-z0-9_.]+$" % "|".join(map(re.escape, AREAS)))
 
 # Modules whose student-facing sentences were moved to texts.py (issue 13).
 CONVERTED = [
-    "messages.py", "tool_calls.py", "recording.py", "memory.py", "loop.py", "agent.py", "react.py",
+    "messages.py", "tool_calls.py", "recording.py", "memory.py", "loop_base.py", "agent.py", "react.py",
     "json_scan.py", "widgets.py", "debugger.py", "tables.py", "plots.py", "number_check.py",
     "tools/registry.py", "tools/calculator.py", "tools/knowledge.py", "tools/products.py", "tools/weather.py",
     "tools/orders.py",

@@ -422,10 +422,9 @@ def test_run_call_says_whether_the_tool_ran():
     assert raising.ok is False and "TypeError" in raising.observation
     assert run_call(ToolCall("c4", "add", {"a": 1, "b": 2}, '{"a": 1, "b": 2}'), {"add": lambda a, b: a + b}).ok is True
     assert run_call(ToolCall("c5", "sub", {}, "{}"), {"add": lambda a, b: a + b}).ok is False
-    # answer=(text, ok): answered without running the tool (the native loop reuses a result this way).
-    ran = []
-    reused = run_call(good, {"get_weather": lambda city: ran.append(city)}, answer=("早先的结果", False))
-    assert (reused.observation, reused.ok, ran) == ("早先的结果", False, [])
+    # A call that does not run is answered by ToolResult.not_run: it holds its call, ok False.
+    reused = ToolResult.not_run(good, "早先的结果")
+    assert (reused.observation, reused.ok, reused.call, reused.id, reused.name) == ("早先的结果", False, good, good.id, good.name)
 
 
 def test_execute_with_a_plain_dict_of_functions():

@@ -68,7 +68,6 @@ class LoopBase:
     """
 
     protocol: LoopProtocol
-    result_type: type[RunResult] = RunResult
 
     def __init__(self, client: Any, model: str, registry: Any, *, max_steps: int = DEFAULT_MAX_STEPS,
                  system: str | None = None, max_tokens: int | None = None, temperature: float | None = 0,
@@ -115,7 +114,7 @@ class LoopBase:
 
     @property
     def waiting(self) -> list:
-        """The calls (``tool_calls.ToolCall``) that wait for a person's decision; ``[]`` when none."""
+        """The calls (``records.ToolCall``) that wait for a person's decision; ``[]`` when none."""
         return self.gate.waiting
 
     def decide(self, call: Any, decision: Decision) -> None:
@@ -150,7 +149,7 @@ class LoopBase:
             RuntimeError: ``start`` was not called.
         """
         self._require_running(allow_done=True)
-        return self.result_type(
+        return RunResult(
             question=self.question or "",
             protocol=self.protocol,
             answer=self.answer,
