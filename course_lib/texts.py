@@ -1,10 +1,14 @@
-"""Every sentence the course shows a student, in one place.
+"""Every sentence the course shows a student, looked up by key in one table.
 
 Error messages, checker hints, widget status lines, table headings and plot
-titles are looked up here by key, so that an English (or any other) edition of
-the course changes this one file and nothing else. Prompts sent *to the model*
-(system prompts, corrective Observations) are part of what the loops teach and
-stay next to the loop that sends them.
+titles are looked up here by key. Most are written in this file; the
+exercise checkers' hints (every ``check.*`` key) are written beside the checkers, in ``course_lib/checkers/sentences.py``, which
+``course_lib.checkers`` hands to ``register`` when it is imported (this file is
+first in the package's import map and imports nothing of the course). So an
+English (or any other) edition of the course changes this file and
+checkers/sentences.py, and nothing else. Prompts sent *to the model* (system
+prompts, corrective Observations) are part of what the loops teach and stay
+next to the loop that sends them.
 
 Use::
 
@@ -352,194 +356,8 @@ _ZH_WIDGETS: dict[str, str] = {
     "widgets.unknown_tool": "课程工具里没有 {name}；你自己的工具请用 registry=ToolRegistry([...]) 传进来",
 }
 
-_ZH_CHECKERS: dict[str, str] = {
-    # checkers/
-    "check.00.env_line.1": "env_text 还是空的：写出切换到 DeepSeek 需要的 .env 内容",
-    "check.00.env_line.2": "COURSE_PROVIDER 应该是 deepseek，现在是 {course_provider}",
-    "check.00.env_line.3": "还需要一行 DEEPSEEK_API_KEY=...（在这里可以写一个假的占位符）",
-    "check.00.env_line.4": "这两行放进 .env 就会切换到 DeepSeek（真实的 key 只写在 .env 里，永远不要提交）",
-    "check.00.needs_key.1": "needs_key 应该是一个列表，例如 ['openai']",
-    "check.00.needs_key.2": "需要 key 的 provider：{sorted_got}",
-    "check.00.needs_key.3": "还缺 {missing}，多了 {extra}。提示：看 PRESETS 表里 key_env 和 key_required 两列（custom 和 classroom 的 key 可有可无，不算：classroom 的课堂密钥由老师的服务器决定要不要）。",
-    "check.01.ask.1": "ask 应该是一个函数",
-    "check.01.ask.2": "调用 ask 时出错：{error}",
-    "check.01.ask.3": "ask 应该正好发出 1 次请求，实际发出了 {n_requests} 次",
-    "check.01.ask.4": "最后一条消息应该是 {{'role': 'user', 'content': question}}",
-    "check.01.ask.5": "ask 应该返回 response.choices[0].message.content（一个字符串），而不是整个 response",
-    "check.01.ask.6": "ask 发出了一次请求，模型回答：{answer}",
-    "check.01.summarize.1": "summarize 应该是一个函数",
-    "check.01.summarize.2": "summarize 出错：{error}",
-    "check.01.summarize.3": "对一个 finish_reason={reason}、total_tokens={total} 的回复，应返回 {want}，实际是 {got}",
-    "check.01.summarize.4": "finish_reason 和 usage.total_tokens 都取对了",
-    "check.02.chat_turn.1": "chat_turn 应该是一个函数",
-    "check.02.chat_turn.10": "两轮对话都发出了完整的历史；模型对「我叫什么名字？」的回答：{answer}",
-    "check.02.chat_turn.2": "调用 chat_turn 时出错：{error}",
-    "check.02.chat_turn.3": "调用 chat_turn 两次应该正好发出 2 次请求，实际发出了 {n_requests} 次",
-    "check.02.chat_turn.4": "第二次请求应该带上整段历史 [system, user, assistant, user]，实际发送的角色是 {roles}。提示：先把用户消息 append 进 messages，再把整个 messages 发出去。",
-    "check.02.chat_turn.5": "第二次请求里的两条 user 消息应该分别是第一句话和「我叫什么名字？」",
-    "check.02.chat_turn.6": "messages 里有无法识别的消息：{error}",
-    "check.02.chat_turn.7": "两轮以后 messages 应该是 [system, user, assistant, user, assistant]，实际是 {held_roles}。提示：别忘了把模型的回答也 append 进 messages。",
-    "check.02.chat_turn.8": "messages 最后一条应该是模型这一次的回答",
-    "check.02.chat_turn.9": "chat_turn 应该返回回答的文本 response.choices[0].message.content",
-    "check.02.keep_last_turns.1": "keep_last_turns 应该是一个函数",
-    "check.02.keep_last_turns.2": "keep_last_turns(conversation, {n_turns}) 出错：{error}",
-    "check.02.keep_last_turns.3": "keep_last_turns 不应该修改传进来的列表：返回一个新列表",
-    "check.02.keep_last_turns.4": "keep_last_turns 应该返回一个列表，实际返回了 {name}",
-    "check.02.keep_last_turns.5": "n_turns={n_turns} 时应该保留 {n_want} 条（角色 {value}），实际返回 {n_got} 条（角色 {got_roles}）。{hint}",
-    "check.02.keep_last_turns.6": "返回的列表发给 API 会被拒绝：{exc}",
-    "check.02.keep_last_turns.7": "system 一直保留，只按整轮删除，tool_calls 和它的 tool 回复从不分开",
-    "check.02.keep_last_turns.hint_system": "system 消息丢了：它必须一直留在第一条。",
-    "check.02.keep_last_turns.hint_user": "保留的部分必须从一条 user 消息开始（轮次的边界），不能从 tool 或 assistant 开始。",
-    "check.03.answer_tool_calls.1": "answer_tool_calls 应该是一个函数",
-    "check.03.answer_tool_calls.2": "对调用 {described}，answer_tool_calls 出错：{error}",
-    "check.03.answer_tool_calls.3": "{n_want} 个 tool_call（{described}）应该得到 {n_want} 条 tool 消息（每个 id 一条），实际得到 {n}",
-    "check.03.answer_tool_calls.4": "第 {value} 条应该是 role='tool' 的字典，实际是 {g}",
-    "check.03.answer_tool_calls.5": "第 {value} 条的 tool_call_id 应该是 {tool_call_id}（照抄对应调用的 id）",
-    "check.03.answer_tool_calls.6": "第 {value} 条的 content 必须是字符串，实际是 {name}：用 str(result)",
-    "check.03.answer_tool_calls.7": "对调用 {described}，第 {value} 条的 content 应该是 {content}，实际是 {content2}",
-    "check.03.answer_tool_calls.8": "三组不同的调用里，每个 tool_call_id 都有一条字符串内容的 tool 回复，顺序也对",
-    "check.03.currency_tool.1": "CURRENCY_TOOL 的外层应该是 {{\"type\": \"function\", \"function\": {{...}}}}",
-    "check.03.currency_tool.10": "参数 {name} 还缺一个 description：告诉模型该填什么（单位、例子）",
-    "check.03.currency_tool.11": "amount 的 description 要说清楚它是什么：多少人民币（单位：元），现在是 {description}",
-    "check.03.currency_tool.12": "to_currency 的 description 要说清楚它是什么：要换成的目标货币，现在是 {description}",
-    "check.03.currency_tool.13": "两个参数都是必填的：required 应该是 ['amount', 'to_currency']，现在是 {required}",
-    "check.03.currency_tool.14": "工具定义必须能转成 JSON：{exc}",
-    "check.03.currency_tool.15": "五个部分都写全了：name、description、properties、enum、required",
-    "check.03.currency_tool.2": "name 应该和 Python 函数同名：'convert_currency'，现在是 {name}",
-    "check.03.currency_tool.3": "description 要写清楚这个工具做什么、什么时候用（至少一句话）",
-    "check.03.currency_tool.4": "description 要说这个工具做什么：把人民币换算成别的货币。现在写的是 {description}，模型读了它不会想到用这个工具换算货币",
-    "check.03.currency_tool.5": "parameters 应该是 {{\"type\": \"object\", \"properties\": {{...}}, \"required\": [...]}}",
-    "check.03.currency_tool.6": "properties 应该正好有 amount 和 to_currency 两个参数（和函数的参数同名），现在是 {got}",
-    "check.03.currency_tool.7": "amount 是金额，类型应该是 \"number\"",
-    "check.03.currency_tool.8": "to_currency 的类型应该是 \"string\"",
-    "check.03.currency_tool.9": "to_currency 只能取函数认识的三个值，用 enum 列出来：{sorted_currencies}，现在是 {enum}",
-    "check.03.single_step.1": "single_step 应该是一个函数",
-    "check.03.single_step.10": "single_step 应该返回第二次回答的文本，实际返回了 {answer}",
-    "check.03.single_step.11": "两个并行调用时 single_step 出错：{error}",
-    "check.03.single_step.12": "两个并行调用也只需要 2 次请求，实际发了 {n_requests} 次",
-    "check.03.single_step.13": "两个调用要有两条 tool 消息，tool_call_id 依次是 {want_ids}，实际是 {value}",
-    "check.03.single_step.14": "两条 tool 消息的内容应该分别是北京和上海的天气",
-    "check.03.single_step.15": "single_step 应该返回最终回答的文本，实际返回了 {answer}",
-    "check.03.single_step.16": "不需要工具时 single_step 出错：{error}",
-    "check.03.single_step.17": "不需要工具时应该只发 1 次请求并直接返回回答；实际发了 {n_requests} 次，返回 {answer}",
-    "check.03.single_step.18": "一次调用、两个并行调用、不需要工具，三种情况都处理对了",
-    "check.03.single_step.2": "single_step 出错：{error}",
-    "check.03.single_step.3": "single_step 没有发出任何请求",
-    "check.03.single_step.4": "第一次请求要带上 tools=[WEATHER_TOOL]，模型才知道有 get_weather 可以用",
-    "check.03.single_step.5": "模型要求调用工具时，应该一共发 2 次请求（提问 + 带着工具结果再问），实际发了 {n_requests} 次",
-    "check.03.single_step.6": "第二次请求的 messages 应该以 [user, assistant(tool_calls), tool] 结尾，实际是 {roles}",
-    "check.03.single_step.7": "第二次请求里要带上模型那条带 tool_calls 的 assistant 消息（原样 append）",
-    "check.03.single_step.8": "tool 消息的 tool_call_id 应该是 {call_id}（对应的调用 id）",
-    "check.03.single_step.9": "tool 消息的 content 应该是 get_weather('上海') 的结果 {get_weather_value}，实际是 {content}",
-    "check.04.check_price_schema.1": "PRICE_TOOL 的外层应该是 {{\"type\": \"function\", \"function\": {{...}}}}",
-    "check.04.check_price_schema.2": "name 应该是 'query_by_price_range'（和函数同名），现在是 {name}",
-    "check.04.check_price_schema.3": "description 还空着：写清楚它查什么、价格的单位（元）、返回什么",
-    "check.04.check_price_schema.4": "parameters 应该是 {{\"type\": \"object\", \"properties\": {{...}}, \"required\": [...]}}",
-    "check.04.check_price_schema.5": "properties 应该正好是 min_price 和 max_price，现在是 {sorted_props}",
-    "check.04.check_price_schema.6": "{name} 是价格，类型应该是 \"number\"",
-    "check.04.check_price_schema.7": "{name} 还缺 description（单位是元，举个例子）",
-    "check.04.check_price_schema.8": "两个参数都必填：required 应该是 ['min_price', 'max_price']，现在是 {required}",
-    "check.04.price_tool.1": "query_by_price_range 应该是一个函数",
-    "check.04.price_tool.10": "价格被直接拼进了 SQL 文本。请用占位符：... WHERE price BETWEEN ? AND ?，再把 (min_price, max_price) 作为第二个参数交给 execute",
-    "check.04.price_tool.11": "min_price 大于 max_price 时不应该抛出异常（返回 [] 或一条错误说明）：{error}",
-    "check.04.price_tool.12": "min_price 大于 max_price 时应该返回 \"[]\" 或以「错误」开头的说明，实际是 {result}",
-    "check.04.price_tool.13": "工具定义完整；结果正确、只读、参数化，中文可读",
-    "check.04.price_tool.2": "{call} 出错：{error}",
-    "check.04.price_tool.3": "{call} 应该找到 product_id {want}（两端都包含），实际是 {got}",
-    "check.04.price_tool.4": "{call} 的每个对象都要带上列名 product_id、product_name、price",
-    "check.04.price_tool.5": "中文被转义成了 \\uXXXX：json.dumps(..., ensure_ascii=False)",
-    "check.04.price_tool.6": "{call} 没有打开数据库：用 connect_readonly(database_path())",
-    "check.04.price_tool.7": "数据库要以只读方式打开：用 connect_readonly(database_path())（URI 里的 mode=ro）",
-    "check.04.price_tool.8": "query_by_price_range(123.25, 456.75) 出错：{error}",
-    "check.04.price_tool.9": "没有看到 SELECT 语句：请用 connection.execute(sql, 参数) 查询",
-    "check.04.rows.bad_json": "{call} 的返回值不是合法的 JSON：{result}",
-    "check.04.rows.not_a_list": "{call} 应该返回 JSON 列表，每个商品一个对象（保留列名），实际是 {result}",
-    "check.04.rows.not_a_string": "{call} 应该返回一个 JSON 字符串（模型只能读文字），实际返回了 {name}",
-    "check.04.run_tool_call.1": "run_tool_call 应该是一个函数",
-    "check.04.run_tool_call.2": "一个正常的调用出错了：{error}",
-    "check.04.run_tool_call.3": "正常的调用应该返回工具的结果（字符串）：{query_by_product_name_value}…，实际是 {good}",
-    "check.04.run_tool_call.4": "{what}时 run_tool_call 抛出了异常（{error}）：应该返回一条错误说明，让模型自己改正",
-    "check.04.run_tool_call.5": "{what}时应该返回以「错误」开头的字符串，实际是 {result}",
-    "check.04.run_tool_call.6": "{what}时，错误说明里要列出可用的工具名（{must_mention}），模型才知道该怎么改",
-    "check.04.run_tool_call.7": "正常调用返回结果；工具名不存在、JSON 坏了、参数名错了，都变成了给模型看的错误说明",
-    "check.04.run_tool_call.case_bad_json": "arguments 不是合法的 JSON",
-    "check.04.run_tool_call.case_bad_name": "参数名写错了",
-    "check.04.run_tool_call.case_unknown_tool": "模型编了一个不存在的工具名",
-    "check.05.ask_once.1": "ask_once 应该是一个函数",
-    "check.05.ask_once.10": "应该返回 parse_json_protocol(回答, registry.names) 的结果（ParsedReply），实际是 {name}",
-    "check.05.ask_once.11": "返回的 ParsedReply 和 parse_json_protocol(回答文字, registry.names) 的结果不一样",
-    "check.05.ask_once.12": "请求结构正确；这次解析出的是 {kind}",
-    "check.05.ask_once.2": "调用 ask_once 时出错：{error}",
-    "check.05.ask_once.3": "ask_once 应该正好发出 1 次请求，实际发出了 {n_requests} 次",
-    "check.05.ask_once.4": "messages 应该正好是 [system, user] 两条（协议 B 把草稿放进一条 user 消息），实际是 {roles}",
-    "check.05.ask_once.5": "system 消息应该是 json_system_prompt(registry)：列出 JSON 格式的工具和回复格式",
-    "check.05.ask_once.6": "user 消息应该是 f\"Question: {{question}}\\n{{scratchpad}}\"，实际是 {user}",
-    "check.05.ask_once.7": "请求里要带 stop=[\"Observation:\"]，否则模型会自己编 Observation；实际 stop={stop}",
-    "check.05.ask_once.8": "记得带上 max_tokens",
-    "check.05.ask_once.9": "协议 B 靠提示词描述工具，请求里不要带 tools 参数",
-    "check.05.extract_action.1": "extract_action 应该是一个函数",
-    "check.05.extract_action.2": "extract_action({reply}) 出错：{error}",
-    "check.05.extract_action.3": "extract_action({reply}) 应该返回 {expected}，实际是 {got}",
-    "check.05.extract_action.4": "{n_action_cases} 种写法都读对了",
-    "check.05.next_user_message.1": "next_user_message 应该是一个函数",
-    "check.05.next_user_message.2": "处理 action 步骤时出错：{error}",
-    "check.05.next_user_message.3": "对 Action {action}: {action_input} 应该返回 {want}，实际是 {got}",
-    "check.05.next_user_message.4": "收到 Answer 时循环结束，应该返回 None，实际是 {value}",
-    "check.05.next_user_message.5": "invalid 步骤应该返回纠错消息 corrective_observation(parsed, 'A', registry.names)，实际是 {value}",
-    "check.05.next_user_message.6": "Observation、纠错消息和结束条件都对",
-    "check.06.agent_loop.1": "agent_loop 应该是一个函数",
-    "check.06.agent_loop.10": "有请求把 {sorted_set_sent_none} 写成了 None：SDK 会照样发出 \"tools\": null。不带工具的请求里整个参数都不要写（连 None 也不要传）",
-    "check.06.agent_loop.11": "max_steps=3：带 tools 的请求应该正好 3 次，实际是 {n_with_tools} 次（循环要继续，但不能超过上限）",
-    "check.06.agent_loop.12": "3 次带 tools 的请求之后，还要再发 1 次不带 tools 的请求：应该共 4 次，实际是 {n_requests} 次",
-    "check.06.agent_loop.13": "最后一次请求里不能有 {present}（连 None 也不要传，整个参数都不写）",
-    "check.06.agent_loop.14": "最后一次请求之前，要先加一条 user 消息，要求模型根据已有结果直接回答",
-    "check.06.agent_loop.15": "三次调用都要有 tool 回复，实际的 tool_call_id 是 {tool_ids}",
-    "check.06.agent_loop.16": "应该返回最后那次（不带 tools 的）请求的回答，实际返回 {answer}",
-    "check.06.agent_loop.17": "循环、每个 id 的回复、max_steps 和不带 tools 的收尾请求都对",
-    "check.06.agent_loop.18": "收尾前加的那条 user 消息要让模型根据已有的结果直接回答（例如「请根据上面的工具结果直接回答」），"
-                              "现在是 {content}",
-    "check.06.agent_loop.2": "agent_loop 出错：{error}",
-    "check.06.agent_loop.3": "模型先调用两个工具、再回答文字：应该正好 2 次请求，实际是 {n_requests} 次",
-    "check.06.agent_loop.4": "请求里要带 tools=[WEATHER_TOOL]",
-    "check.06.agent_loop.5": "两个调用各需要一条 tool 消息，tool_call_id 依次是 {ids}；实际是 {value}",
-    "check.06.agent_loop.6": "tool 消息的 content 应该是 get_weather 的结果（字符串）",
-    "check.06.agent_loop.7": "tool 消息前面要先加上那条带 tool_calls 的 assistant 消息",
-    "check.06.agent_loop.8": "没有 tool_calls 的回答就是最终答案，应该返回它的文字；实际返回 {answer}",
-    "check.06.agent_loop.9": "模型一直调用工具时 agent_loop 出错：{error}",
-    "check.06.call_key.1": "call_key 应该是一个函数",
-    "check.06.call_key.2": "call_key 出错：{value}",
-    "check.06.call_key.3": "call_key 的返回值要能放进 set（可哈希），{name} 不行；试试元组和字符串",
-    "check.06.call_key.4": "{a} 和 {b} 是同一个调用（只是空格或键的顺序不同），key 应该相等：{ka} != {kb}",
-    "check.06.call_key.5": "{a} 和 {b} 不是同一个调用，key 却相等：{ka}",
-    "check.06.call_key.6": "参数 {bad} 不是合法的 JSON，应该返回 None，实际是 {value}",
-    "check.06.call_key.7": "相同的调用得到相同的 key，不同的调用得到不同的 key",
-    "check.07.brief_problem.1": "调用 weather_brief({cities}) 时出错：{error}",
-    "check.07.brief_problem.2": "固定流程只需要 1 次模型请求（查天气由代码完成），weather_brief({cities}) 发出了 {n_requests} 次",
-    "check.07.brief_problem.3": "这个请求不需要 tools：天气已经由代码查好了",
-    "check.07.brief_problem.4": "记得带上 max_tokens",
-    "check.07.brief_problem.5": "weather_brief({cities}) 的消息里应该包含 get_weather({city}) 的结果：{get_weather_city}。天气要用代码对传进来的每个城市去查，不能写死",
-    "check.07.brief_problem.6": "应该返回模型回答的文字（response.choices[0].message.content）",
-    "check.07.contains_number.1": "contains_number 应该是一个函数",
-    "check.07.contains_number.2": "contains_number({answer}, {number}) 出错：{error}",
-    "check.07.contains_number.3": "contains_number({answer}, {number}) 应该是 {expected}，实际是 {got}",
-    "check.07.contains_number.4": "{n_number_cases} 个例子都判断对了",
-    "check.07.summarize.1": "summarize 应该是一个函数",
-    "check.07.summarize.2": "summarize 出错：{error}",
-    "check.07.summarize.3": "应该返回一个 DataFrame，实际是 {name}",
-    "check.07.summarize.4": "缺少列 {missing}；现在的列是 {list_columns}",
-    "check.07.summarize.5": "索引应该是 loop 的取值 {sorted_want}，实际是 {list_index}",
-    "check.07.summarize.6": "{loop} 的 {column} 应该是 {value:g}，实际是 {actual}",
-    "check.07.summarize.7": "每个循环的成功率、平均 prompt tokens 和总用时都对",
-    "check.07.weather_brief.1": "weather_brief 应该是一个函数",
-    "check.07.weather_brief.2": "代码查天气、一次不带 tools 的请求，换一组城市也对",
-    "check.scripted.invalid_request": "第 {number} 次请求不能原样发给真正的接口（它会回答 400）：{problem}",
-    "check.failed": "❌ 未通过：{message}",
-    "check.passed": "✅ 通过：{message}",
-    "check.script_over": "{name} 收到了第 {request} 次请求，但剧本里已经没有回答了",
-}
-
 _ZH_ACTING: dict[str, str] = {
-    # notebook 08: approval.py, tools/orders.py, the approval buttons, checkers/nb08.py
+    # notebook 08: approval.py, tools/orders.py, the approval buttons
     "approval.bad_action": "决定只能是 {actions} 之一，收到的是 {action!r}",
     "approval.edit_needs_dict": "修改参数（edit）需要一个 dict 形式的新参数，收到的是 {kind}",
     "approval.edit_not_json": "修改后的参数变不成 JSON（{error}）：参数里只能有 dict、list、str、int、float、bool 和 None，"
@@ -567,49 +385,11 @@ _ZH_ACTING: dict[str, str] = {
     "debugger.label_approval": "人工审批",
     "debugger.label_waiting": "⏸ 等待批准",
     "debugger.waiting_for_approval": "（等待批准，还没有运行）",
-    "check.08.order_policy.hint_bool": "True 在 Python 里也是 int（isinstance(True, int) 为真，True <= 3 也为真），要先把 bool 排除掉",
-    "check.08.order_policy.hint_float": "2.5 件不是整数件数：用 isinstance(quantity, int) 检查，而不是只比较大小",
-    "check.08.order_policy.hint_missing": "模型可能漏掉 quantity，读不出参数时 call.arguments 是 None：(call.arguments or {{}}).get(\"quantity\") 会得到 None，它不是数量",
-    "check.08.order_policy.hint_not_positive": "0 和负数也「小于等于 3」，但它们不是能下单的数量：数量至少是 1",
-    "check.08.order_policy.hint_text": "字符串 \"100\" 不是数字（工具也不收）：先用 isinstance 检查类型，不要拿字符串去比较（\"100\" <= \"3\" 在 Python 里为真）",
-    "check.08.order_policy.hint_text_digits": "看起来像数字的字符串（\"3\"、\" 2\"、全角的 \"２\"）也不是 int：int() 会把它们都读成数字，"
-                                              "所以先转 int 再比较的写法会批准它们；要检查 quantity 本身的类型",
-    "check.08.order_policy.hint_whole_float": "2.0、4.0 这样的小数，值是整数，类型却是 float：数量的类型不对，就不能自动批准。"
-                                              "int(quantity)、quantity == int(quantity)、is_integer() 看的都是值，不是类型",
-    "check.08.order_policy.large_not_rejected": "{case}：超过 3 件应该拒绝，返回 reject(\"原因\")；实际返回的是 {got}",
-    "check.08.order_policy.no_reason": "{case}：拒绝时要写原因（模型会读到它），例如 reject(\"每单最多 3 件，更多请联系店员\")",
-    "check.08.order_policy.not_a_decision": "{case}：应该返回 approve() / reject(原因) 得到的 Decision，或者 None；实际返回的是 {value}",
-    "check.08.order_policy.not_callable": "order_policy 应该是一个函数：def order_policy(call): ...",
-    "check.08.order_policy.odd_approved": "{case}：这不是 1 到 3 之间的整数，不能批准（返回 reject(原因) 或 None 都可以），实际返回的是 {got}。{hint}",
-    "check.08.order_policy.passed": "1 到 3 件的订单批准，更多的拒绝并说明原因，奇怪的数量一个也没有批准",
-    "check.08.order_policy.raised": "{case} 时 order_policy 出错：{error}。提示：quantity 可能是字符串、小数或布尔值，也可能缺失，call.arguments 还可能是 None，先检查再比较",
-    "check.08.order_policy.small_not_approved": "{case}：1 到 3 件的订单应该批准，返回 approve()；实际返回的是 {got}",
     "orders.copy_is_master": "COURSE_SHOP_DB 指向的 {path} 是商店的原始数据库：下单只能写在副本里（例如 data/my_shop.db），原始数据库永远只读",
 }
 
 _ZH_SUMMARY: dict[str, str] = {
-    # notebook 09, part 1: the summary memory (summary_memory.py), its chart (plots.py) and its checkers (checkers/nb09.py)
-    "check.09.summary.calls": "summarize 应该正好调用 1 次（把所有旧轮次一起交给它），实际调用了 {n_calls} 次",
-    "check.09.summary.error": "调用 compress 时出错：{error}",
-    "check.09.summary.kept": "摘要消息后面应该原样保留最后一轮，角色是 {want}；实际是 {got}",
-    "check.09.summary.lost_last": "最后一轮的 user 消息 {text!r} 不见了：最后一轮（从最后一条 user 消息开始）要原样保留，模型要回答的就是它",
-    "check.09.summary.modified": "compress 修改了传进来的列表：请返回一个新列表，不要在原列表上删改",
-    "check.09.summary.no_call": "没有调用 summarize：摘要要由 summarize(旧消息) 写出来，不能自己拼",
-    "check.09.summary.not_function": "compress 应该是一个函数",
-    "check.09.summary.not_list": "应该返回一个由 dict 组成的列表，实际是 {name}",
-    "check.09.summary.nothing_old": "只有一轮对话时没有可以压缩的旧轮次：应该原样返回（一个新列表），不调用 summarize；实际调用了 {n_calls} 次，返回的角色是 {got}",
-    "check.09.summary.old_messages": "交给 summarize 的应该正好是最后一轮之前的全部消息（system 消息可以不给）：期望角色 {want}，实际是 {got}",
-    "check.09.summary.passed": "system 留在第一条，旧轮次变成一条摘要消息，最后一轮完整保留，{n_cases} 个例子都对",
-    "check.09.summary.repeated_user": "（这个例子里用户把 {text!r} 说了两次：最后一轮要按位置找，从最后一条 user 消息开始；"
-                                      "按内容找（list.index()、in）找到的是前面那条内容相同的消息）",
-    "check.09.summary.returned_input": "compress 返回的就是传进来的那个列表本身：即使没有可以压缩的，也要返回一个新列表（复制一份），"
-                                       "不然调用的人以后改返回的列表时，原来的列表也跟着变",
-    "check.09.summary.split": "工具调用被拆开了：{problem}。assistant 的 tool_calls 消息和回答它的 tool 消息必须一起保留（按整轮保留）",
-    "check.09.summary.summary_message": "第 2 条应该是摘要消息 {{\"role\": \"user\", \"content\": 摘要文字}}，内容里要有 summarize 返回的文字 {text!r}；实际是 {got}",
-    "check.09.summary.summary_role": "摘要消息的 role 应该是 \"user\"（LangChain 的 SummarizationMiddleware 也这样做），不是 {role!r}。"
-                                     "放成第二条 system 消息不行：本地模型的对话模板只读第一条 system 消息，后面的会被悄悄丢掉，有的服务商还会拒绝",
-    "check.09.summary.system_first": "第一条必须是原来的 system 消息，摘要放在它后面；实际第一条的 role 是 {role!r}",
-    "check.09.summary.system_missing": "system 消息不见了：压缩时 system 消息要原样留在第一条",
+    # notebook 09, part 1: the summary memory (summary_memory.py) and its chart (plots.py)
     "memory.chart_summarized": "摘要（SummaryMemory）",
     "memory.chart_summarized_plain": "summary (SummaryMemory)",
     "memory.chart_summary_made": "这一轮写了摘要",
@@ -628,21 +408,7 @@ _ZH_SUMMARY: dict[str, str] = {
 }
 
 _ZH_MCP: dict[str, str] = {
-    # notebook 09, part 2: mcp_server.py, mcp_client.py and their checkers (checkers/nb09.py)
-    "check.09.mcp.description": "工具 {name} 的 description 丢了或者变了：把 MCP 工具的 description 原样放进 function.description，模型靠它知道什么时候用这个工具",
-    "check.09.mcp.description_none": "工具 {name} 在 MCP 里没有 description（是 None），转换后 function.description 是 {got}："
-                                     "chat 请求里的 description 应该是字符串，有的接口会拒绝 null；None 要换成一个字符串（可以是空字符串）",
-    "check.09.mcp.error": "调用 to_openai_tool(工具 {name}) 时出错：{error}。提示：SDK 的 Tool 对象用属性取值：mcp_tool.name、mcp_tool.description、mcp_tool.input_schema",
-    "check.09.mcp.name": "工具 {name} 转换后名字变成了 {got}：function.name 必须和 MCP 工具的 name 一模一样，模型调用时用的就是它，调用再按这个名字发回 MCP 服务器",
-    "check.09.mcp.no_parameters": "工具 {name} 的 function 里没有 parameters（现在的键：{keys}）：MCP 的 inputSchema（SDK 里是 input_schema）要放到 function.parameters 下面",
-    "check.09.mcp.no_properties": "工具 {name} 的 parameters 不是带 properties 的对象 schema：{parameters}。没有参数的工具也要写成 {{\"type\": \"object\", \"properties\": {{}}}}，有的接口会拒绝缺了 properties 的 schema",
-    "check.09.mcp.no_wrapper": "工具 {name} 的结果外面少了一层：应该是 {{\"type\": \"function\", \"function\": {{\"name\": ..., \"description\": ..., \"parameters\": ...}}}}，现在的键是 {keys}",
-    "check.09.mcp.not_callable": "to_openai_tool 应该是一个函数",
-    "check.09.mcp.not_dict": "to_openai_tool(工具 {name}) 应该返回一个 dict，实际返回的是 {kind}",
-    "check.09.mcp.not_sendable": "工具 {name} 转换后的结果还不能放进请求的 tools：{error}",
-    "check.09.mcp.parameters_differ": "工具 {name} 的 parameters 和 MCP 工具的 inputSchema 不一样：参数的 schema 要原样搬过来（只在缺少时补上 type 和 properties）",
-    "check.09.mcp.parameters_not_dict": "工具 {name} 的 parameters 应该是一个 dict（JSON schema），实际是 {kind}",
-    "check.09.mcp.passed": "{n_tools} 个 MCP 工具都转换对了：inputSchema 放进 parameters，外面包上 {{\"type\": \"function\", \"function\": ...}}",
+    # notebook 09, part 2: mcp_server.py and mcp_client.py
     "mcp.arguments_not_object": "错误：工具 {name} 的参数必须是 JSON 对象（dict），收到的是 {kind}",
     "mcp.audio": "[音频：{mime_type}，{size} 字节。只是占位说明，模型听不到音频本身]",
     "mcp.blob": "[资源 {uri}：二进制内容，{mime_type}，{size} 字节。只是占位说明，模型看不到内容本身]",
@@ -675,19 +441,7 @@ _ZH_MCP: dict[str, str] = {
 }
 
 _ZH_EVALUATION: dict[str, str] = {
-    # notebook 10: evaluation.py, judge.py and their checkers (checkers/nb10.py)
-    "check.10.case_passed": "三套价格下都判对了：总价由 products 算出来，回答里要有这个完整的数",
-    "check.10.case_wrong": "回答 {answer!r}（足球 {football} 元、篮球 {basketball} 元）应该判 {want}，你的检查给了 {got!r}。"
-                           "总价要从 products 里算（2 × 足球 + 3 × 篮球），不能写死；再用 has_number 找完整的数"
-                           "（它把 626.0 和 626 当成同一个数）",
-    "check.10.error": "调用 {call} 时出错：{error}",
-    "check.10.in_order_passed": "{n} 对轨迹都判对了：期望的调用按顺序出现，中间可以夹别的调用",
-    "check.10.in_order_wrong": "actual={actual}、expected={expected} 应该是 {want}，你的函数给了 {got!r}。"
-                               "提示：在 actual 里从左往右找 expected 的每个名字，找到一个就从它后面接着找下一个",
-    "check.10.kappa_chance": "。你返回的是一致率：还要扣掉碰巧一致的部分 p_e",
-    "check.10.kappa_passed": "{n} 组结论的 κ 都算对了",
-    "check.10.kappa_wrong": "judge={judge}、code={code} 的 κ 应该是 {want}，你的函数给了 {got!r}{hint}",
-    "check.10.not_callable": "{name} 应该是一个函数",
+    # notebook 10: evaluation.py and judge.py
     "evaluation.bad_mode": "轨迹的比较方式只能是 {modes} 之一，收到的是 {mode!r}",
     "evaluation.chart_by_kind": "每类问题通过了几个",
     "evaluation.chart_by_kind_plain": "passed per kind of question",
@@ -794,11 +548,39 @@ _ZH_PROGRESS: dict[str, str] = {
     "progress_service.too_many": "一次最多发 {most} 条结果",
 }
 
+# The checkers' own block (every check.* key) is added by ``register`` when
+# course_lib.checkers is imported: it is in course_lib/checkers/sentences.py.
 TEXTS: dict[str, dict[str, str]] = {
-    "zh": {**_ZH_PROVIDERS, **_ZH_REPLIES, **_ZH_LOOPS, **_ZH_TOOLS, **_ZH_WIDGETS, **_ZH_CHECKERS,
+    "zh": {**_ZH_PROVIDERS, **_ZH_REPLIES, **_ZH_LOOPS, **_ZH_TOOLS, **_ZH_WIDGETS,
            **_ZH_ACTING, **_ZH_SUMMARY, **_ZH_MCP, **_ZH_EVALUATION, **_ZH_TRACING,
            **_ZH_PROGRESS},
 }
+
+
+def register(language: str, table: dict[str, str]) -> None:
+    """Add ``table``'s sentences to the table of ``language`` (``TEXTS[language]``).
+
+    A package below this module in the import map keeps its sentences beside its
+    code and registers them when it is imported (``course_lib/checkers/__init__.py``
+    does, with checkers/sentences.py); this module never imports it, so nothing
+    runs back up the map.
+
+    Args:
+        language: a language code as ``language()`` returns it (``"zh"``, ``"en"``);
+            a language not yet in ``TEXTS`` gets a table of its own.
+        table: ``{"<area>.<what>": str.format template}``, like the blocks above.
+
+    Raises:
+        ValueError: a key of ``table`` is already in that language's table with
+            another sentence (two modules claiming one key; nothing is added).
+            A key registered again with the same sentence is allowed, so
+            importing a module twice (a reload) does no harm.
+    """
+    known = TEXTS.setdefault(language, {})
+    clashes = sorted(key for key, sentence in table.items() if known.get(key, sentence) != sentence)
+    if clashes:
+        raise ValueError(f"texts.register({language!r}): these keys already have another sentence: {clashes}")
+    known.update(table)
 
 
 def language() -> str:
@@ -810,7 +592,9 @@ def t(key: str, **fields: object) -> str:
     """Return the sentence for ``key`` in the current language, filled with ``fields``.
 
     Args:
-        key: ``"<area>.<what>"``, a key of ``TEXTS["zh"]``.
+        key: ``"<area>.<what>"``, a key of ``TEXTS["zh"]`` (written in this file, or
+            registered with ``register``: the ``check.*`` keys once course_lib.checkers
+            is imported).
         **fields: values for the ``{name}`` placeholders of the template.
 
     Returns:

@@ -4,6 +4,11 @@ The checks read the source of course_lib (ast), so a new ``t("...")`` call with
 a misspelt key, a template whose placeholders do not match the fields its
 caller passes, or a new English (or inline Chinese) error message in a
 converted module fails here before a student ever sees it.
+
+The table is ``TEXTS["zh"]`` as the course uses it: texts.py's own blocks plus
+the tables registered from below (``texts.register``), the checkers' ``check.*``
+sentences of course_lib/checkers/sentences.py among them, so course_lib.checkers
+is imported first.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ from pathlib import Path
 
 import pytest
 
+import course_lib.checkers  # noqa: F401 - registers the check.* sentences (checkers/sentences.py) in TEXTS
 from course_lib import texts
+from course_lib.checkers import sentences
 from course_lib.texts import TEXTS, t
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,6 +32,10 @@ CJK = re.compile(r"[\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef]")
 # A string that looks like a texts key: "<area>.<what>" with an area of the table.
 AREAS = sorted({key.split(".", 1)[0] for key in ZH})
 KEY_RE = re.compile(r"^(?:%s)\.[a-z0-9_.]+$" % "|".join(map(re.escape, AREAS)))
+# The modules that hold the tables: their keys are written there, which is not a use.
+TABLES = {"texts.py", "checkers/sentences.py"}
+# Keys a caller builds at run time (no literal anywhere): mcp_client.py's t(f"mcp.{item.type}", ...).
+BUILT_KEYS = {"mcp.audio", "mcp.image"}
 
 # Modules whose student-facing sentences were moved to texts.py (issue 13).
 CONVERTED = [
@@ -144,13 +155,38 @@ def test_every_chart_text_has_an_ascii_variant():
 
 
 def test_every_key_is_used():
-    used = set()
-    for _, tree, _ in _sources():
+    used = set(BUILT_KEYS)
+    for name, tree, _ in _sources():
+        if name in TABLES:
+            continue
         used |= {c.args[0].value for c in _t_calls(tree)}
         used |= {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
     plain_variants = {k for k in ZH if k.endswith("_plain") and k[: -len("_plain")] in used}
     unused = set(ZH) - used - plain_variants
     assert not unused, sorted(unused)
+
+
+def test_the_checkers_sentences_are_registered_from_beside_the_checkers():
+    assert sentences.ZH and all(key.startswith("check.") for key in sentences.ZH)
+    assert all(ZH[key] == sentence for key, sentence in sentences.ZH.items())
+    in_texts_py = {n.value for n in ast.walk(ast.parse((LIB / "texts.py").read_text(encoding="utf-8")))
+                   if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    assert not in_texts_py & set(sentences.ZH)  # each sentence is written once, in one of the two files
+
+
+def test_register_adds_a_table_and_refuses_a_key_with_another_sentence(monkeypatch):
+    table = {"demo.hello": "你好，{name}", "check.passed": ZH["check.passed"]}
+    monkeypatch.setattr(texts, "TEXTS", {"zh": dict(ZH)})  # the course's own table stays as it is
+    texts.register("zh", table)
+    assert t("demo.hello", name="小明") == "你好，小明"
+    texts.register("zh", table)  # the same sentences again (a module imported twice): allowed
+    texts.register("en", {"demo.hello": "Hello, {name}"})  # a new language gets its own table
+    monkeypatch.setenv("COURSE_LANGUAGE", "en")
+    assert t("demo.hello", name="Ming") == "Hello, Ming" and t("check.passed", message="x") == "✅ 通过：x"
+    with pytest.raises(ValueError, match="demo.hello"):
+        texts.register("zh", {"demo.hello": "另一句", "demo.new": "新的"})
+    assert "demo.new" not in texts.TEXTS["zh"]  # nothing of a refused table is added
+    assert "demo.hello" not in TEXTS["zh"]  # the real table was never touched
 
 
 def test_missing_key_raises_and_other_language_falls_back(monkeypatch):

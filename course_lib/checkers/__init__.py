@@ -9,7 +9,10 @@ just the printed line.  It never raises, so an untouched exercise does not
 stop "Run All"; ``tests/test_exercises.py`` proves that each checker passes
 on the reference solution in ``solutions/`` and fails on the untouched
 exercise.  The sentences come from ``course_lib.texts`` (``check.*`` keys),
-through this package's ``t``, which keeps the key beside the sentence.
+through this package's ``t``, which keeps the key beside the sentence.  They
+are written in ``sentences.py`` here, beside the checkers: importing this
+package hands that table to ``texts.register`` (texts.py, first in the import
+map, does not import the checkers).
 
 Each checker is decorated with ``@exercise("NN-k")``: its result (the
 exercise, passed or not, the key of the sentence it printed) is kept on the
@@ -25,8 +28,11 @@ from typing import Any, Callable
 
 from .. import progress, texts
 from ..recording import Recording, recording
+from . import sentences
 
 __all__ = ["CheckResult", "Hint", "Recording", "exercise", "recording", "report", "safely", "t"]
+
+texts.register("zh", sentences.ZH)  # the check.* sentences: from here on texts.t finds them
 
 
 class Hint(str):
