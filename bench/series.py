@@ -6,6 +6,10 @@ suite.  ``COURSE_REQUEST_LOG`` makes every client built by
 (``providers.RequestLog``): wall time, tokens, the reply text.  Reading the
 lines a notebook added gives its requests; running the series twice and
 comparing the reply texts request by request measures reproducibility.
+
+The notebook tests' second pass (``execute_cells(..., live_cells=[...])``) is
+answered from the first pass's record where it sends the same request
+(``course_lib.request_replay``); the series itself never asks for that.
 """
 
 from __future__ import annotations
@@ -13,16 +17,21 @@ from __future__ import annotations
 import copy
 import json
 import os
+import shutil
+import tempfile
 import time
 from pathlib import Path
 from typing import Callable
 
+import httpx
 import nbformat
 from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 CELL_TIMEOUT_S = 900
+# Run in the kernel, out of the notebook's sight, to switch course_lib.request_replay's mode.
+REPLAY_SWITCH = "__import__('os').environ[{var!r}] = {mode!r}"
 
 
 def read_log(path: Path) -> list[dict]:
@@ -32,9 +41,53 @@ def read_log(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def switch_replay(client: NotebookClient, mode: str) -> None:
+    """Set ``COURSE_REPLAY`` to ``mode`` in the kernel of ``client``, in a cell the notebook never holds.
+
+    ``nbclient`` writes every executed cell into its notebook, so the cell it
+    put at index 0 is put back; no history is stored, so no execution count
+    moves.
+    """
+    from course_lib import request_replay
+
+    first = client.nb.cells[0]
+    try:
+        client.execute_cell(nbformat.v4.new_code_cell(REPLAY_SWITCH.format(var=request_replay.MODE_ENV, mode=mode)),
+                            0, store_history=False)
+    finally:
+        client.nb.cells[0] = first
+
+
+def local_slot(action: str, name: str) -> bool:
+    """Save or restore the embedded llama-server's one slot: the prompt it has cached, with its KV cache.
+
+    ``POST /slots/0?action=save|restore`` with ``{"filename": name}``; the file
+    lies in the server's ``--slot-save-path`` (``<cache>/slots``).  A reply
+    can depend on what the server computed before it (the prompt cache, see
+    ``local_server.server_flags``), so a cell sent live in the second pass
+    first gets the slot it met in the first pass.
+
+    Returns:
+        True when the server did it; False when no course server answers, or
+        it refused (another provider is configured: nothing is asked).
+    """
+    from course_lib import local_server
+    from course_lib.providers import ProviderError, get_provider
+
+    try:
+        if not get_provider().is_local:
+            return False
+        response = httpx.post(f"http://127.0.0.1:{local_server.port()}/slots/0?action={action}",
+                              json={"filename": name}, timeout=60, trust_env=False)
+    except (ProviderError, httpx.HTTPError):
+        return False
+    return response.status_code == 200
+
+
 def execute_cells(nb: nbformat.NotebookNode, path: Path, log: Path,
                   rerun_errors: list[str] | None = None, rerun_requests: list[dict] | None = None,
-                  seconds: dict[str, float] | None = None) -> tuple[list[str], list[dict]]:
+                  seconds: dict[str, float] | None = None,
+                  live_cells: list[int] | None = None) -> tuple[list[str], list[dict]]:
     """Run ``nb`` top to bottom in a fresh kernel, one cell at a time, with request logging to ``log``.
 
     The kernel inherits ``COURSE_REQUEST_LOG=log``, so every client made by
@@ -59,16 +112,38 @@ def execute_cells(nb: nbformat.NotebookNode, path: Path, log: Path,
         seconds: if a dict is given, it gets ``"first_pass"`` (and, when the
             second pass ran, ``"second_pass"``): wall seconds of each pass, the
             kernel's start-up counted in the first.
+        live_cells: None (the default; the bench): every request goes to the
+            model.  A list (the notebook tests): the first pass records every
+            chat answer (``course_lib.request_replay``, in a temporary folder
+            deleted at the end), and the second pass is answered from that
+            record wherever it sends a request the first pass sent - except in
+            the code cells listed (their index in ``nb.cells``), which go to
+            the model.  The kernel inherits ``COURSE_REPLAY_DIR`` and
+            ``COURSE_REPLAY=record``; before the second pass, and around each
+            listed cell, a cell the notebook never holds switches the mode
+            (``switch_replay``).  A replayed request's log line has
+            ``"replayed": true``.  On the local model, the server's prompt
+            cache before each listed cell is saved in the first pass and put
+            back before it in the second (``local_slot``): the replayed cells
+            before it computed nothing there, and a reply can depend on it.
     Returns:
         ``(errors, requests)``: the error lines (``"Name: value"``), and the log
         lines the notebook added in the first pass, each with ``"cell"``: the
         index of the code cell that sent it.
     """
+    from course_lib import request_replay
+
     before = len(read_log(log))
     os.environ["COURSE_REQUEST_LOG"] = str(log)
+    record = Path(tempfile.mkdtemp(prefix="course-replay-")) if live_cells is not None else None
+    if record is not None:
+        os.environ[request_replay.DIR_ENV] = str(record)
+        os.environ[request_replay.MODE_ENV] = request_replay.RECORD
     client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})
     errors: list[str] = []
+    live = set(live_cells or [])
+    slots: dict[int, str] = {}  # live cell -> the slot file saved before it in the first pass
     cells: list[int] = []  # the cell of each new log line, in order (both passes)
     first_pass: int | None = None  # log lines of the first pass (the second pass's come after them)
     seconds = {} if seconds is None else seconds
@@ -79,6 +154,10 @@ def execute_cells(nb: nbformat.NotebookNode, path: Path, log: Path,
                 if cell.cell_type != "code":
                     continue
                 try:
+                    if record is not None and index in live and rerun_errors is not None:
+                        name = f"course-replay-{os.getpid()}-{index}.bin"
+                        if local_slot("save", name):
+                            slots[index] = name
                     client.execute_cell(cell, index)
                 except Exception as exc:  # noqa: BLE001 - recorded; the notebook stops here
                     errors.append(f"{type(exc).__name__}: {str(exc)[:300]}")
@@ -90,19 +169,40 @@ def execute_cells(nb: nbformat.NotebookNode, path: Path, log: Path,
             seconds["first_pass"] = round(time.perf_counter() - started, 1)
             if rerun_errors is not None and not errors:
                 started = time.perf_counter()
+                if record is not None:
+                    switch_replay(client, request_replay.REPLAY)
                 for index, cell in enumerate(nb.cells):
                     if cell.cell_type != "code":
                         continue
                     try:
+                        if record is not None and index in live:
+                            switch_replay(client, request_replay.OFF)
+                            if index in slots:
+                                local_slot("restore", slots[index])
                         client.execute_cell(copy.deepcopy(cell), index)
                     except Exception as exc:  # noqa: BLE001 - recorded; the second pass goes on
                         rerun_errors.append(f"cell {index}: {type(exc).__name__}: {str(exc)[:300]}")
                     finally:
                         nb.cells[index] = cell  # nbclient put the re-run copy in its place
                         cells += [index] * (len(read_log(log)) - before - len(cells))
+                    if record is not None and index in live:
+                        try:
+                            switch_replay(client, request_replay.REPLAY)
+                        except Exception as exc:  # noqa: BLE001 - the rest of the pass then goes live
+                            rerun_errors.append(f"cell {index}: replay not switched back on: {type(exc).__name__}: "
+                                                f"{str(exc)[:300]}")
                 seconds["second_pass"] = round(time.perf_counter() - started, 1)
     finally:
         os.environ.pop("COURSE_REQUEST_LOG", None)
+        if record is not None:
+            os.environ.pop(request_replay.DIR_ENV, None)
+            os.environ.pop(request_replay.MODE_ENV, None)
+            shutil.rmtree(record, ignore_errors=True)
+        if slots:
+            from course_lib.settings import cache_dir
+
+            for name in slots.values():
+                (cache_dir() / "slots" / name).unlink(missing_ok=True)
     added = read_log(log)[before:]
     for line, index in zip(added, cells + [None] * len(added)):
         line["cell"] = index

@@ -60,7 +60,7 @@ from urllib.parse import urlsplit
 import httpx
 import openai
 
-from . import local_server
+from . import local_server, request_replay
 from .http_client import (CHAT_PATH, CLASSROOM_TIMEOUT_S, REQUEST_TIMEOUT_S, CourseHttpClient, RedirectError,
                           RestartingTransport, is_local_network, proxy_variable, socks_variable)
 from .messages import request_kwargs
@@ -340,6 +340,8 @@ def get_client(provider: Provider | None = None, transport: httpx.BaseTransport 
             without the rules).
     With ``COURSE_REQUEST_LOG=<file>`` set, every chat request is also
     logged to that file (``request_log.RequestLog``; the benchmark uses it).
+    With ``COURSE_REPLAY_DIR`` set (the notebook tests only), the network
+    transport records and replays chat answers (``request_replay``).
     Returns:
         A client with ``timeout=REQUEST_TIMEOUT_S`` and ``max_retries=MAX_RETRIES``
         (``LOCAL_MAX_RETRIES`` for the local server) unless overridden.
@@ -357,8 +359,10 @@ def get_client(provider: Provider | None = None, transport: httpx.BaseTransport 
     if "http_client" not in client_kwargs:
         if provider.is_local and transport is None:
             local_server.ensure_server()
-            transport = RestartingTransport()
+            transport = request_replay.wrap(RestartingTransport())
             client_kwargs.setdefault("max_retries", LOCAL_MAX_RETRIES)
+        elif transport is None and request_replay.folder() is not None:  # the tests' second pass (request_replay)
+            transport = request_replay.wrap(httpx.HTTPTransport(trust_env=not is_local_network(provider.base_url)))
         try:
             client_kwargs["http_client"] = CourseHttpClient(
                 provider, transport=transport, timeout=timeout, event_hooks=hooks,

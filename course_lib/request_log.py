@@ -25,7 +25,9 @@ class RequestLog:
     exchange (s), "status": HTTP status, "stream": bool, "prompt_tokens",
     "completion_tokens", "finish_reason", "content": the reply text,
     "tool_calls": [{"name", "arguments"}] or None, "timings": llama-server's own
-    ``timings`` object or None, "request": the JSON body that was sent}``.
+    ``timings`` object or None, "request": the JSON body that was sent}``,
+    and ``"replayed": true`` when ``request_replay`` answered it from the
+    first pass's record instead of the network (the key is absent otherwise).
     Token counts come from the response's ``usage``.  A streamed reply is
     logged when the stream is closed, with the text and calls put together
     from its chunks (``replies.collect_stream``) - nothing is read that the
@@ -75,7 +77,7 @@ class RequestLog:
             message, finish, timings = choice.get("message") or {}, choice.get("finish_reason"), body.get("timings")
         calls = [{"name": (c.get("function") or {}).get("name"), "arguments": (c.get("function") or {}).get("arguments")}
                  for c in message.get("tool_calls") or []] or None
-        return {
+        line = {
             "at": round(time.time(), 3),
             "seconds": round(time.perf_counter() - started, 3),
             "status": response.status_code,
@@ -88,6 +90,9 @@ class RequestLog:
             "timings": timings,
             "request": sent,
         }
+        if response.extensions.get("course_replayed"):  # answered from the record (request_replay), not sent
+            line["replayed"] = True
+        return line
 
     def on_response(self, response: httpx.Response) -> None:
         streamed = "text/event-stream" in response.headers.get("content-type", "")

@@ -65,7 +65,13 @@ def local_model_up():
 def test_notebook_executes(path: Path, local_model_up):
     """Top to bottom in a fresh kernel, one cell at a time (``bench.series.execute_cells``, as the
     bench's series does), with every model request logged and attributed to its cell; then, in the
-    same kernel, every code cell once more (its errors are ``test_every_cell_survives_a_second_run``'s)."""
+    same kernel, every code cell once more (its errors are ``test_every_cell_survives_a_second_run``'s).
+
+    The second pass is answered from the first pass's record where it sends a request the first
+    pass sent (``course_lib.request_replay``: a deterministic model would give the same reply), and
+    goes to the model for every other request and in the cells that send from threads
+    (``threaded_cells``: their live replies are compared below).  ``COURSE_SECOND_PASS_LIVE=1``
+    sends the whole second pass to the model."""
     nb = nbformat.read(path, as_version=4)
     log = ARTIFACTS / "requests" / f"{path.stem}.jsonl"
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -73,9 +79,11 @@ def test_notebook_executes(path: Path, local_model_up):
     rerun_errors: list[str] = []
     rerun_requests: list[dict] = []
     seconds: dict[str, float] = {}
+    live_cells = None if os.environ.get("COURSE_SECOND_PASS_LIVE") == "1" else threaded_cells(path)
     try:
         errors, requests = series.execute_cells(nb, path, log, rerun_errors=rerun_errors,
-                                                rerun_requests=rerun_requests, seconds=seconds)
+                                                rerun_requests=rerun_requests, seconds=seconds,
+                                                live_cells=live_cells)
         if not errors:
             RERUN_ERRORS[path.name] = rerun_errors
             RERUN_REQUESTS[path.stem] = rerun_requests
@@ -83,7 +91,9 @@ def test_notebook_executes(path: Path, local_model_up):
         (ARTIFACTS / "executed").mkdir(exist_ok=True)
         nbformat.write(nb, ARTIFACTS / "executed" / path.name)  # the first pass's outputs
         EXECUTED[path.name] = nb
-        write_times(path.stem, seconds)
+        replayed = sum(1 for line in rerun_requests if line.get("replayed"))
+        counts = {"second_pass_replayed": replayed, "second_pass_live": len(rerun_requests) - replayed}
+        write_times(path.stem, seconds, counts if "second_pass" in seconds else {})
     REQUESTS[path.stem] = requests
     assert not errors, f"{path.name}: {errors[0]}"
     for cell in nb.cells:
@@ -91,16 +101,18 @@ def test_notebook_executes(path: Path, local_model_up):
             assert output.get("output_type") != "error", f"{path.name}: {output.get('ename')}: {output.get('evalue')}"
 
 
-def write_times(stem: str, seconds: dict[str, float]) -> None:
+def write_times(stem: str, seconds: dict[str, float], counts: dict[str, int] | None = None) -> None:
     """Adds one notebook's seconds per pass to ``test-artifacts/notebook_times.json``:
-    ``{stem: {"first_pass_s": s, "second_pass_s": s}}`` (the first pass is the one a class sees, the
-    kernel's start-up included; the second re-runs every cell in the same kernel)."""
+    ``{stem: {"first_pass_s": s, "second_pass_s": s, "second_pass_replayed": n, "second_pass_live": n}}``
+    (the first pass is the one a class sees, the kernel's start-up included; the second re-runs every
+    cell in the same kernel, its requests answered from the first pass's record (replayed) or by the
+    model (live))."""
     times_file = ARTIFACTS / "notebook_times.json"
     try:
         times = json.loads(times_file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         times = {}
-    times[stem] = {f"{name}_s": value for name, value in seconds.items()}
+    times[stem] = {**{f"{name}_s": value for name, value in seconds.items()}, **(counts or {})}
     times_file.write_text(json.dumps(times, indent=2, ensure_ascii=False), encoding="utf-8")
 
 
@@ -169,7 +181,8 @@ def test_cells_that_send_from_threads_reply_the_same_when_run_again():
     """A cell that sends several requests from threads gives the same reply to each request when
     the student runs it again (the second pass of test_notebook_executes, same kernel, a warm prompt
     cache): the order its requests reach a one-slot server must not depend on the threads' timing,
-    or the prose under it (07's parallel cell quotes the reference run) holds only on some runs."""
+    or the prose under it (07's parallel cell quotes the reference run) holds only on some runs.
+    These cells are live in the second pass (``live_cells``); a replayed reply would prove nothing."""
     if len(RERUN_REQUESTS) != len(NOTEBOOKS):
         pytest.skip("run every notebook first (pytest -m notebook)")
     checked = 0
@@ -181,6 +194,8 @@ def test_cells_that_send_from_threads_reply_the_same_when_run_again():
                                for line in lines if line.get("cell") == cell})
             first, second = passes
             assert first, f"{path.name} cell {cell}: no request in the first pass"
+            replayed = [line for line in RERUN_REQUESTS[path.stem] if line.get("cell") == cell and line.get("replayed")]
+            assert not replayed, f"{path.name} cell {cell}: {len(replayed)} requests replayed, not sent, in the second run"
             assert first.keys() == second.keys(), f"{path.name} cell {cell}: the second run sent other requests"
             changed = [(first[key], second[key]) for key in first if first[key] != second[key]]
             assert not changed, f"{path.name} cell {cell}: replies changed on the second run: {changed}"

@@ -1,0 +1,206 @@
+"""Answer a chat request again with the reply recorded for it: the notebook tests' second pass.
+
+Used only by the tests and the bench (``bench/series.py``); never in class.
+Nothing here happens unless ``COURSE_REPLAY_DIR`` is set: without it
+``providers.get_client`` builds exactly the client it always built.
+
+The notebook tests run each notebook top to bottom, then every code cell once
+more in the same kernel (does a cell survive a re-run?).  On a deterministic
+model (greedy decoding) a cell that rebuilds its own state sends the same
+request the second time and would get the same reply, so the second pass is
+answered from what the first pass received; a request that differs goes to
+the model.
+
+What it stores, and where
+-------------------------
+With ``COURSE_REPLAY_DIR=<folder>`` set when ``get_client`` builds a client,
+the client's network transport is wrapped in ``ReplayTransport``.  For each
+chat request (``POST .../chat/completions``) it reads ``COURSE_REPLAY`` from
+``os.environ`` at the moment the request is sent (so a client built earlier
+follows a switch made later):
+
+``record``  the answer is stored in the folder, once the caller has read it to
+            the end and only for a 2xx status: ``<key>.<n>.body``, the
+            response's bytes as the server sent them (a stream's server-sent
+            events included), and ``<key>.<n>.json``, its status and headers.
+            ``key`` is ``request_key``: the SHA-256 of the method, the URL and
+            the canonical JSON body (keys sorted, no spaces); ``n`` counts the
+            same request 0, 1, 2, ... in the order the answers were read.
+``replay``  the n-th request with a stored key in this process gets the n-th
+            stored answer, as an ``httpx.Response`` whose body is read as the
+            network's is (lazily: the openai SDK and ``request_log`` read a
+            stream exactly as a live one); a request that was not stored, or
+            is sent more often than it was, goes to the network (and is not
+            stored).  A replayed response has
+            ``response.extensions["course_replayed"] = True``, and its
+            ``request_log`` line says ``"replayed": true``.
+else        (unset, ``off``): the request goes to the network, nothing is stored.
+
+Other requests (``/health``, the slot erase of ``clear_prompt_cache``) always
+go to the network.  A transport handed to ``get_client`` (a test's
+``httpx.MockTransport``) is never wrapped, and a raw ``openai.OpenAI`` client
+(notebook 01 builds one) does not come here at all: only the network's answers
+are recorded.  ``bench/series.py`` makes the folder: a temporary one per
+notebook, deleted when the notebook has run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+import httpx
+
+DIR_ENV = "COURSE_REPLAY_DIR"  # the folder of the recorded answers
+MODE_ENV = "COURSE_REPLAY"  # record | replay | off, read per request
+RECORD, REPLAY, OFF = "record", "replay", "off"
+CHAT_PATH = "/chat/completions"
+# Response headers that described the connection, not the body (the body is stored de-chunked).
+_DROPPED_HEADERS = {"transfer-encoding", "connection", "keep-alive"}
+
+_served: dict[tuple[str, str], int] = {}  # (folder, key) -> answers replayed so far in this process
+_lock = threading.Lock()
+
+
+def folder() -> Path | None:
+    """The folder ``COURSE_REPLAY_DIR`` names, or None when it is unset or blank."""
+    value = os.environ.get(DIR_ENV, "").strip()
+    return Path(value) if value else None
+
+
+def mode() -> str:
+    """``COURSE_REPLAY`` now: ``"record"``, ``"replay"`` or ``"off"`` (unset and anything else)."""
+    value = os.environ.get(MODE_ENV, "").strip().lower()
+    return value if value in (RECORD, REPLAY) else OFF
+
+
+def request_key(request: httpx.Request) -> str:
+    """SHA-256 (hex) of the method, the URL and the canonical JSON body (the raw body if it is not JSON)."""
+    body = request.read()
+    try:
+        text = json.dumps(json.loads(body), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        canonical = text.encode("utf-8")
+    except ValueError:
+        canonical = body
+    return hashlib.sha256(f"{request.method} {request.url}\n".encode("utf-8") + canonical).hexdigest()
+
+
+def _is_chat(request: httpx.Request) -> bool:
+    return request.method == "POST" and request.url.path.rstrip("/").endswith(CHAT_PATH)
+
+
+def save(where: Path, key: str, response: httpx.Response, body: bytes) -> Path:
+    """Store one answer as the next ``<key>.<n>``; returns the ``.json`` path."""
+    where.mkdir(parents=True, exist_ok=True)
+    n = 0
+    while True:
+        try:
+            with (where / f"{key}.{n}.body").open("xb") as fh:  # claims n, also against another thread
+                fh.write(body)
+            break
+        except FileExistsError:
+            n += 1
+    headers = [[name.decode("latin-1"), value.decode("latin-1")] for name, value in response.headers.raw
+               if name.decode("latin-1").lower() not in _DROPPED_HEADERS]
+    reason = response.extensions.get("reason_phrase", b"")
+    meta = {"status": response.status_code, "headers": headers,
+            "reason_phrase": reason.decode("latin-1") if isinstance(reason, bytes) else str(reason)}
+    path = where / f"{key}.{n}.json"  # written last: an answer counts once its .json is there
+    path.write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def stored(where: Path, key: str, n: int) -> tuple[dict, bytes] | None:
+    """The n-th stored answer to ``key``: ``(meta, body)``, or None."""
+    meta_path = where / f"{key}.{n}.json"
+    if not meta_path.is_file():
+        return None
+    return json.loads(meta_path.read_text(encoding="utf-8")), (where / f"{key}.{n}.body").read_bytes()
+
+
+def take(where: Path, key: str, request: httpx.Request) -> httpx.Response | None:
+    """The next stored answer to ``key`` in this process, as a response to ``request``; None when none is left."""
+    with _lock:
+        n = _served.get((str(where), key), 0)
+        found = stored(where, key, n)
+        if found is None:
+            return None
+        _served[(str(where), key)] = n + 1
+    meta, body = found
+    extensions = {"course_replayed": True, "http_version": b"HTTP/1.1",
+                  "reason_phrase": meta.get("reason_phrase", "").encode("latin-1")}
+    return httpx.Response(meta["status"], headers=[tuple(pair) for pair in meta["headers"]], stream=StoredStream(body),
+                          request=request, extensions=extensions)
+
+
+class StoredStream(httpx.SyncByteStream):
+    """A stored body, handed out when read (as a network stream is), not in advance."""
+
+    def __init__(self, body: bytes):
+        self.body = body
+
+    def __iter__(self):
+        yield self.body
+
+
+class RecordingStream(httpx.SyncByteStream):
+    """Passes the network's bytes on; when closed after the last byte was read, hands all of them to ``done``.
+
+    The openai SDK stops reading a stream at its ``data: [DONE]`` event, so
+    bytes that end with that event count as read to the end.  A stream the
+    caller closes before (it stopped reading half-way) is not stored.
+    """
+
+    def __init__(self, inner: Any, done: Callable[[bytes], Any]):
+        self.inner, self.done, self.seen, self.complete = inner, done, bytearray(), False
+
+    def __iter__(self):
+        for part in self.inner:
+            self.seen += part
+            yield part
+        self.complete = True
+
+    def close(self) -> None:
+        self.inner.close()
+        seen, self.seen = bytes(self.seen), bytearray()  # handed on once
+        if self.complete or seen.rstrip().endswith(b"data: [DONE]"):
+            self.complete = False
+            self.done(seen)
+
+
+class ReplayTransport(httpx.BaseTransport):
+    """Wraps the network transport: records or replays chat answers as ``COURSE_REPLAY`` says (module docstring)."""
+
+    def __init__(self, inner: httpx.BaseTransport):
+        self.inner = inner
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        where, now = folder(), mode()
+        if where is None or now == OFF or not _is_chat(request):
+            return self.inner.handle_request(request)
+        key = request_key(request)
+        if now == REPLAY:
+            answer = take(where, key, request)
+            if answer is not None:
+                return answer
+            return self.inner.handle_request(request)
+        response = self.inner.handle_request(request)
+        if not 200 <= response.status_code < 300:
+            return response
+        if response.is_stream_consumed:  # read in advance (a mock transport's answer): stored now
+            save(where, key, response, response.content)
+        else:
+            response.stream = RecordingStream(response.stream, lambda body: save(where, key, response, body))
+        return response
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def wrap(transport: httpx.BaseTransport) -> httpx.BaseTransport:
+    """``ReplayTransport(transport)`` when ``COURSE_REPLAY_DIR`` is set, else ``transport`` itself."""
+    return ReplayTransport(transport) if folder() is not None else transport
