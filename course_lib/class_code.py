@@ -165,17 +165,34 @@ def ask_service(address: str, port: int, secret: str, name: str, token: str,
     return {k: values[k] for k in ENV_NAMES}
 
 
+def env_lines(path: Path) -> list[str]:
+    """The lines of the ``.env`` at ``path`` (``[]`` when there is none), read as the course reads it
+    (UTF-8, or UTF-16 / UTF-8 with a BOM from Notepad).
+
+    Raises:
+        CodeError: a file in another encoding (e.g. GBK from an old editor): rewriting it would
+            turn its other lines into replacement characters, so nothing is written; the
+            sentence says how to save it as UTF-8.
+    """
+    if not path.is_file():
+        return []
+    try:
+        return decode_dotenv(path.read_bytes()).splitlines()
+    except UnicodeDecodeError as exc:
+        raise CodeError(t("class_code.env_not_utf8", path=path, position=exc.start)) from exc
+
+
 def write_env(values: dict[str, str], path: Path | None = None) -> Path:
     """Put ``values`` into ``.env``: each line ``NAME=value`` replaced where it was, else added at the end.
 
-    Other lines are kept as they were.  The file is read as the course reads
-    it (UTF-8, or UTF-16 / UTF-8 with a BOM from Notepad) and written as UTF-8
-    without a BOM, ``\n`` line ends.  Returns the path.
+    Other lines are kept as they were.  The file is read as ``env_lines`` reads
+    it and written as UTF-8 without a BOM, ``\n`` line ends.  Returns the path.
+
+    Raises:
+        CodeError: the file is not UTF-8 / UTF-16 (``env_lines``); it is left as it was.
     """
     path = path or PROJECT_ROOT / ".env"
-    lines: list[str] = []
-    if path.is_file():
-        lines = decode_dotenv(path.read_bytes(), errors="replace").splitlines()
+    lines = env_lines(path)
     kept, done = [], set()
     for line in lines:
         name = line.split("=", 1)[0].strip().removeprefix("export ").strip()
@@ -197,15 +214,16 @@ def join(code: str, name: str | None = None, env_path: Path | None = None) -> in
     """
     try:
         address, port, secret = read_code(code)
+        env_lines(env_path or PROJECT_ROOT / ".env")  # an unreadable .env stops here, before the teacher is asked
         if name is None:
             name = input(t("class_code.ask_name")).strip()
         values = ask_service(address, port, secret, name, student_token())
+        path = write_env(values, env_path)
     except CodeError as exc:
         print(t("class_code.error_line", error=exc), file=sys.stderr)
         return 1
     except (EOFError, KeyboardInterrupt):
         return 1
-    path = write_env(values, env_path)
     print(t("class_code.joined", name=values["COURSE_STUDENT_NAME"], path=path,
              url=values["COURSE_BASE_URL"]))
     return 0

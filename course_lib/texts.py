@@ -490,6 +490,8 @@ _ZH_PROGRESS: dict[str, str] = {
     "class_code.bad_port": "端口 {port} 不在 1–65535 之间",
     "class_code.bad_secret": "班级代码的密码部分应该是 10 个十六进制数字",
     "class_code.bad_length": "班级代码应该是 {want} 个字母和数字（不算连字符），你输入了 {n} 个：照投影上的再输一次",
+    "class_code.env_not_utf8": "{path} 不是 UTF-8 编码（第 {position} 个字节读不出来，可能是用旧编辑器存成了 GBK）。"
+                               "原样改写会把里面的中文弄坏，所以什么也没写：用记事本「另存为」选 UTF-8 编码保存，再运行一次这个命令",
     "class_code.error_line": "❌ 没能加入班级：{error}",
     "class_code.joined": "✅ 已加入班级：名字「{name}」，模型在 {url}。这些设置已写进 {path}（课堂密钥也在里面，不要发给别人）。",
     "class_code.refused": "老师电脑上的服务拒绝了（HTTP {status}）：{why}",

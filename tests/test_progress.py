@@ -188,3 +188,19 @@ def test_joining_writes_env_and_keeps_the_other_lines(tmp_path):
     from dotenv import dotenv_values
 
     assert {k: v for k, v in dotenv_values(env).items() if k in values} == values
+
+
+def test_joining_refuses_an_env_in_another_encoding_and_changes_nothing(tmp_path, monkeypatch, capsys):
+    """A GBK .env (an old editor's) is not rewritten with replacement characters: nothing is written,
+    the teacher is not even asked, and the sentence says how to save it as UTF-8."""
+    env = tmp_path / ".env"
+    gbk = "# 我的设置\nCOURSE_LANGUAGE=zh\n".encode("gbk")
+    env.write_bytes(gbk)
+    with pytest.raises(class_code.CodeError, match="UTF-8"):
+        class_code.write_env({"COURSE_PROVIDER": "classroom"}, env)
+    asked = []
+    monkeypatch.setattr(class_code, "ask_service", lambda *args: asked.append(args))
+    code = class_code.make_code("10.0.0.5", 8767, "ab" * 5)
+    assert class_code.join(code, "王小明", env_path=env) == 1
+    assert env.read_bytes() == gbk and asked == []
+    assert "另存为" in capsys.readouterr().err
