@@ -11,7 +11,7 @@ replies::
      "hint": "06.agent_loop.4", "attempt": 3, "time": "2026-12-03T10:41:07Z"}
 
 ``id`` is random (``uuid4``: the teacher's service stores each result once
-however often it is sent), ``hint`` is the ``texts.py`` key of the sentence the
+however often it is sent), ``hint`` is the texts key of the sentence the
 checker printed (``check.06.agent_loop.4`` without ``check.``), ``attempt`` counts
 this exercise's results on this computer, ``time`` is UTC to the second.
 
@@ -112,7 +112,7 @@ def record(exercise: str, passed: bool, hint: str = "", folder: Path | None = No
     Args:
         exercise: ``"NN-k"``, one of ``EXERCISES``.
         passed: what the checker found.
-        hint: the ``texts.py`` key of the checker's sentence, ``"check."`` taken off.
+        hint: the texts key of the checker's sentence (``checkers/sentences.py``), ``"check."`` taken off.
         folder: the progress folder (default ``progress_dir()``).
         settings: the class (default ``class_settings()``, from ``.env``).
     Returns:

@@ -39,7 +39,7 @@ def test_a_checker_keeps_exactly_its_result(folder):
     assert set(first) == set(progress.FIELDS) and set(second) == set(progress.FIELDS)
     assert first["exercise"] == second["exercise"] == "06-1"
     assert first["passed"] is False and (first["attempt"], second["attempt"]) == (1, 2)
-    assert second["hint"] == "06.call_key.1"  # the texts.py key of the sentence it printed
+    assert second["hint"] == "06.call_key.1"  # the texts key of the sentence it printed (checkers/sentences.py)
     assert "check." + first["hint"] in texts.TEXTS["zh"]
     line = progress.results_file(folder).read_text(encoding="utf-8").splitlines()[0]
     assert "call_key" not in json.loads(line)["exercise"]  # nothing of the student's code or names

@@ -36,7 +36,7 @@ texts.register("zh", sentences.ZH)  # the check.* sentences: from here on texts.
 
 
 class Hint(str):
-    """A checker's sentence (a ``str``) that also knows its ``texts.py`` key (``.key``)."""
+    """A checker's sentence (a ``str``) that also knows its texts key (``.key``; the sentences are in ``sentences.py``)."""
 
     key: str
 
@@ -62,7 +62,7 @@ class CheckResult:
 
     passed: bool
     message: str
-    hint: str = ""  # the texts.py key of ``message`` ("" when it was not made by ``t``)
+    hint: str = ""  # the texts key of ``message`` ("" when it was not made by ``t``)
 
     def __bool__(self) -> bool:
         return self.passed
