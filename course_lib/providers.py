@@ -340,8 +340,8 @@ def get_client(provider: Provider | None = None, transport: httpx.BaseTransport 
             without the rules).
     With ``COURSE_REQUEST_LOG=<file>`` set, every chat request is also
     logged to that file (``request_log.RequestLog``; the benchmark uses it).
-    With ``COURSE_REPLAY_DIR`` set (the notebook tests only), the network
-    transport records and replays chat answers (``request_replay``).
+    With ``COURSE_REPLAY_DIR`` set (the notebook tests only), the local
+    server's transport records and replays chat answers (``request_replay``).
     Returns:
         A client with ``timeout=REQUEST_TIMEOUT_S`` and ``max_retries=MAX_RETRIES``
         (``LOCAL_MAX_RETRIES`` for the local server) unless overridden.
@@ -361,8 +361,6 @@ def get_client(provider: Provider | None = None, transport: httpx.BaseTransport 
             local_server.ensure_server()
             transport = request_replay.wrap(RestartingTransport())
             client_kwargs.setdefault("max_retries", LOCAL_MAX_RETRIES)
-        elif transport is None and request_replay.folder() is not None:  # the tests' second pass (request_replay)
-            transport = request_replay.wrap(httpx.HTTPTransport(trust_env=not is_local_network(provider.base_url)))
         try:
             client_kwargs["http_client"] = CourseHttpClient(
                 provider, transport=transport, timeout=timeout, event_hooks=hooks,

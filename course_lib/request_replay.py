@@ -14,7 +14,9 @@ the model.
 What it stores, and where
 -------------------------
 With ``COURSE_REPLAY_DIR=<folder>`` set when ``get_client`` builds a client,
-the client's network transport is wrapped in ``ReplayTransport``.  For each
+the local server's transport (the provider the notebook tests run on) is
+wrapped in ``ReplayTransport``; a client of any other provider is left as it
+is, and its second pass goes to the model.  For each
 chat request (``POST .../chat/completions``) it reads ``COURSE_REPLAY`` from
 ``os.environ`` at the moment the request is sent (so a client built earlier
 follows a switch made later):
