@@ -62,7 +62,7 @@ def local_slot(action: str, name: str) -> bool:
     """Save or restore the embedded llama-server's one slot: the prompt it has cached, with its KV cache.
 
     ``POST /slots/0?action=save|restore`` with ``{"filename": name}``; the file
-    lies in the server's ``--slot-save-path`` (``<cache>/slots``).  A reply
+    lies in the server's ``--slot-save-path`` (``local_server.slot_dir()``).  A reply
     can depend on what the server computed before it (the prompt cache, see
     ``local_server.server_flags``), so a cell sent live in the second pass
     first gets the slot it met in the first pass.
@@ -199,10 +199,10 @@ def execute_cells(nb: nbformat.NotebookNode, path: Path, log: Path,
             os.environ.pop(request_replay.MODE_ENV, None)
             shutil.rmtree(record, ignore_errors=True)
         if slots:
-            from course_lib.settings import cache_dir
+            from course_lib import local_server
 
             for name in slots.values():
-                (cache_dir() / "slots" / name).unlink(missing_ok=True)
+                (local_server.slot_dir() / name).unlink(missing_ok=True)
     added = read_log(log)[before:]
     for line, index in zip(added, cells + [None] * len(added)):
         line["cell"] = index

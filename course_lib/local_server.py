@@ -366,6 +366,11 @@ def server_args(gguf: Path, **options) -> list[str]:
     return server_program() + server_flags(gguf, **options)
 
 
+def slot_dir() -> Path:
+    """The embedded server's ``--slot-save-path``: where a saved slot (a prompt and its KV cache) lies."""
+    return cache_dir() / "slots"
+
+
 def server_flags(gguf: Path, *, host: str = "127.0.0.1", port_: int | None = None, parallel: int = 1,
                  ctx_per_slot: int | None = None, prompt_cache: bool | None = None, cache_ram_mib: int = 0,
                  slot_actions: bool = True, api_key_file: Path | None = None, metrics: bool = False) -> list[str]:
@@ -430,7 +435,7 @@ def server_flags(gguf: Path, *, host: str = "127.0.0.1", port_: int | None = Non
     ]
     if slot_actions:
         # llama-server accepts slot actions (the erase in clear_prompt_cache) only with a save path.
-        slots = cache_dir() / "slots"
+        slots = slot_dir()
         slots.mkdir(exist_ok=True)
         args += ["--slot-save-path", str(slots)]
     else:
