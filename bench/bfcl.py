@@ -373,7 +373,9 @@ class BuiltinTemplateServer:
             raise RuntimeError(f"something already answers on port {self.port}; choose --bfcl-builtin-port")
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with open(self.log, "ab") as fh:
-            self.proc = subprocess.Popen(args, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            # in the server folder: the course's flags name the model relative to it (local_server.server_file)
+            self.proc = subprocess.Popen(args, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                         cwd=local_server.server_folder(), env=local_server.server_env(args))
         deadline = time.monotonic() + local_server.START_TIMEOUT_S
         while local_server.health(root=root) != "ok":
             if self.proc.poll() is not None or time.monotonic() > deadline:

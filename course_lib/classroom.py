@@ -193,7 +193,7 @@ class ClassServer:
         if owner is not None:
             raise local_server.LocalModelError(t("classroom.already_serving", pid=owner[0], port=old.get("port")))
         for who in running:
-            server_process.stop(who[0])
+            server_process.stop(who[0], who=who)
         return t("classroom.leftover_stopped", pid=running[0][0], port=old.get("port"))
 
     def start(self) -> "ClassServer":
@@ -203,12 +203,15 @@ class ClassServer:
             LocalModelError: something already answers on the port, or the
                 binary or model is missing.
         """
-        if local_server.health(root=self.root) is not None:
+        if local_server.health(root=self.root) is not None or local_server.port_in_use(self.port, self.host or "0.0.0.0"):
             raise local_server.LocalModelError(t("classroom.port_busy", port=self.port))
         args = self.args()
         # Under a guard whose one owner is this process: the server stops when this command
-        # ends, however it ends (server_process.py), on every OS.
-        self.process = server_process.start_guarded(args, self.state, self.log, owners=True, extra={"port": self.port})
+        # ends, however it ends (server_process.py), on every OS.  It runs in the server folder,
+        # where its flags name their files (local_server.server_folder).
+        self.process = server_process.start_guarded(args, self.state, self.log, owners=True, extra={"port": self.port},
+                                                    cwd=local_server.server_folder(),
+                                                    env=local_server.server_env(args))
         return self
 
     def wait(self, timeout: float = START_TIMEOUT_S) -> None:

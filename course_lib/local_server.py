@@ -309,14 +309,46 @@ def server_program() -> list[str]:
         ``[path to llama-server]`` (``binary_path``), or
         ``[sys.executable, "-m", "course_lib.xllamacpp_server"]`` for the
         ``xllamacpp`` engine (unless ``COURSE_LLAMA_SERVER`` names a binary).
+        A Windows executable (``.exe``: the ``windows-release`` engine) on a
+        system other than Windows is run by Wine: ``[wine, path]`` (how CI runs
+        the Windows student's engine on Linux; ``server_env`` adds Wine's settings).
     Raises:
-        LocalModelError: see ``binary_path`` / ``engine``; xllamacpp not installed.
+        LocalModelError: see ``binary_path`` / ``engine``; xllamacpp not installed;
+            a ``.exe`` outside Windows and no ``wine`` on ``PATH``.
     """
     if not os.environ.get("COURSE_LLAMA_SERVER") and engine() == "xllamacpp":
         if importlib.util.find_spec("xllamacpp") is None:
             raise LocalModelError(t("local.xllamacpp_missing"))
         return [sys.executable, "-m", "course_lib.xllamacpp_server"]
-    return [str(binary_path())]
+    program = str(binary_path())
+    if program.lower().endswith(".exe") and not platforms.is_windows():
+        wine = shutil.which("wine")
+        if wine is None:
+            raise LocalModelError(t("local.wine_missing", program=program))
+        return [wine, program]
+    return [program]
+
+
+def server_env(program: list[str]) -> dict[str, str] | None:
+    """The environment the server ``program`` (``server_program()``) needs, or None for this process's own.
+
+    * Wine (a ``.exe`` outside Windows): ``windows_engine.wine_env()`` - Microsoft's
+      runtime DLLs before Wine's own, no Mono/Gecko prompt, its own prefix.
+    * The xllamacpp launcher (``python -m course_lib.xllamacpp_server``): runs in
+      ``server_folder()``, so the project root goes first on ``PYTHONPATH`` for it to
+      import this very ``course_lib`` (not another copy of the course).
+    """
+    if len(program) > 1 and program[1].lower().endswith(".exe") and not platforms.is_windows():
+        from . import windows_engine
+
+        return windows_engine.wine_env()
+    if program[1:3] == ["-m", "course_lib.xllamacpp_server"]:
+        from .settings import PROJECT_ROOT
+
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH")) if p)
+        return env
+    return None
 
 
 def engine_build() -> str:
@@ -366,6 +398,69 @@ def server_args(gguf: Path, **options) -> list[str]:
     return server_program() + server_flags(gguf, **options)
 
 
+def server_folder() -> Path:
+    """The folder every course server runs in (its working directory): the course cache, ``cache_dir()``.
+
+    Why: llama.cpp's Windows build opens ``--chat-template-file`` and
+    ``--api-key-file`` with ``std::ifstream`` on a narrow (ANSI code page) file
+    name, so a course folder or user name with Chinese characters makes it exit
+    at start ("failed to open file", llama.cpp issue #18571).  So every file the
+    course hands the server lies in this folder and is named relative to it, in
+    ASCII (``server_file``), and the server is started with this folder as its
+    working directory - which Windows sets through its wide (UTF-16) API, any
+    characters allowed.  The same on every engine and OS.
+    """
+    return cache_dir()
+
+
+def server_file(path: Path, folder: Path | None = None) -> str:
+    """How ``path`` is named on the server's command line: relative to ``folder`` when it lies inside it.
+
+    Args:
+        path: a file or folder the server opens.
+        folder: the server's working directory; default ``server_folder()``.
+    Returns:
+        ``folder``-relative with ``/`` (Windows accepts it), e.g. ``"slots"`` or
+        ``"qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"``; ``str(path)`` for a path
+        outside ``folder`` (only the model can be: ``COURSE_GGUF_PATH``; llama.cpp
+        opens the model through ``ggml_fopen``, which converts the name to UTF-16
+        on Windows, so any characters work there - tried under Wine, see
+        docs/models-and-engines.md).
+    """
+    folder = server_folder() if folder is None else folder
+    try:
+        return Path(path).resolve().relative_to(Path(folder).resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def server_copy(source: Path, name: str, folder: Path | None = None) -> Path:
+    """Copy the small file ``source`` into ``folder`` as ``name`` (unless it is there with the same bytes).
+
+    For the chat template (it lives in the course folder, whose name may not
+    be ASCII) and a key file outside the server folder.  Written to a
+    temporary file and renamed, so a server starting at the same moment never
+    reads half a file.
+
+    Returns:
+        The copy's path (``folder / name``).
+    Raises:
+        OSError: ``source`` cannot be read or ``folder`` written.
+    """
+    folder = server_folder() if folder is None else folder
+    data = Path(source).read_bytes()
+    target = Path(folder) / name
+    try:
+        if target.read_bytes() == data:
+            return target
+    except OSError:
+        pass
+    tmp = target.with_name(f".{name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, target)
+    return target
+
+
 def slot_dir() -> Path:
     """The embedded server's ``--slot-save-path``: where a saved slot (a prompt and its KV cache) lies."""
     return cache_dir() / "slots"
@@ -375,6 +470,11 @@ def server_flags(gguf: Path, *, host: str = "127.0.0.1", port_: int | None = Non
                  ctx_per_slot: int | None = None, prompt_cache: bool | None = None, cache_ram_mib: int = 0,
                  slot_actions: bool = True, api_key_file: Path | None = None, metrics: bool = False) -> list[str]:
     """Return the flags of the course's server command line (llama-server's spelling; every engine takes them).
+
+    Every file is named relative to ``server_folder()`` (``server_file``), in
+    ASCII: the server must be started with that folder as its working
+    directory (``server_process.start_guarded(..., cwd=server_folder())``).
+    The chat template is copied there; so is a key file that lies elsewhere.
 
     The defaults are the embedded server's: loopback only, one slot.  The
     classroom server (``classroom.serve_args``) passes its own host, port,
@@ -413,11 +513,15 @@ def server_flags(gguf: Path, *, host: str = "127.0.0.1", port_: int | None = Non
             server's, for the teacher's progress page).
     Returns:
         The flags, without the program (``server_args`` adds it).
+    Raises:
+        OSError: the chat template cannot be copied into the server folder, or ``api_key_file``
+            (outside that folder) cannot be read.
     """
+    folder = server_folder()
     threads = os.environ.get("COURSE_LOCAL_THREADS") or str(GENERATION_THREADS)
     per_slot = ctx_per_slot or int(os.environ.get("COURSE_LOCAL_CTX") or 8192)
     args = [
-        "--model", str(gguf),
+        "--model", server_file(gguf, folder),
         "--alias", MODEL_ALIAS,
         "--host", host,
         "--port", str(port_ or port()),
@@ -429,7 +533,7 @@ def server_flags(gguf: Path, *, host: str = "127.0.0.1", port_: int | None = Non
         # Safety net for a classroom: a request without max_tokens stops after this many tokens.
         "--n-predict", "1024",
         "--jinja",
-        "--chat-template-file", str(TEMPLATE_PATH),
+        "--chat-template-file", server_file(server_copy(TEMPLATE_PATH, TEMPLATE_PATH.name, folder), folder),
         "--no-webui",
         "--cache-ram", str(cache_ram_mib),
     ]
@@ -437,11 +541,13 @@ def server_flags(gguf: Path, *, host: str = "127.0.0.1", port_: int | None = Non
         # llama-server accepts slot actions (the erase in clear_prompt_cache) only with a save path.
         slots = slot_dir()
         slots.mkdir(exist_ok=True)
-        args += ["--slot-save-path", str(slots)]
+        args += ["--slot-save-path", server_file(slots, folder)]
     else:
         args.append("--no-slots")
     if api_key_file is not None:
-        args += ["--api-key-file", str(api_key_file)]
+        if server_file(api_key_file, folder) == str(api_key_file):  # outside the folder: a copy inside it
+            api_key_file = server_copy(api_key_file, "server-api-key.txt", folder)
+        args += ["--api-key-file", server_file(api_key_file, folder)]
     if metrics:
         args.append("--metrics")
     if prompt_cache is False or (prompt_cache is None and os.environ.get("COURSE_PROMPT_CACHE") == "0"):
@@ -500,12 +606,63 @@ def clear_prompt_cache(timeout: float = 10.0) -> int | None:
         return None
 
 
+def served_models(timeout: float = 2.0, root: str | None = None) -> list[str] | None:
+    """The model names a server lists at ``/v1/models`` (OpenAI's endpoint; llama-server needs no key there).
+
+    Args:
+        timeout: seconds.  root: as for ``health``.
+    Returns:
+        The ``id`` of every model listed (llama-server lists its ``--alias``),
+        ``[]`` for an answer that lists none or is not that JSON, or None when
+        nothing answers (or answers with an HTTP error).
+    """
+    url = f"{root or f'http://127.0.0.1:{port()}'}/v1/models"
+    try:
+        with _LOOPBACK.open(url, timeout=timeout) as resp:
+            body = json.loads(resp.read() or b"{}")
+    except (urllib.error.URLError, OSError, ValueError):
+        return None
+    data = body.get("data") if isinstance(body, dict) else None
+    return [str(m.get("id")) for m in data if isinstance(m, dict)] if isinstance(data, list) else []
+
+
+def is_course_server(root: str | None = None) -> bool:
+    """True when the server answering at ``root`` (default the embedded server's port) serves the course's model.
+
+    A server the course started lists ``MODEL_ALIAS`` (``--alias``) at
+    ``/v1/models``; another program that answers ``/health`` on the port
+    (another llama-server, Ollama, LM Studio, a student's own web app) does not,
+    and must not be taken for it.
+    """
+    return MODEL_ALIAS in (served_models(root=root) or [])
+
+
+def port_in_use(port_: int, host: str = "127.0.0.1") -> bool:
+    """True when another program already listens on ``host:port_`` (binding a socket there fails).
+
+    POSIX: with ``SO_REUSEADDR``, as llama-server's own socket (cpp-httplib) -
+    so connections of a server that just ended (``TIME_WAIT``) do not count,
+    a listening socket does.  Windows: with ``SO_EXCLUSIVEADDRUSE``, since there
+    ``SO_REUSEADDR`` would let the bind succeed on a port in use.
+    """
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        exclusive = getattr(socket, "SO_EXCLUSIVEADDRUSE", None)
+        if exclusive is not None:
+            probe.setsockopt(socket.SOL_SOCKET, exclusive, 1)
+        else:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port_))
+        except OSError:
+            return True
+    return False
+
+
 def _read_state() -> dict:
     return server_process.read_state(_state_path())
-
-
-def _pid_alive(pid: int | None) -> bool:
-    return server_process.alive(pid)
 
 
 def _start_lock():
@@ -537,10 +694,22 @@ class ServerStatus:
 
 
 def status() -> ServerStatus:
-    """Return the current state of the course server without changing it."""
+    """Return the current state of the course server without changing it.
+
+    The pid is the guard's from the state file, only while that very process
+    runs (pid and start time, ``server_process.still_running``).
+    """
     state = _read_state()
-    pid = state.get("pid") if _pid_alive(state.get("pid")) else None
+    guard = state.get("guard")
+    pid = guard[0] if guard and server_process.alive(guard) else None
     return ServerStatus(health(), pid, port(), state.get("model"), log_path(), state.get("engine"))
+
+
+def _check_is_course_server() -> None:
+    """Raise when what answers on the course's port is not the course's server (``is_course_server``)."""
+    if not is_course_server():
+        raise LocalModelError(t("local.port_other_server", port=port(), models=", ".join(served_models() or [])
+                                or "-", hint=t("local.port_hint", port=port(), other=port() + 10)))
 
 
 def ensure_server(timeout: float = START_TIMEOUT_S, keep: bool = False) -> str:
@@ -549,7 +718,8 @@ def ensure_server(timeout: float = START_TIMEOUT_S, keep: bool = False) -> str:
     Safe to call from many kernels at once: a file lock lets one start it and
     the others reuse it.  Every process that calls this is recorded as a user
     (an *owner*) of the server; its guard stops it when the last owner has
-    exited (``server_process.py``), on every OS.
+    exited (``server_process.py``), on every OS.  A server already answering on
+    the port is used only when it serves the course's model (``is_course_server``).
 
     Args:
         timeout: seconds to wait for ``/health`` to say ok.
@@ -559,21 +729,29 @@ def ensure_server(timeout: float = START_TIMEOUT_S, keep: bool = False) -> str:
         The base URL, e.g. ``http://127.0.0.1:8765/v1``.
     Raises:
         LocalModelError: the model or engine is missing, this CPU cannot run
-            the engine, or the server exited or stayed unhealthy; the message
-            names the log file.
+            the engine, another program holds the port (or answers there with
+            another model), or the server exited or stayed unhealthy; the
+            message names the port or the log file and what to do.
     """
     with _start_lock():
-        if health() is None:
+        now = health()
+        if now is None:
+            if port_in_use(port()):
+                raise LocalModelError(t("local.port_busy", port=port(),
+                                        hint=t("local.port_hint", port=port(), other=port() + 10)))
             _spawn(keep)
         else:
+            if now == "ok":
+                _check_is_course_server()
             server_process.add_owner(_state_path())
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             state = health()
             if state == "ok":
+                _check_is_course_server()
                 return base_url()
-            pid = _read_state().get("pid")
-            if state is None and pid and not _pid_alive(pid):
+            guard = _read_state().get("guard")
+            if state is None and guard and not server_process.alive(guard):
                 raise LocalModelError(t("local.exited", log=log_path()))
             time.sleep(0.25)
     raise LocalModelError(t("local.not_healthy", seconds=timeout, log=log_path()))
@@ -583,7 +761,8 @@ def _spawn(keep: bool = False) -> None:
     gguf = model_path()
     args = server_args(gguf)
     try:
-        server_process.start_guarded(args, _state_path(), log_path(), owners=not keep,
+        server_process.start_guarded(args, _state_path(), log_path(), owners=not keep, cwd=server_folder(),
+                                     env=server_env(args),
                                      extra={"port": port(), "model": str(gguf),
                                             "engine": f"{engine()}: {engine_build()}"})
     except OSError as exc:
@@ -593,6 +772,10 @@ def _spawn(keep: bool = False) -> None:
 def stop_server(timeout: float = 10.0) -> bool:
     """Stop the server this machine's course started (its guard and the server itself, on every OS).
 
+    Only the very processes the state file records are stopped - pid *and*
+    start time (``server_process.still_running``) - never another program that
+    got the same pid since (pids are reused, quickly on Windows).
+
     Args:
         timeout: seconds to wait after asking each process to end before killing it.
     Returns:
@@ -600,9 +783,8 @@ def stop_server(timeout: float = 10.0) -> bool:
     """
     state = _read_state()
     stopped = False
-    for pid in (state.get("server_pid"), state.get("pid")):  # the server first: a killed guard would leave it
-        if _pid_alive(pid):
-            stopped = server_process.stop(pid, timeout) or stopped
+    for who in server_process.still_running(state):  # the server first: a killed guard would leave it
+        stopped = server_process.stop(who[0], timeout, who=who) or stopped
     _state_path().unlink(missing_ok=True)
     return stopped
 

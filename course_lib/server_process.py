@@ -10,9 +10,10 @@ The guard
 ---------
 The server is started through a small guard process::
 
-    python -m course_lib.server_process guard STATE_FILE -- PROGRAM FLAGS...
+    python -m course_lib.server_process guard --cwd FOLDER STATE_FILE -- PROGRAM FLAGS...
 
-The guard starts ``PROGRAM FLAGS`` as its child and, once a second, reads
+The guard starts ``PROGRAM FLAGS`` as its child (in ``FOLDER``: the server's
+flags name its files relative to it, ``local_server.server_folder``) and, once a second, reads
 the ``owners`` of ``STATE_FILE`` (the processes that use the server: each
 notebook kernel, a ``python course.py test`` run).  When every owner has
 exited, or when the guard is asked to stop, it stops the server: so the
@@ -40,8 +41,34 @@ STOP_TIMEOUT_S = 10.0
 
 
 # --------------------------------------------------------------------------- processes
+def started(proc) -> float:
+    """When process ``proc`` (a ``psutil.Process``) started, in seconds, on a clock that setting the time never moves.
+
+    psutil's public ``create_time()`` is seconds since the epoch: on Linux it
+    adds ``/proc/stat``'s ``btime`` to the process's start in ticks since boot,
+    and on macOS/BSD it corrects by how far the boot time moved since psutil was
+    imported - so a time recorded in one process before the wall clock was set
+    (NTP after a laptop wakes, a student fixing the time) no longer matches the
+    one another process reads after it, and a live kernel looked dead.  psutil
+    itself tells processes apart with the raw start time for this reason
+    (``Process._get_ident``, psutil 7.2: ``create_time(monotonic=True)`` on
+    Linux, macOS and NetBSD); this reads the same value (a private method of the
+    pinned psutil==7.2.2, so with a fallback).  Windows: ``create_time()``, the
+    time stamp Windows stored when the process started, which a later clock
+    change does not rewrite.
+    """
+    if sys.platform != "win32":
+        raw = getattr(getattr(proc, "_proc", None), "create_time", None)
+        if raw is not None:
+            try:
+                return float(raw(monotonic=True))
+            except TypeError:  # a psutil without the parameter
+                pass
+    return proc.create_time()
+
+
 def identity(pid: int | None = None) -> list[float] | None:
-    """``[pid, create_time]`` of a running process (default this one), or None if it is not running.
+    """``[pid, start]`` of a running process (default this one; ``start``: ``started``), or None if it is not running.
 
     The start time tells a process apart from a later one that got the same
     number (process ids are reused, quickly on Windows).
@@ -50,13 +77,17 @@ def identity(pid: int | None = None) -> list[float] | None:
 
     try:
         proc = psutil.Process(pid if pid is not None else os.getpid())
-        return [proc.pid, proc.create_time()]
+        return [proc.pid, started(proc)]
     except (psutil.Error, ValueError):
         return None
 
 
 def alive(who: int | list | None) -> bool:
-    """True if process ``who`` (a pid, or ``[pid, create_time]`` from ``identity``) is running (zombies are not)."""
+    """True if process ``who`` (a pid, or ``[pid, start]`` from ``identity``) is running (zombies are not).
+
+    With a start time, only that very process: another one that got the same
+    pid later started more than a second apart from it.
+    """
     import psutil
 
     if not who:
@@ -64,22 +95,26 @@ def alive(who: int | list | None) -> bool:
     pid, created = (who[0], who[1]) if isinstance(who, (list, tuple)) else (who, None)
     try:
         proc = psutil.Process(int(pid))
-        if created is not None and abs(proc.create_time() - float(created)) > 1.0:
+        if created is not None and abs(started(proc) - float(created)) > 1.0:
             return False
         return proc.status() != psutil.STATUS_ZOMBIE
     except (psutil.Error, ValueError, TypeError):
         return False
 
 
-def stop(pid: int | None, timeout: float = STOP_TIMEOUT_S) -> bool:
+def stop(pid: int | None, timeout: float = STOP_TIMEOUT_S, who: list | None = None) -> bool:
     """End process ``pid`` and its children: terminate (SIGTERM / TerminateProcess), then kill after ``timeout`` s.
 
+    Args:
+        pid: the process.  timeout: seconds to wait after each step.
+        who: its ``identity`` as recorded; when given, nothing is signalled
+            unless the process running as ``pid`` is that very one (``alive(who)``).
     Returns:
         True if something was running and is now gone.
     """
     import psutil
 
-    if not pid:
+    if not pid or (who is not None and (int(who[0]) != int(pid) or not alive(who))):
         return False
     try:
         proc = psutil.Process(int(pid))
@@ -172,7 +207,7 @@ def add_owner(path: Path, who: list | None = None) -> None:
 
 
 def start_guarded(command: list[str], state: Path, log: Path, owners: bool = True,
-                  extra: dict | None = None) -> subprocess.Popen:
+                  extra: dict | None = None, cwd: Path | None = None, env: dict | None = None) -> subprocess.Popen:
     """Start ``command`` under a guard (see the module docstring) and write the state file.
 
     Args:
@@ -182,6 +217,9 @@ def start_guarded(command: list[str], state: Path, log: Path, owners: bool = Tru
         owners: True = the calling process is the first owner (the server stops when all owners
             have exited); False = no owners (it runs until ``stop``).
         extra: more fields for the state file (port, model, engine).
+        cwd: the server's working directory (``local_server.server_folder()``: its flags name
+            files relative to it); None = the project root, where the guard runs.
+        env: the environment of the guard and the server; None = this process's.
     Returns:
         The guard's ``Popen`` (it exits with the server's exit status, or 0 when it stopped the
         server).  The state file then holds ``{"pid": guard pid, "guard": identity of the guard,
@@ -196,16 +234,19 @@ def start_guarded(command: list[str], state: Path, log: Path, owners: bool = Tru
     with open(log, "ab") as out:
         out.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} starting: {' '.join(command)}\n".encode())
         out.flush()
-        guard = subprocess.Popen([sys.executable, "-m", "course_lib.server_process", "guard", str(state), "--", *command],
-                                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        where = [] if cwd is None else ["--cwd", str(cwd)]
+        guard = subprocess.Popen([sys.executable, "-m", "course_lib.server_process", "guard", *where, str(state),
+                                  "--", *command],
+                                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
                                  cwd=str(Path(__file__).resolve().parent.parent), **detached_options())
     write_state(state, {**read_state(state), "pid": guard.pid, "guard": identity(guard.pid)})
     return guard
 
 
 # --------------------------------------------------------------------------- the guard itself
-def guard(state: Path, command: list[str], poll: float = POLL_S) -> int:
-    """Run ``command`` until it exits, every owner in ``state`` has exited, or this process is told to stop.
+def guard(state: Path, command: list[str], poll: float = POLL_S, cwd: Path | None = None) -> int:
+    """Run ``command`` (in folder ``cwd``, default this one) until it exits, every owner in ``state`` has exited,
+    or this process is told to stop.
 
     Returns:
         The server's exit status, or 0 when the guard stopped it.
@@ -214,7 +255,7 @@ def guard(state: Path, command: list[str], poll: float = POLL_S) -> int:
     for name in ("SIGINT", "SIGTERM", "SIGBREAK"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), lambda *_: asked.append(True))
-    server = subprocess.Popen(command, stdin=subprocess.DEVNULL)
+    server = subprocess.Popen(command, stdin=subprocess.DEVNULL, cwd=None if cwd is None else str(cwd))
     with contextlib.suppress(OSError):
         write_state(state, {**read_state(state), "server_pid": server.pid, "server": identity(server.pid)})
     while server.poll() is None:
@@ -229,14 +270,15 @@ def guard(state: Path, command: list[str], poll: float = POLL_S) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m course_lib.server_process guard STATE -- COMMAND...``."""
+    """``python -m course_lib.server_process guard [--cwd FOLDER] STATE -- COMMAND...`` (``--cwd`` first: the rest is the command)."""
     p = argparse.ArgumentParser(prog="python -m course_lib.server_process")
     p.add_argument("what", choices=["guard"])
     p.add_argument("state", type=Path)
+    p.add_argument("--cwd", type=Path, default=None)
     p.add_argument("command", nargs=argparse.REMAINDER)
     opts = p.parse_args(argv)
     command = opts.command[1:] if opts.command[:1] == ["--"] else opts.command
-    return guard(opts.state, command)
+    return guard(opts.state, command, cwd=opts.cwd)
 
 
 if __name__ == "__main__":

