@@ -623,8 +623,19 @@ def cmd_test(args):
 
 
 def bench_pth_line(course_site):
-    """The line of ``.venv-bench``'s course-venv.pth that makes ``course_site`` (.venv's packages) visible there."""
-    return "import site; site.addsitedir(%r)" % str(course_site)
+    """The line of ``.venv-bench``'s course-venv.pth that makes ``course_site`` (.venv's packages) visible there.
+
+    Pure ASCII (``ascii()``, not ``repr()``: a Chinese folder name becomes ``\\u5f20`` escapes), because
+    Python 3.11 and 3.12 read a .pth file in the locale's encoding - ``site.addpackage`` opens it with
+    ``encoding="locale"`` (CPython's Lib/site.py), cp936 on a Chinese Windows - and 3.13 tries UTF-8
+    first, then the locale.  A UTF-8 path would be mis-read there; ASCII reads the same in all of them.
+
+    Args:
+        course_site: the folder (``str`` or path); any characters, backslashes and quotes included.
+    Returns:
+        one line of Python, without a newline, e.g. ``import site; site.addsitedir('/a/.venv/lib/...')``.
+    """
+    return "import site; site.addsitedir(%s)" % ascii(str(course_site))
 
 
 def cmd_bench(args):
