@@ -638,6 +638,23 @@ def bench_pth_line(course_site):
     return "import site; site.addsitedir(%s)" % ascii(str(course_site))
 
 
+def site_packages(python):
+    """Where the virtual environment of ``python`` installs pure packages (``sysconfig``'s purelib), as ``str``.
+
+    That Python prints the path with ``ascii()`` and it is read back with ``ast.literal_eval``: on
+    Windows a child Python writes into a pipe in the ANSI code page (cp936 on a Chinese Windows), not
+    UTF-8 (Python's docs, ``sys.stdout``), so a Chinese folder name could not be decoded as UTF-8.
+
+    Raises:
+        StepFailed: as ``capture`` (the Python could not start or failed).
+        ValueError, SyntaxError: it printed something other than one string literal.
+    """
+    import ast
+
+    code = "import sysconfig; print(ascii(sysconfig.get_paths()['purelib']))"
+    return ast.literal_eval(capture([python, "-c", code]).decode("ascii").strip())
+
+
 def cmd_bench(args):
     """``bench [ARGS]``: set-up, the peer frameworks in .venv-bench, then ``python -m bench ARGS``.
 
@@ -654,9 +671,8 @@ def cmd_bench(args):
     bench_python = venv_python(BENCH_VENV)
     if not bench_python.is_file():
         run([sys.executable, "-m", "venv", BENCH_VENV])
-    where = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
-    course_site = capture([python, "-c", where]).decode("utf-8").strip()
-    bench_site = capture([bench_python, "-c", where]).decode("utf-8").strip()
+    course_site = site_packages(python)
+    bench_site = site_packages(bench_python)
     write_line(root_path(bench_site, "course-venv.pth"), bench_pth_line(course_site))  # bench_site is absolute
     stamp = root_path(BENCH_VENV, BENCH_STAMP)
     digest = hashlib.sha256()
