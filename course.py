@@ -324,6 +324,95 @@ def venv_ok(venv=VENV):
         return False
 
 
+def pyvenv_cfg(venv=VENV):
+    """The ``key = value`` lines of ``venv/pyvenv.cfg`` as a dict (keys lower-case); {} when there is none.
+
+    ``python -m venv`` writes ``home``, ``version = 3.x.y`` and (3.11+) ``executable`` there in UTF-8
+    (CPython's Lib/venv/__init__.py, ``create_configuration``); virtualenv writes ``version_info =
+    3.x.y.final.0``.  Bytes that are not UTF-8 become U+FFFD.
+    """
+    try:
+        text = root_path(venv, "pyvenv.cfg").read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return {}
+    values = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            values[key.strip().lower()] = value.strip()
+    return values
+
+
+def venv_version(cfg):
+    """The Python version that made a venv, ``(major, minor, micro)``, from its ``pyvenv_cfg`` dict; None if unknown.
+
+    ``version`` (venv) wins over ``version_info`` (virtualenv; ``3.10.4.final.0``).
+    """
+    for key in ("version", "version_info"):
+        parts = cfg.get(key, "").split(".")
+        if len(parts) >= 3 and all(part.isdigit() for part in parts[:3]):
+            return tuple(int(part) for part in parts[:3])
+    return None
+
+
+def venv_python_gone(cfg, venv=VENV):
+    """True when the Python that made ``venv`` is no longer there (uninstalled, or upgraded in its place).
+
+    Its python is a dangling link (POSIX venvs link to the base Python), or pyvenv.cfg's ``home``
+    folder or ``executable`` no longer exists.  Only file-system look-ups: no process.  ``lexists``
+    for ``executable``, so that a link (Microsoft Store's app alias) counts as there.
+    """
+    python = venv_python(venv)
+    if os.path.lexists(str(python)) and not python.exists():
+        return True
+    home, executable = cfg.get("home"), cfg.get("executable")
+    if home and "\ufffd" not in home and not os.path.isdir(home):
+        return True
+    return bool(executable) and "\ufffd" not in executable and not os.path.lexists(executable)
+
+
+def venv_too_old(cfg):
+    """``venv_version(cfg)`` when it is older than ``MIN_PYTHON``, else None."""
+    version = venv_version(cfg)
+    return version if version is not None and version[:2] < MIN_PYTHON else None
+
+
+def venv_problem(venv=VENV):
+    """Why the existing ``venv`` is to be made again, as one Chinese line, or None when it can be used.
+
+    Made by a Python older than ``MIN_PYTHON`` (pyvenv.cfg; pip could not install the course's
+    packages there): made again, without starting it.  Its python does not run pip (``venv_ok``,
+    the one process this asks for, as before): made again, the line naming the Python that is gone
+    when ``venv_python_gone`` says so, else that the last install stopped half-way.
+
+    Returns:
+        the line (``course.venv_too_old``, ``course.venv_python_gone`` or ``course.incomplete``), or None.
+    """
+    cfg = pyvenv_cfg(venv)
+    old = venv_too_old(cfg)
+    if old is not None:
+        return t("course.venv_too_old", venv=venv, version="%d.%d.%d" % old, need=NEED, python=sys.executable)
+    if venv_ok(venv):
+        return None
+    version = venv_version(cfg)
+    if version is not None and venv_python_gone(cfg, venv):
+        return t("course.venv_python_gone", venv=venv, version="%d.%d.%d" % version,
+                 home=cfg.get("home") or cfg.get("executable") or "?", python=sys.executable)
+    return t("course.incomplete", venv=venv)
+
+
+def venv_other_python(venv=VENV):
+    """One Chinese line when a usable ``venv`` was made by another Python (major.minor) than this one, else None.
+
+    It is kept (its Python still runs and is new enough); the line says how to change to this one.
+    """
+    version = venv_version(pyvenv_cfg(venv))
+    if version is None or version[:2] == tuple(sys.version_info[:2]):
+        return None
+    return t("course.venv_other_python", venv=venv, version="%d.%d.%d" % version,
+             now="%d.%d.%d" % tuple(sys.version_info[:3]))
+
+
 def requirements_hash(plan):
     """What ``.venv/.course-installed`` holds once ``plan``'s packages are installed: a sha256 in hex.
 
@@ -530,7 +619,7 @@ def check(plan=None, command="check"):
         args.append("--local-model")
     if needs_build(plan):
         args.append("--build")
-    if not (venv_ok() and root_path(VENV, STAMP).is_file()):
+    if not (venv_ok() and root_path(VENV, STAMP).is_file()) or venv_too_old(pyvenv_cfg()) is not None:
         args.append("--install")
     return setup_check.main(args)
 
@@ -539,7 +628,12 @@ def setup(command="setup"):
     """The whole set-up: checks, .venv, packages (compiling llama-server where that is the engine), the model file.
 
     Idempotent: what is already there (the stamp's hash matches) is not
-    installed again.
+    installed again.  An existing .venv that cannot be used - made by a Python
+    older than ``MIN_PYTHON``, its Python gone, half made - is made again with
+    the Python running this file, after a line saying why (``venv_problem``);
+    one made by another usable Python is kept and named (``venv_other_python``).
+    When nothing changed this starts no process beyond ``venv_ok``'s and
+    ``local_server prepare`` (full set-up).
 
     Returns:
         the ``Plan`` that was set up.
@@ -551,9 +645,15 @@ def setup(command="setup"):
         raise StepFailed(1, None)
     venv = root_path(VENV)
     python = venv_python()
-    if venv.exists() and not venv_ok():
-        say(t("course.incomplete", venv=VENV))
-        remove_tree(venv)
+    if venv.exists():
+        why = venv_problem()
+        if why is not None:
+            say(why)
+            remove_tree(venv)
+        else:
+            other = venv_other_python()
+            if other is not None:
+                say(other)
     if not python.is_file():
         say(t("course.creating", venv=VENV, python=sys.executable))
         try:

@@ -75,6 +75,11 @@ _ZH_PROVIDERS: dict[str, str] = {
     "course.store_python": "注意：命令 python 指向 Microsoft Store 的 Python（{path}）：它常常只是一个打开应用商店的占位程序，在命令行里用不了。请从 https://www.python.org/downloads/ 安装 Python {need} 或更新的版本（安装时勾选 “Add python.exe to PATH”），然后用 py -3 course.py lab、py -3 course.py test 运行课程。",
     "course.usage": "用法：python course.py {{{commands}}} [参数]（Windows：py -3 course.py …）",
     "course.incomplete": "== {venv} 不完整（上一次安装中途停下了）：重新创建",
+    "course.venv_too_old": "== {venv} 是用 Python {version} 创建的，课程需要 Python {need} 或更新的版本：用 {python} 重新创建",
+    "course.venv_python_gone": "== {venv} 是用 Python {version}（{home}）创建的，这个 Python 已经不在了（被卸载或升级了），"
+                               "{venv} 里的 Python 运行不了：用 {python} 重新创建",
+    "course.venv_other_python": "== 注意：{venv} 是用 Python {version} 创建的，现在运行 course.py 的是 Python {now}。"
+                                "{venv} 还能用，继续用它；想换成 Python {now}，删掉 {venv} 文件夹，再运行一次",
     "course.creating": "== 创建虚拟环境 {venv}（用 {python}）",
     "course.installing_client": "== 只安装 notebook 用的包（.env 选的提供方不是 local：这台电脑不需要离线模型）",
     "course.installing_client_no_model": "== 只安装 notebook 用的包（这台电脑上没有离线模型，见上面）",
