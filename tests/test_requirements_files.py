@@ -23,6 +23,7 @@ import pytest
 from pip._internal.exceptions import InstallationError
 from pip._internal.network.session import PipSession
 from pip._internal.req.req_file import parse_requirements
+from pip._internal.utils.urls import url_to_path
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("course_requirements_files", ROOT / "course.py")
@@ -138,3 +139,6 @@ def test_setup_hands_pip_the_file_it_wrote(tmp_path, monkeypatch):
     assert installs == [[str(python), "-m", "pip", "install", "-r",
                          str(root / ".venv" / "requirements-no-compile.txt")]]
     assert_the_whole_course_but_the_compile(pip_reads(installs[0][-1], root, monkeypatch))
+    from pip._internal.req.constructors import parse_editable
+
+    assert Path(url_to_path(parse_editable(".")[1])) == root  # -e . is the project, found from pip's working folder
