@@ -37,18 +37,39 @@ Only a file named exactly ``.env`` is read.  When there is none but one that
 was meant to be it - ``.env.txt`` (Windows hides the extension Notepad added),
 ``env`` - ``load_env`` raises an ``EnvFileError`` that names it and says how to
 rename it, instead of silently using no settings.
+
+Backslashes: Windows paths
+--------------------------
+The course's path settings (``setup_check.PATH_SETTINGS``: ``COURSE_CACHE_DIR``,
+``COURSE_GGUF_PATH`` ...) are taken as written, quotes or not:
+``COURSE_GGUF_PATH="C:\\new\\table\\模型.gguf"`` is that path, not a newline and a tab
+(python-dotenv's escapes).  Other values are read by python-dotenv as usual; a
+course setting (``COURSE_*``) that then holds a control character is an
+``EnvFileError`` naming the line.  The set-up reads ``.env`` with
+``setup_check.dotenv_value`` and gets the same values (``setup_check.dotenv_line``).
+
+The cache folder
+----------------
+``cache_dir()`` (the model, the server's log and state) raises ``CacheDirError``
+with a Chinese sentence - where, what is wrong, the ``COURSE_CACHE_DIR=`` line to
+add to ``.env`` - when the folder cannot be made or written; ``cache_writes``
+does the same for a write into it that fails (a full disk).
 """
 
 from __future__ import annotations
 
 import codecs
+import contextlib
+import errno
 import io
 import os
+import re
 from pathlib import Path
 
 from dotenv import dotenv_values
 
-from .setup_check import misnamed_dotenv  # standard library only: the set-up runs it before python-dotenv exists
+# standard library only: the set-up runs them before python-dotenv exists
+from .setup_check import cache_dir_path, cache_problem, dotenv_lines, misnamed_dotenv, split_path_settings
 from .texts import t  # texts imports nothing from course_lib, so no import cycle
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -59,11 +80,59 @@ def cache_dir() -> Path:
     state, the Windows engine's unpacked release.
 
     Returns:
-        ``$COURSE_CACHE_DIR`` or ``~/.cache/llm-agent-course``.
+        ``$COURSE_CACHE_DIR`` or ``~/.cache/llm-agent-course`` (``setup_check.cache_dir_path``:
+        ``~`` expanded, a relative path taken from the project folder).
+    Raises:
+        CacheDirError: the folder cannot be made (a read-only home or disk, a file in the way, a full
+            disk) or is not writable (``os.access``); the sentence names it and the line to add to
+            ``.env`` (``setup_check.cache_problem``).
     """
-    path = Path(os.environ.get("COURSE_CACHE_DIR") or Path.home() / ".cache" / "llm-agent-course")
-    path.mkdir(parents=True, exist_ok=True)
+    path = cache_dir_path(os.environ.get("COURSE_CACHE_DIR"))
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CacheDirError(cache_problem(path, exc, _cache_source())) from None
+    if not os.access(path, os.W_OK):  # POSIX, not root (Windows says yes for every folder)
+        raise CacheDirError(cache_problem(path, None, _cache_source()))
     return path
+
+
+def _cache_source() -> str | None:
+    """Where ``COURSE_CACHE_DIR`` came from (.env / 环境变量), or None when the default folder is used."""
+    return source_label(source_of("COURSE_CACHE_DIR")) if os.environ.get("COURSE_CACHE_DIR", "").strip() else None
+
+
+@contextlib.contextmanager
+def cache_writes(partial: str | os.PathLike | None = None):
+    """Turn a failed write into the cache folder into ``CacheDirError``, with the Chinese sentence of ``cache_dir``.
+
+    For the writes that fill the cache - the model file (1.1 GB) that
+    ``local_server.assemble_from_packages`` puts together::
+
+        with cache_writes(tmp), open(tmp, "wb") as out:
+            ...
+
+    Args:
+        partial: the file being written; removed when the write fails (a half
+            written 1 GB file would only fill the disk more).
+    Raises:
+        CacheDirError: an ``OSError`` of the block whose errno says the disk is
+            full (ENOSPC; Windows' ERROR_DISK_FULL arrives as it), over quota,
+            read-only or not writable (EACCES, EPERM, EROFS); ``partial`` is
+            removed first.  Any other error is raised as it was (``partial``
+            removed too).
+    """
+    try:
+        yield
+    except OSError as exc:
+        if partial is not None:
+            with contextlib.suppress(OSError):
+                Path(partial).unlink(missing_ok=True)
+        if exc.errno not in CACHE_WRITE_ERRORS:
+            raise
+        folder = Path(partial).parent if partial is not None else cache_dir_path(os.environ.get("COURSE_CACHE_DIR"))
+        raise CacheDirError(cache_problem(folder, exc, _cache_source())) from None
+
 
 # Where the variables set from .env came from: name -> the environment's own value
 # before .env replaced it (None = it was not set).  Lets a later load_env() undo a
@@ -78,7 +147,23 @@ SOURCE_ENVIRONMENT = "environment"
 
 
 class EnvFileError(ValueError):
-    """``.env`` cannot be read as text (not UTF-8, no BOM saying otherwise); the message says how to fix it."""
+    """A setting from ``.env`` cannot be used - the file cannot be read as text (not UTF-8, no BOM
+    saying otherwise), a value holds a control character - or the folder it names cannot be
+    (``CacheDirError``); the message says how to fix it in ``.env``."""
+
+
+class CacheDirError(EnvFileError):
+    """The course cache folder cannot be made or written (read-only, a file in the way, a full disk);
+    the message names it and the ``COURSE_CACHE_DIR`` line to add to ``.env``.  An ``EnvFileError``,
+    so a caller that already reports a bad ``.env`` as a sentence reports this one too: ``python -m
+    course_lib.local_server prepare`` (the set-up's last step) prints ``error: <sentence>``, no traceback."""
+
+
+# What cache_writes turns into CacheDirError: the disk is full or over quota, or the folder is not writable.
+CACHE_WRITE_ERRORS = {errno.ENOSPC, errno.EACCES, errno.EPERM, errno.EROFS} | (
+    {errno.EDQUOT} if hasattr(errno, "EDQUOT") else set())
+# A course setting that holds one of these after python-dotenv read it cannot be what the student meant.
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def read_env_text(file: str | os.PathLike) -> str:
@@ -128,7 +213,12 @@ def load_env(path: str | os.PathLike | None = None) -> bool:
         EnvFileError: the file is not UTF-8 (nor UTF-16 / UTF-8 with a BOM),
             see ``read_env_text``; or there is no ``.env`` but a file meant to be
             it (``.env.txt``, ``env``: ``setup_check.misnamed_dotenv``), named with
-            how to rename it.  Nothing is changed then.
+            how to rename it; or a course setting (``COURSE_*``) holds a control
+            character once read (``"...\\t..."`` in double quotes is a tab for
+            python-dotenv), named with its line and how to write it.  Nothing is
+            changed then.
+    Path settings (``setup_check.PATH_SETTINGS``) are taken as written
+    (``setup_check.dotenv_line``), every other line is read by python-dotenv.
     """
     if os.environ.get("COURSE_IGNORE_DOTENV") == "1":  # the test suite pins the local model
         return False
@@ -137,7 +227,14 @@ def load_env(path: str | os.PathLike | None = None) -> bool:
     if misnamed is not None:
         raise EnvFileError(t("settings.dotenv_misnamed", root=file.parent, name=misnamed.name))
     text = read_env_text(file) if file.is_file() else ""
-    values = {k: v for k, v in dotenv_values(stream=io.StringIO(text)).items() if v is not None}
+    rest, paths = split_path_settings(text)  # taken as written: Windows paths keep their backslashes
+    values = {k: v for k, v in dotenv_values(stream=io.StringIO(rest)).items() if v is not None}
+    values.update(paths)
+    for name, value in values.items():
+        bad = _CONTROL_RE.search(value) if name.startswith("COURSE_") else None
+        if bad:
+            raise EnvFileError(t("settings.dotenv_control_char", path=file, line=_line_of(text, name) or "?", name=name,
+                                 char=f"U+{ord(bad.group()):04X} {ascii(bad.group())}", position=bad.start() + 1))
     for name in list(_FROM_DOTENV):
         if name in values:
             continue
@@ -157,6 +254,13 @@ def load_env(path: str | os.PathLike | None = None) -> bool:
         os.environ[name] = value
         _DOTENV_VALUES[name] = value
     return file.is_file()
+
+
+def _line_of(text: str, name: str) -> int | None:
+    """The number (from 1) of the last line of ``text`` that sets ``name``, or None."""
+    pattern = re.compile(rf"[^\S\r\n]*(?:export[^\S\r\n]+)?{re.escape(name)}[^\S\r\n]*=")
+    found = [n for n, line in enumerate(dotenv_lines(text), 1) if pattern.match(line)]
+    return found[-1] if found else None
 
 
 def source_of(name: str) -> str | None:

@@ -43,7 +43,9 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import errno
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -194,9 +196,74 @@ def check_memory() -> list[str]:
     return [t("setup.no_memory", need=need / GB, free=free / GB)]
 
 
+def cache_dir_path(value: str | None) -> Path:
+    """The course cache folder that a ``COURSE_CACHE_DIR`` value names (``settings.cache_dir`` uses it too).
+
+    Args:
+        value: the setting's value; None or blank = the default.
+    Returns:
+        ``~/.cache/llm-agent-course`` by default; else the value with ``~``
+        expanded, a relative path taken from the project folder (where ``.env``
+        is), so the set-up (run there) and a notebook's kernel (run in
+        ``notebooks/``) use the same folder.
+    """
+    if not value or not value.strip():
+        return Path.home() / ".cache" / "llm-agent-course"
+    path = Path(value.strip()).expanduser()
+    return path if path.is_absolute() else ROOT / path
+
+
 def cache_dir() -> Path:
-    """Where the model file goes (as ``local_server.cache_dir``, without creating it)."""
-    return Path(os.environ.get("COURSE_CACHE_DIR") or Path.home() / ".cache" / "llm-agent-course")
+    """Where the model file goes (as ``settings.cache_dir``, without creating it): ``COURSE_CACHE_DIR`` as
+    ``setting`` reads it (``.env`` first), see ``cache_dir_path``."""
+    return cache_dir_path(setting("COURSE_CACHE_DIR"))
+
+
+# Where a student can move the cache to, per system: a line to copy into .env (settings.cache_unusable).
+CACHE_EXAMPLES = {"win32": r"COURSE_CACHE_DIR=D:\llm-agent-course",
+                  "darwin": "COURSE_CACHE_DIR=/Volumes/USB/llm-agent-course"}
+CACHE_EXAMPLE_OTHER = "COURSE_CACHE_DIR=/mnt/data/llm-agent-course"
+# errno -> what went wrong with the cache folder (Windows' ERROR_DISK_FULL and ERROR_ACCESS_DENIED arrive as
+# ENOSPC and EACCES: Python maps winerror to errno).
+CACHE_PROBLEMS = {errno.ENOSPC: "settings.cache_no_space", errno.EACCES: "settings.cache_read_only",
+                  errno.EPERM: "settings.cache_read_only", errno.EROFS: "settings.cache_read_only",
+                  errno.ENOTDIR: "settings.cache_not_folder", errno.EEXIST: "settings.cache_not_folder"}
+if hasattr(errno, "EDQUOT"):  # a disk quota: full for this user
+    CACHE_PROBLEMS[errno.EDQUOT] = "settings.cache_no_space"
+
+
+def cache_problem(folder: Path, error: OSError | None, source: str | None) -> str:
+    """The Chinese sentence for a course cache folder that cannot be made or written.
+
+    Args:
+        folder: the cache folder (``cache_dir``).
+        error: what the system said (its ``errno`` picks the words: no space, read-only,
+            not a folder), or None when a check found it not writable.
+        source: where ``COURSE_CACHE_DIR`` came from, as the student reads it
+            (``.env`` / 环境变量), or None for the default folder.
+    Returns:
+        One sentence: the folder, what is wrong, what lives there, and the
+        ``COURSE_CACHE_DIR=…`` line to add to ``.env`` (an example for this system).
+    """
+    key = "settings.cache_read_only" if error is None else CACHE_PROBLEMS.get(error.errno, "settings.cache_other")
+    why = (getattr(error, "strerror", None) or str(error)) if error else "os.access"
+    where = t("settings.cache_from_setting", source=source) if source else t("settings.cache_default")
+    return t("settings.cache_unusable", path=folder, problem=t(key, error=why), where=where,
+             dotenv=ROOT / ".env", example=CACHE_EXAMPLES.get(sys.platform, CACHE_EXAMPLE_OTHER))
+
+
+def check_cache_dir() -> list[str]:
+    """A problem when the cache folder (``cache_dir``) cannot be made or written: its nearest existing
+    folder is a file, or is not writable (``os.access``; root passes that on a read-only folder, not on a
+    read-only disk).  Nothing is created."""
+    folder = cache_dir()
+    where = _existing(folder)
+    source = setting_source("COURSE_CACHE_DIR")
+    if not where.is_dir():
+        return [cache_problem(folder, NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR)), source)]
+    if not os.access(where, os.W_OK):
+        return [cache_problem(folder, PermissionError(errno.EACCES, os.strerror(errno.EACCES)), source)]
+    return []
 
 
 def decode_dotenv(data: bytes, errors: str = "strict") -> str:
@@ -210,32 +277,124 @@ def decode_dotenv(data: bytes, errors: str = "strict") -> str:
     return data.decode("utf-16" if utf16 else "utf-8-sig", errors)
 
 
+# The course's settings that name a file or folder.  In .env their values are taken as written
+# (``dotenv_line``): a Windows path keeps its backslashes inside double quotes too.
+PATH_SETTINGS = frozenset({
+    "COURSE_CACHE_DIR",     # settings.cache_dir: the model, the server's log and state
+    "COURSE_DATA_DIR",      # tools/*: the course's data files
+    "COURSE_GGUF_PATH",     # local_server.model_path: another GGUF file
+    "COURSE_LLAMA_SERVER",  # local_server.binary_path: another llama-server
+    "COURSE_PROGRESS_DIR",  # class_code.progress_dir: the student's progress
+    "COURSE_REPLAY_DIR",    # request_replay.folder: recorded answers (tests)
+    "COURSE_REQUEST_LOG",   # providers.get_client: a log of every chat request (bench)
+    "COURSE_SHOP_DB",       # tools/orders.py: the shop's database
+})
+# A NAME=value line as python-dotenv 1.2 reads it (dotenv/parser.py): optional ``export``, a name without
+# spaces, ``=``, the value.  Lines are split at \r\n, \n or \r, as python-dotenv splits them.
+_LINE_RE = re.compile(r"[^\S\r\n]*(?:export[^\S\r\n]+)?([^=#\s]+)[^\S\r\n]*=([^\S\r\n]*)(.*)", re.DOTALL)
+_NEWLINE_RE = re.compile(r"(\r\n|\n|\r)")
+_QUOTED_RE = {'"': re.compile(r'"((?:\\.|[^"\\])*)"'), "'": re.compile(r"'((?:\\.|[^'\\])*)'")}
+_ESCAPE_RE = {'"': re.compile(r"\\[\\'\"abfnrtv]"), "'": re.compile(r"\\[\\']")}
+_AFTER_QUOTE_RE = re.compile(r"[^\S\r\n]*(?:#.*)?", re.DOTALL)
+
+
+def dotenv_line(line: str) -> tuple[str, str] | None:
+    r"""``(name, value)`` of one ``.env`` line as the course reads it, or None for a comment, a blank
+    line or a line python-dotenv would not read as one setting.
+
+    A value of ``PATH_SETTINGS`` is taken as written: in quotes (single or double), everything up to
+    the next quote of the same kind - a Windows path cannot hold ``"`` - so ``COURSE_CACHE_DIR="D:\AI 课程\"``
+    is ``D:\AI 课程\``; without quotes, up to `` #`` (a comment).  Why only paths: a student writes a
+    Windows path in double quotes because the folder has a space, and expects it to stay as Windows
+    shows it, while python-dotenv reads ``\n``, ``\t``, ``\a`` ... in double quotes as control
+    characters and ``\\`` as one backslash (``C:\new\table`` became a newline and a tab).  No path
+    needs an escape.  The other values keep python-dotenv 1.2's meaning (``dotenv/parser.py``), which
+    someone who writes ``COURSE_EXTRA_BODY="{\"a\": 1}"`` relies on: in double quotes ``\\ \' \" \a \b
+    \f \n \r \t \v`` are escapes, in single quotes ``\\`` and ``\'``; without quotes a `` #`` starts a
+    comment, and ``NAME= # ...`` is empty.  ``settings.load_env`` refuses a course setting that holds
+    a control character after that, with a sentence.  Not done here: ``${VAR}`` expansion (python-dotenv
+    does it for the values that are not paths) and a value spanning several lines (None here).
+    """
+    match = _LINE_RE.fullmatch(line)
+    if not match:
+        return None
+    name, space, rest = match.groups()
+    quote = rest[:1]
+    if quote in ('"', "'"):
+        if name in PATH_SETTINGS:
+            value, closed, _ = rest[1:].partition(quote)
+            return name, value if closed else value.rstrip()
+        found = _QUOTED_RE[quote].match(rest)
+        if not found or not _AFTER_QUOTE_RE.fullmatch(rest, found.end()):
+            return None
+        return name, _ESCAPE_RE[quote].sub(lambda m: codecs.decode(m.group(0), "unicode-escape"), found.group(1))
+    if space and rest.startswith("#"):
+        return name, ""  # "NAME= # comment": python-dotenv reads an empty value
+    return name, re.sub(r"\s+#.*", "", rest).rstrip()
+
+
+def dotenv_lines(text: str) -> list[str]:
+    """The lines of a ``.env`` text, split where python-dotenv splits them (CR LF, LF or CR)."""
+    return _NEWLINE_RE.split(text)[::2]
+
+
+def split_path_settings(text: str) -> tuple[str, dict[str, str]]:
+    """Take the lines of ``PATH_SETTINGS`` out of a ``.env`` text (``settings.load_env`` reads the rest
+    with python-dotenv).
+
+    Returns:
+        ``(rest, paths)``: the text with each such line made empty (line numbers unchanged, so
+        python-dotenv never swallows the next lines after a path that ends in a backslash), and
+        ``{name: value}`` of those lines read by ``dotenv_line`` (the last line of a name wins).
+    """
+    parts = _NEWLINE_RE.split(text)
+    paths: dict[str, str] = {}
+    for i in range(0, len(parts), 2):
+        found = dotenv_line(parts[i])
+        if found and found[0] in PATH_SETTINGS:
+            paths[found[0]] = found[1]
+            parts[i] = ""
+    return "".join(parts), paths
+
+
 def dotenv_value(name: str, dotenv: Path = ROOT / ".env") -> str | None:
     """The value ``.env`` gives variable ``name`` (its last line for it), or None when it does not name it.
 
     Read before any package is installed, so python-dotenv is not available
-    here: only ``NAME=value`` lines are read (``export``, quotes and a
-    trailing comment allowed), which is all a provider or engine line needs.
-    The notebooks read ``.env`` with python-dotenv (``settings.load_env``).  A
-    file with a UTF-16 BOM (Windows PowerShell 5.1 ``echo ... > .env``) is
-    read as UTF-16, as ``settings.read_env_text`` does; one that cannot be
-    read at all is left to the notebooks, which say how to fix it.
+    here: each line is read by ``dotenv_line``, which gives what
+    ``settings.load_env`` (python-dotenv, and ``dotenv_line`` itself for
+    ``PATH_SETTINGS``) gives for one-line settings - tests/test_env_paths.py
+    holds the two readers to that.  A file with a UTF-16 BOM (Windows
+    PowerShell 5.1 ``echo ... > .env``) is read as UTF-16, as
+    ``settings.read_env_text`` does; one that cannot be read at all is left to
+    the notebooks, which say how to fix it.
     """
     value = None
     try:
-        lines = decode_dotenv(dotenv.read_bytes()).splitlines()
+        lines = dotenv_lines(decode_dotenv(dotenv.read_bytes()))
     except (OSError, UnicodeDecodeError):
         lines = []
     for line in lines:
-        key, sep, rest = line.strip().removeprefix("export ").partition("=")
-        if sep and key.strip() == name:
-            rest = rest.strip()
-            if rest[:1] in "\"'" and rest:
-                rest = rest[1:].split(rest[0], 1)[0]
-            else:
-                rest = rest.split(" #", 1)[0]
-            value = rest.strip()
+        found = dotenv_line(line)
+        if found and found[0] == name:
+            value = found[1]
     return value
+
+
+def setting(name: str) -> str | None:
+    """The value the course will use for ``name``: ``.env``'s (``dotenv_value``) wins over the environment's,
+    as in the notebooks (``settings.load_env``); ``COURSE_IGNORE_DOTENV=1`` (the tests) reads the environment
+    only.  None when neither sets it."""
+    value = dotenv_value(name, ROOT / ".env") if os.environ.get("COURSE_IGNORE_DOTENV") != "1" else None
+    return os.environ.get(name) if value is None else value
+
+
+def setting_source(name: str) -> str | None:
+    """Where ``setting(name)`` comes from, as a message shows it: ``.env``, 环境变量, or None (unset or blank)."""
+    if not (setting(name) or "").strip():
+        return None
+    from_dotenv = os.environ.get("COURSE_IGNORE_DOTENV") != "1" and dotenv_value(name, ROOT / ".env") is not None
+    return ".env" if from_dotenv else t("settings.source_environment")
 
 
 def misnamed_dotenv(folder: Path) -> Path | None:
@@ -310,8 +469,9 @@ def run(install: bool, build: bool, local_model: bool) -> list[str]:
         problems += check_compiler()
         needs.append((Path(tempfile.gettempdir()), BUILD_BYTES, "llama-server build"))
     if local_model:
-        if not (cache_dir() / GGUF_NAME).is_file() and not os.environ.get("COURSE_GGUF_PATH"):
+        if not (cache_dir() / GGUF_NAME).is_file() and not setting("COURSE_GGUF_PATH"):
             needs.append((cache_dir(), MODEL_BYTES, "model"))
+            problems += check_cache_dir()
         problems += check_memory()
     if os.environ.get("COURSE_CHECK_EXTRA_GB"):  # tests: ask for this much more room in the project folder
         needs.append((ROOT, int(float(os.environ["COURSE_CHECK_EXTRA_GB"]) * GB), "COURSE_CHECK_EXTRA_GB"))

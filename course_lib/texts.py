@@ -119,10 +119,24 @@ _ZH_PROVIDERS: dict[str, str] = {
     "local.wrong_sha256": "{path} 的 sha256 是 {digest}，应该是 {expected}。删掉它，再运行一次 prepare。",
     "local.wrong_size": "{path} 有 {size:,} 字节，应该是 {expected:,} 字节。删掉它，再运行一次 prepare。",
     "providers.after_retries": "（已重试 {n} 次）",
+    "settings.cache_default": "默认位置",
+    "settings.cache_from_setting": "来自{source}里的 COURSE_CACHE_DIR",
+    "settings.cache_no_space": "所在的磁盘空间不够了（{error}）",
+    "settings.cache_not_folder": "建不起来（{error}）：路径上有一个同名的文件挡着，它不是文件夹",
+    "settings.cache_other": "用不了（{error}）",
+    "settings.cache_read_only": "不能写入（{error}）：这个文件夹或它所在的磁盘是只读的，或者你没有写入它的权限",
+    "settings.cache_unusable": "课程的缓存文件夹 {path}（{where}）{problem}。课程把模型文件（约 1.1 GB）、模型服务器的日志和状态"
+                               "放在这个文件夹里。请换一个有空间、能写入的文件夹：在课程文件夹的 .env（{dotenv}）里加一行 "
+                               "{example}（路径换成你的；文件夹不存在时课程会创建它；路径里有空格就在整个路径两边加上双引号），"
+                               "再运行一次。",
     "settings.dotenv_misnamed": "{root} 里没有 .env 文件，但有一个 {name}：课程只读名字正好是 .env 的文件，所以它里面的设置"
                                 "一个都没有用上。请把它改名为 .env：Windows 的资源管理器默认把扩展名藏起来（.env.txt 看起来就像 .env），"
                                 "先在「查看」里勾选「文件扩展名」再改名，或者在项目文件夹的终端里运行 ren {name} .env"
                                 "（macOS/Linux：mv {name} .env）。改好后再运行一次。",
+    "settings.dotenv_control_char": ".env 文件（{path}）第 {line} 行的 {name} 读出来，第 {position} 个字符是控制字符 {char}，"
+                                    "这样的设置用不了。多半是双引号里的反斜杠：在双引号里，python-dotenv 把 \\t、\\n、\\a 这样的"
+                                    "“反斜杠 + 字母”读成控制字符。请改写这一行：去掉双引号，或者改用单引号（'…'），"
+                                    "或者在双引号里把每个反斜杠写两遍（\\\\）；改好后再运行一次。",
     "settings.dotenv_not_utf8": ".env 文件（{path}）不是 UTF-8 编码（从第 {line} 行起读不了），课程读不了它。"
                                 "请用编辑器把它另存为 UTF-8：VS Code 点右下角的编码 → 通过编码保存 → UTF-8；"
                                 "记事本：另存为 → 编码选 UTF-8。Windows PowerShell 里不要用 echo … > .env 写它"
