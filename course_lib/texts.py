@@ -178,6 +178,14 @@ _ZH_PROVIDERS: dict[str, str] = {
                               "请从服务商的控制台重新复制这个 key，粘贴到 {key_env}= 后面（中间不要有空格）。",
     "providers.key_missing": "{label} 需要 API key：在 {root} 下的 .env 文件里加一行 {key_env}=你的key（参考 .env.example），"
                              "或者设置 COURSE_PROVIDER=local 改用离线的本地模型。",
+    "providers.local_by_default": "（.env 里没有选 COURSE_PROVIDER，课程就默认用 local）",
+    "providers.local_not_installed": "这个 Python 环境（{python}）只装了客户端的包，没有离线模型要用的 {missing}，"
+                                     "所以用不了离线模型 COURSE_PROVIDER=local{default}。三个办法选一个："
+                                     "① 要用这台电脑上的离线模型：在课程文件夹的终端里运行 python course.py setup"
+                                     "（Windows：py -3 course.py setup），它会装好推理引擎和模型包（约 1.2 GB）；"
+                                     "② 用老师的课堂服务器：运行 python course.py join 班级代码（Windows：py -3 course.py join 班级代码）；"
+                                     "③ 用别的提供方：在 {root}/.env 里写 COURSE_PROVIDER=deepseek（或 dashscope、openai、ollama、custom）"
+                                     "和它的 key，见 .env.example。改好后重新运行这个单元格。",
     "providers.local_restart_failed": "本地模型服务器（{url}）停止了，而且没能重新启动：{error}",
     "providers.model_unknown": "{where} 不认识模型 {model!r}：请在 .env 里设置 COURSE_MODEL（这个服务商的模型 id）。",
     "providers.needs_base_url": "provider {name!r} 需要在 .env 里设置 COURSE_BASE_URL，例如 COURSE_BASE_URL=http://host:port/v1",
