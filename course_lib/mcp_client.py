@@ -45,6 +45,14 @@ Servers as they are - what ``McpTools`` does about them:
 * The server's stderr is read as UTF-8, else in the system's encoding (GBK on
   Chinese Windows), so the lines an ``McpError`` quotes are readable.
 
+On Windows (``server_parameters``, ``batch_argument_problem``): the SDK starts
+``[command, *args]`` as a list, no shell, with ``cwd`` handed over apart from the
+command line, so a Python or a course folder like ``C:\\Users\\张三\\AI 课程``
+arrives whole; a ``.cmd``/``.bat`` launcher (``npx`` is found as ``npx.cmd``)
+runs through cmd.exe, so an argument that cmd.exe would read otherwise
+(``C:\\R&D``, ``100%``) is refused in Chinese before anything starts.  The
+session's loop is a ``ProactorEventLoop`` there (``_new_event_loop``).
+
 Why a thread: the SDK's ``ClientSession`` is async, and a notebook already
 runs an asyncio event loop in its main thread, so ``asyncio.run`` is refused
 there (a cell can ``await`` the SDK directly, as the by-hand part does).
@@ -101,6 +109,7 @@ from typing import Any
 import anyio
 import pandas as pd
 from mcp import ClientSession, StdioServerParameters, stdio_client, types
+from mcp.os.win32.utilities import get_windows_executable_command
 from mcp.shared.exceptions import MCPError
 
 from .messages import TOOL_NAME_MAX, TOOL_NAME_RE, tool_content
@@ -119,6 +128,12 @@ MORE_TIME = 4             # a slow start's message suggests start_timeout_s time
 COMBINATORS = ("anyOf", "oneOf", "allOf")  # OpenAI refuses them at the top of a function's parameters
 DEFINITIONS = ("$defs", "definitions")      # where a JSON Schema keeps what its "$ref"s point to
 
+# cmd.exe's own characters outside double quotes (``cmd /?``): a .cmd/.bat server gets its arguments through it.
+CMD_SPECIAL = "&|<>^()"
+# Never right in an argument of a .cmd/.bat server: % expands a variable even in quotes, " changes cmd.exe's
+# quoting (list2cmdline writes it as \", which cmd.exe does not read), a line break ends the command.
+CMD_NEVER = '%"\r\n'
+BATCH_SUFFIXES = (".cmd", ".bat")
 CLIENT_INFO = types.Implementation(name="course_lib.mcp_client", version="0.1.0")  # initialize's clientInfo
 
 _open: set["_Connection"] = set()  # every connection not closed yet (a new McpTools, close_all)
@@ -326,6 +341,89 @@ def read_only(tool: types.Tool) -> bool:
     return bool(tool.annotations and tool.annotations.read_only_hint is True)
 
 
+def server_parameters(command: str | None = None, args: list[str] | None = None, *,
+                      env: dict[str, str] | None = None, cwd: str | os.PathLike | None = None) -> StdioServerParameters:
+    """What ``McpTools`` hands the SDK's ``stdio_client``: the program, its arguments, extra environment, folder.
+
+    Args:
+        command, args, env, cwd: as for ``McpTools``.  ``command`` None is the course
+            server: ``sys.executable`` with ``["-m", "course_lib.mcp_server"]`` (unless
+            ``args`` says otherwise), this process's ``PASSED_ENV`` under ``env``, and
+            the project root as ``cwd``.
+    Returns:
+        An ``mcp.StdioServerParameters``.  The SDK (mcp 2.3.0, ``mcp/client/stdio.py``)
+        starts ``[command, *args]`` as a list without a shell - ``anyio.open_process``,
+        on Windows through ``mcp/os/win32/utilities.create_windows_process`` - and sets
+        ``cwd`` as the child's working folder, never on its command line; on Windows
+        Python joins the list with ``subprocess.list2cmdline`` and the child splits it
+        back by the C runtime's rules, so a path with a space or Chinese characters
+        arrives whole (tests/test_mcp_windows.py).
+    """
+    if command is None:
+        command, args = sys.executable, ["-m", "course_lib.mcp_server"] if args is None else args
+        env = {**{k: os.environ[k] for k in PASSED_ENV if k in os.environ}, **(env or {})}
+        cwd = PROJECT_ROOT if cwd is None else cwd
+    return StdioServerParameters(command=command, args=list(args or []), env=env, cwd=cwd)
+
+
+def windows_program(command: str) -> str | None:
+    """On Windows, the file the SDK will start for ``command``; None on other systems.
+
+    The SDK's own lookup (``mcp.os.win32.utilities.get_windows_executable_command``:
+    ``shutil.which`` with ``PATHEXT``, then ``.cmd``, ``.bat``, ``.exe``, ``.ps1``), so
+    ``npx`` is ``C:\\Program Files\\nodejs\\npx.CMD``, a Python stays its ``python.exe``.
+    """
+    return get_windows_executable_command(command) if sys.platform == "win32" else None
+
+
+def batch_argument_problem(program: str | None, args: list[str]) -> str | None:
+    """Why cmd.exe would not hand a ``.cmd``/``.bat`` server these arguments as given; None when it would.
+
+    Windows runs a batch file (``npx.cmd``, the launcher of most MCP servers
+    written for Node) through cmd.exe, which reads the command line by its own
+    rules (``cmd /?``), not the C runtime's: ``"`` toggles quoting and a
+    backslash does not escape it; outside quotes ``& | < > ^ ( )`` are its own
+    (``C:\\R&D\\notes`` would end the command at ``&`` and run ``D\\notes``);
+    ``%NAME%`` is expanded even in quotes.  ``subprocess.list2cmdline`` quotes
+    only an argument with a space or a tab, and writes ``"`` as ``\\"``.  So an
+    argument is refused when it holds ``%``, ``"`` or a line break, or holds one
+    of ``CMD_SPECIAL`` and no space or tab.  (``!`` matters only with delayed
+    expansion, off unless the registry turns it on: not checked.)  A ``cmd /c``
+    in front would not help: cmd /c drops the first and the last quote of a
+    line that starts with one, which breaks a quoted program path.
+
+    Args:
+        program: what ``windows_program`` found (None: not Windows, nothing to check).
+        args: the server's arguments.
+    Returns:
+        The Chinese sentence (``mcp.batch_argument``) naming the program, the first
+        argument cmd.exe would misread, its character, and what to do; or None.
+    """
+    if program is None or not program.lower().endswith(BATCH_SUFFIXES):
+        return None
+    for arg in [program, *args]:
+        quoted = not arg or any(c in " \t" for c in arg)  # list2cmdline puts these in quotes
+        bad = next((c for c in arg if c in CMD_NEVER or (c in CMD_SPECIAL and not quoted)), None)
+        if bad is not None:
+            shown = arg.replace("\r", "\\r").replace("\n", "\\n")  # a line break shown as \n
+            return t("mcp.batch_argument", program=program, arg=shown, char=bad)
+    return None
+
+
+def _new_event_loop() -> asyncio.AbstractEventLoop:
+    """The session's event loop: a ``ProactorEventLoop`` on Windows, whatever the event-loop policy says.
+
+    On Windows only the Proactor loop runs asyncio subprocesses; a Selector policy (set by
+    jupyter_server in its own process, or by any library) would make the SDK fall back to a
+    ``subprocess.Popen`` read by worker threads.  ipykernel 7.4 sets no policy (its service
+    threads make their own ``SelectorEventLoop``; ``ipykernel/thread.py``), so Python's default,
+    Proactor, is what the kernel has anyway.  Elsewhere ``asyncio.new_event_loop()``.
+    """
+    if sys.platform == "win32":
+        return asyncio.ProactorEventLoop()  # type: ignore[attr-defined]
+    return asyncio.new_event_loop()
+
+
 class McpTools:
     """An MCP server's tools behind ``ToolRegistry``'s interface (``names``, ``schemas()``, ``call``).
 
@@ -348,17 +446,17 @@ class McpTools:
             a stdout line that is not JSON-RPC: kind ``"unreadable"``, ``{"error", "line"}``).
     Raises:
         McpError: the server could not be started, or did not answer ``initialize`` and ``tools/list``
-            (``McpTimeoutError`` when it took longer than ``start_timeout_s``).
+            (``McpTimeoutError`` when it took longer than ``start_timeout_s``); on Windows, a ``.cmd``/``.bat``
+            server given an argument that cmd.exe would misread (``batch_argument_problem``), before anything starts.
     """
 
     def __init__(self, command: str | None = None, args: list[str] | None = None, *,
                  env: dict[str, str] | None = None, cwd: str | os.PathLike | None = None,
                  timeout_s: float = DEFAULT_TIMEOUT_S, start_timeout_s: float = START_TIMEOUT_S):
-        if command is None:
-            command, args = sys.executable, ["-m", "course_lib.mcp_server"] if args is None else args
-            env = {**{k: os.environ[k] for k in PASSED_ENV if k in os.environ}, **(env or {})}
-            cwd = PROJECT_ROOT if cwd is None else cwd
-        params = StdioServerParameters(command=command, args=list(args or []), env=env, cwd=cwd)
+        params = server_parameters(command, args, env=env, cwd=cwd)
+        problem = batch_argument_problem(windows_program(params.command), params.args)
+        if problem:  # a .cmd/.bat server on Windows: cmd.exe would not pass this argument on as given
+            raise McpError(problem)
         for earlier in [c for c in _open if c.starts(params)]:  # the same server again: a cell run again
             earlier.close(replaced=True)
         self._connection = _Connection(params, timeout_s, start_timeout_s)
@@ -551,7 +649,7 @@ class _Connection:
         self._stderr = tempfile.TemporaryFile("w+b")  # the server's stderr, as bytes (system_text reads them)
         self._ready: concurrent.futures.Future = concurrent.futures.Future()
         self._stop = asyncio.Event()
-        self._loop = asyncio.new_event_loop()
+        self._loop = _new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="mcp-client", daemon=True)
         self._main: concurrent.futures.Future | None = None  # _run(), once started
 

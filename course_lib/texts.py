@@ -446,6 +446,11 @@ _ZH_MCP: dict[str, str] = {
     # notebook 09, part 2: mcp_server.py and mcp_client.py
     "mcp.arguments_not_object": "错误：工具 {name} 的参数必须是 JSON 对象（dict），收到的是 {kind}",
     "mcp.audio": "[音频：{mime_type}，{size} 字节。只是占位说明，模型听不到音频本身]",
+    "mcp.batch_argument": "无法启动 MCP 服务器：Windows 上它的命令 {program} 是一个批处理文件（.cmd/.bat），要交给 cmd.exe 运行，"
+                          "而 cmd.exe 会把参数「{arg}」里的 {char!r} 当成它自己的符号（& | < > ^ ( ) 是命令符号，% 会展开成环境变量，"
+                          "引号会打乱它对引号的理解），服务器收到的就不是这个参数了。办法：把文件或文件夹换到名字里没有这些字符的地方"
+                          "（或者给它改个名字）；或者不经过 cmd.exe，直接运行服务器本身，例如 "
+                          "McpTools(command=\"node\", args=[服务器的 .js 文件, …])。",
     "mcp.blob": "[资源 {uri}：二进制内容，{mime_type}，{size} 字节。只是占位说明，模型看不到内容本身]",
     "mcp.call_refused": "错误：MCP 服务器拒绝了对工具 {name} 的调用：{message}（JSON-RPC 错误码 {code}）",
     "mcp.close_slow": "MCP 服务器在 {seconds} 秒内没有停下来；它的进程可能还在运行",
