@@ -58,6 +58,7 @@ the ``compatible-mode/v1`` endpoint; Ollama: ``/v1`` on port 11434).
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import importlib.util
 import json
@@ -330,6 +331,17 @@ def local_model_missing() -> list[str]:
     return missing
 
 
+def _engine_problem(engine: str | None) -> str | None:
+    """``platforms.engine_problem``, asked once per engine, system and machine in a process (the CPU does
+    not change; on an Intel Mac the question is a ``sysctl`` process, and ``get_provider`` runs for every client)."""
+    return _engine_problem_on(engine, sys.platform, platforms.machine())
+
+
+@functools.lru_cache(maxsize=None)
+def _engine_problem_on(engine: str | None, system: str, machine: str) -> str | None:
+    return platforms.engine_problem(engine)
+
+
 def local_model_problem() -> str | None:
     """Why the local model cannot run in this environment, as one Chinese sentence; None when it can.
 
@@ -346,7 +358,7 @@ def local_model_problem() -> str | None:
         engine = platforms.engine()
     except ValueError as exc:
         return str(exc)
-    problem = platforms.engine_problem(engine)
+    problem = _engine_problem(engine)
     if problem:
         return problem
     missing = local_model_missing()

@@ -116,3 +116,21 @@ def test_a_full_install_has_everything_the_local_model_needs():
     from course_lib import providers
 
     assert providers.local_model_missing() == []
+
+
+def test_an_engine_this_machine_cannot_run_is_said_by_get_provider(monkeypatch):
+    """A wrong ``COURSE_ENGINE`` (or a platform without an engine, whose set-up was client-only too) is
+    ``platforms``' own sentence at ``get_provider()``, before anything tries to start a server."""
+    from course_lib import providers
+
+    monkeypatch.setenv("COURSE_IGNORE_DOTENV", "1")
+    monkeypatch.setenv("COURSE_PROVIDER", "local")
+    monkeypatch.setenv("COURSE_ENGINE", "llamafile")
+    with pytest.raises(providers.ProviderError) as err:
+        providers.get_provider()
+    assert "COURSE_ENGINE='llamafile'" in str(err.value)
+    monkeypatch.setattr(providers.platforms, "default_engine", lambda system=None, arch=None: None)
+    monkeypatch.delenv("COURSE_ENGINE")
+    with pytest.raises(providers.ProviderError) as err:
+        providers.get_provider()
+    assert "COURSE_PROVIDER=classroom" in str(err.value)  # platforms.no_engine: the class server or another provider
