@@ -28,7 +28,9 @@ from course_lib import local_server, settings, setup_check
 
 @pytest.fixture
 def clean(monkeypatch):
-    """No cache setting from the environment; restored afterwards."""
+    """No cache setting from the environment; .env read (``python course.py test`` sets COURSE_IGNORE_DOTENV=1);
+    restored afterwards."""
+    monkeypatch.delenv("COURSE_IGNORE_DOTENV", raising=False)
     for name in ("COURSE_CACHE_DIR", "COURSE_GGUF_PATH"):
         monkeypatch.setenv(name, "")
         monkeypatch.delenv(name)
