@@ -323,12 +323,17 @@ def server_program() -> list[str]:
             raise LocalModelError(t("local.xllamacpp_missing"))
         return [sys.executable, "-m", "course_lib.xllamacpp_server"]
     program = str(binary_path())
-    if program.lower().endswith(".exe") and not platforms.is_windows():
+    if _needs_wine(program):
         wine = shutil.which("wine")
         if wine is None:
             raise LocalModelError(t("local.wine_missing", program=program))
         return [wine, program]
     return [program]
+
+
+def _needs_wine(program: str) -> bool:
+    """True for a Windows executable (``.exe``) on a system other than Windows: Wine runs it."""
+    return program.lower().endswith(".exe") and not platforms.is_windows()
 
 
 def server_env(program: list[str]) -> dict[str, str] | None:
@@ -340,7 +345,7 @@ def server_env(program: list[str]) -> dict[str, str] | None:
       ``server_folder()``, so the project root goes first on ``PYTHONPATH`` for it to
       import this very ``course_lib`` (not another copy of the course).
     """
-    if len(program) > 1 and program[1].lower().endswith(".exe") and not platforms.is_windows():
+    if len(program) > 1 and _needs_wine(program[1]):
         from . import windows_engine
 
         return windows_engine.wine_env()
@@ -430,10 +435,15 @@ def server_file(path: Path, folder: Path | None = None) -> str:
         docs/models-and-engines.md).
     """
     folder = server_folder() if folder is None else folder
+    return _relative(path, folder) or str(path)
+
+
+def _relative(path: Path, folder: Path) -> str | None:
+    """``path`` relative to ``folder`` with ``/``, or None when it lies outside it."""
     try:
         return Path(path).resolve().relative_to(Path(folder).resolve()).as_posix()
     except ValueError:
-        return str(path)
+        return None
 
 
 def server_copy(source: Path, name: str, folder: Path | None = None) -> Path:
@@ -547,7 +557,7 @@ def server_flags(gguf: Path, *, host: str = "127.0.0.1", port_: int | None = Non
     else:
         args.append("--no-slots")
     if api_key_file is not None:
-        if server_file(api_key_file, folder) == str(api_key_file):  # outside the folder: a copy inside it
+        if _relative(api_key_file, folder) is None:  # outside the folder: a copy inside it
             api_key_file = server_copy(api_key_file, "server-api-key.txt", folder)
         args += ["--api-key-file", server_file(api_key_file, folder)]
     if metrics:
@@ -628,17 +638,6 @@ def served_models(timeout: float = 2.0, root: str | None = None) -> list[str] | 
     return [str(m.get("id")) for m in data if isinstance(m, dict)] if isinstance(data, list) else []
 
 
-def is_course_server(root: str | None = None) -> bool:
-    """True when the server answering at ``root`` (default the embedded server's port) serves the course's model.
-
-    A server the course started lists ``MODEL_ALIAS`` (``--alias``) at
-    ``/v1/models``; another program that answers ``/health`` on the port
-    (another llama-server, Ollama, LM Studio, a student's own web app) does not,
-    and must not be taken for it.
-    """
-    return MODEL_ALIAS in (served_models(root=root) or [])
-
-
 def port_in_use(port_: int, host: str = "127.0.0.1") -> bool:
     """True when another program already listens on ``host:port_`` (binding a socket there fails).
 
@@ -708,10 +707,17 @@ def status() -> ServerStatus:
 
 
 def _check_is_course_server() -> None:
-    """Raise when what answers on the course's port is not the course's server (``is_course_server``)."""
-    if not is_course_server():
-        raise LocalModelError(t("local.port_other_server", port=port(), models=", ".join(served_models() or [])
-                                or "-", hint=t("local.port_hint", port=port(), other=port() + 10)))
+    """Raise when what answers on the course's port is not the course's server.
+
+    A server the course started lists ``MODEL_ALIAS`` (``--alias``) at
+    ``/v1/models``; another program that answers ``/health`` on the port
+    (another llama-server, Ollama, LM Studio, a student's own web app) does not,
+    and must not be taken for it.
+    """
+    models = served_models() or []
+    if MODEL_ALIAS not in models:
+        raise LocalModelError(t("local.port_other_server", port=port(), models=", ".join(models) or "-",
+                                hint=t("local.port_hint", port=port(), other=port() + 10)))
 
 
 def ensure_server(timeout: float = START_TIMEOUT_S, keep: bool = False) -> str:
@@ -721,7 +727,7 @@ def ensure_server(timeout: float = START_TIMEOUT_S, keep: bool = False) -> str:
     the others reuse it.  Every process that calls this is recorded as a user
     (an *owner*) of the server; its guard stops it when the last owner has
     exited (``server_process.py``), on every OS.  A server already answering on
-    the port is used only when it serves the course's model (``is_course_server``).
+    the port is used only when it serves the course's model (``_check_is_course_server``).
 
     Args:
         timeout: seconds to wait for ``/health`` to say ok.

@@ -189,8 +189,9 @@ def test_the_course_server_is_told_by_its_model_alias(monkeypatch):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         root = f"http://127.0.0.1:{server.server_address[1]}"
-        assert local_server.is_course_server(root)
         assert local_server.served_models(root=root) == [local_server.MODEL_ALIAS]
+        monkeypatch.setenv("COURSE_LOCAL_PORT", str(server.server_address[1]))
+        local_server._check_is_course_server()  # the course's server: no error
     finally:
         server.shutdown()
         server.server_close()
