@@ -69,7 +69,7 @@ from pathlib import Path
 from dotenv import dotenv_values
 
 # standard library only: the set-up runs them before python-dotenv exists
-from .setup_check import cache_dir_path, cache_problem, dotenv_lines, misnamed_dotenv, split_path_settings
+from .setup_check import cache_dir_path, cache_problem, dotenv_lines, dotenv_name, misnamed_dotenv, split_path_settings
 from .texts import t  # texts imports nothing from course_lib, so no import cycle
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -258,8 +258,7 @@ def load_env(path: str | os.PathLike | None = None) -> bool:
 
 def _line_of(text: str, name: str) -> int | None:
     """The number (from 1) of the last line of ``text`` that sets ``name``, or None."""
-    pattern = re.compile(rf"[^\S\r\n]*(?:export[^\S\r\n]+)?{re.escape(name)}[^\S\r\n]*=")
-    found = [n for n, line in enumerate(dotenv_lines(text), 1) if pattern.match(line)]
+    found = [n for n, line in enumerate(dotenv_lines(text), 1) if dotenv_name(line) == name]
     return found[-1] if found else None
 
 

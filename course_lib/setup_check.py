@@ -333,6 +333,12 @@ def dotenv_line(line: str) -> tuple[str, str] | None:
     return name, re.sub(r"\s+#.*", "", rest).rstrip()
 
 
+def dotenv_name(line: str) -> str | None:
+    """The name a ``.env`` line sets (``NAME=...``, ``export`` allowed), or None for a line that sets none."""
+    match = _LINE_RE.fullmatch(line)
+    return match.group(1) if match else None
+
+
 def dotenv_lines(text: str) -> list[str]:
     """The lines of a ``.env`` text, split where python-dotenv splits them (CR LF, LF or CR)."""
     return _NEWLINE_RE.split(text)[::2]
