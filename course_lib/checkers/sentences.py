@@ -196,6 +196,7 @@ ZH: dict[str, str] = {
     "check.07.weather_brief.1": "weather_brief 应该是一个函数",
     "check.07.weather_brief.2": "代码查天气、一次不带 tools 的请求，换一组城市也对",
     "check.scripted.invalid_request": "第 {number} 次请求不能原样发给真正的接口（它会回答 400）：{problem}",
+    "check.crashed": "检查时遇到了意料之外的情况：{error}。看看你的代码返回了什么、有没有抛出异常；如果确定没问题，告诉老师",
     "check.failed": "❌ 未通过：{message}",
     "check.passed": "✅ 通过：{message}",
     "check.script_over": "{name} 收到了第 {request} 次请求，但剧本里已经没有回答了",
