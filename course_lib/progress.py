@@ -35,8 +35,10 @@ the result stays unsent and goes with the next one.  A checker waits at most
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import re
 import sys
 import time
 import uuid
@@ -47,11 +49,39 @@ from typing import Any
 from .class_code import progress_dir, student_token
 from .texts import t
 
-# Every exercise that has a checker, in the order of the notebooks ("NN-k" = notebook NN, 练习 k).
-# tests/test_progress.py checks that the checkers' ``@exercise`` ids are exactly these.
-EXERCISES = ("00-1", "00-2", "01-1", "01-2", "02-1", "02-2", "03-1", "03-2", "03-3", "04-1", "04-2",
-             "05-1", "05-2", "05-3", "06-1", "06-2", "07-1", "07-2", "07-3", "08-1", "09-1", "09-2",
-             "10-1", "10-2", "10-3")
+CHECKERS_DIR = Path(__file__).resolve().parent / "checkers"
+_EXERCISE_ID = re.compile(r"(\d{2})-(\d{1,2})")
+
+
+def exercise_ids(folder: Path = CHECKERS_DIR) -> tuple[str, ...]:
+    """Every exercise that has a checker, in notebook order: the ``@exercise("NN-k")`` ids of ``nbNN.py``.
+
+    Read from the checker modules' source with ``ast`` (nothing is imported: the teacher's service
+    and this module need the list before, and without, the checkers), so adding a checker with
+    ``@exercise("06-3")`` - by hand or with ``python course.py new-exercise 06`` - is all it takes
+    to register the exercise.  Sorted by notebook, then by number (``"06-10"`` after ``"06-9"``).
+
+    Args:
+        folder: the checkers package (default ``course_lib/checkers``); its ``nb*.py`` files are read (UTF-8).
+    Returns:
+        the ids, e.g. ``("00-1", "00-2", "01-1", ...)``; each once.
+    """
+    found = set()
+    for path in sorted(folder.glob("nb*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for decorator in node.decorator_list:
+                    if (isinstance(decorator, ast.Call) and getattr(decorator.func, "id", None) == "exercise"
+                            and decorator.args and isinstance(decorator.args[0], ast.Constant)
+                            and isinstance(decorator.args[0].value, str)
+                            and _EXERCISE_ID.fullmatch(decorator.args[0].value)):
+                        found.add(decorator.args[0].value)
+    return tuple(sorted(found, key=lambda e: tuple(int(n) for n in e.split("-"))))
+
+
+# Every exercise that has a checker ("NN-k" = notebook NN, 练习 k), in the order of the notebooks.
+EXERCISES = exercise_ids()
 FIELDS = ("id", "exercise", "passed", "hint", "attempt", "time")
 TIMEOUT_S = 2.0  # the longest a checker waits for the teacher's service (connect: 1 s of it)
 RETRY_AFTER_S = 30.0  # after a failed post, the next try is this much later (results wait in the file)
@@ -188,14 +218,35 @@ def send_pending(folder: Path | None = None, settings: dict[str, str] | None = N
                     _retry_at[folder] = time.monotonic() + RETRY_AFTER_S
                     _say_once("progress.refused", status=reply.status_code, why=_why(reply))
                     return None
-                ids = [i for i in reply.json().get("ids", []) if isinstance(i, str)]
+                answer = reply.json()
+                ids = [i for i in answer.get("ids", []) if isinstance(i, str)]
                 _append(sent_file(folder), "".join(i + "\n" for i in ids))
                 acknowledged += len(ids)
+                _say_about_batch(answer)
     except (httpx.HTTPError, OSError, ValueError):
         _retry_at[folder] = time.monotonic() + RETRY_AFTER_S
         _say_once("progress.not_sent")
         return None
     return acknowledged
+
+
+def _say_about_batch(answer: Any) -> None:
+    """One short line each (once a kernel) for what the service kept but does not know, and what it refused.
+
+    ``answer`` is the service's JSON (``progress_service``'s ``post_results``): ``unknown`` lists the
+    exercises the teacher's copy of the course does not know (kept, shown marked on the page);
+    ``refused`` the results it did not keep (they stay unsent here and go again with the next post).
+    """
+    if not isinstance(answer, dict):
+        return
+    unknown = [e for e in answer.get("unknown") or [] if isinstance(e, str)]
+    if unknown:
+        _say_once("progress.unknown_exercise_sent", exercises="、".join(unknown[:5]))
+    refused = [r for r in answer.get("refused") or [] if isinstance(r, dict)]
+    if refused:
+        exercises = sorted({str(r.get("exercise")) for r in refused if r.get("exercise")}) or ["?"]
+        _say_once("progress.refused_some", n=len(refused), exercises="、".join(exercises[:5]),
+                  why=str(refused[0].get("error", ""))[:200])
 
 
 def _why(reply: Any) -> str:

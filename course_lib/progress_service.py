@@ -18,8 +18,13 @@ Who may do what:
   another token under the same name is refused (409).  Bodies over
   ``MAX_BODY`` bytes, more than ``MAX_RESULTS`` results, names that are not
   1-``MAX_NAME`` printable characters (no ``<>&"'`` and no control
-  characters) and fields that are not what ``progress.FIELDS`` says are
-  refused with a Chinese ``error``.
+  characters) are refused with a Chinese ``error``.  The results are judged
+  one by one: one whose fields are not what ``progress.FIELDS`` says is
+  refused alone (``refused``: its place, its id when it has one, why), the
+  others are kept; one for an exercise this copy of the course does not
+  know (a well-formed ``"NN-k"`` missing from ``progress.EXERCISES``: the
+  teacher has not pulled a new exercise yet) is kept and named in
+  ``unknown``, and the page shows it in a column of its own, marked.
 * ``POST /api/mine`` - a student reads back their own results (name + token), nobody else's.
 * ``POST /api/join`` - ``python course.py join CODE`` (``class_code``): the
   class code's secret buys the ``.env`` lines (model URL, class key, this
@@ -76,6 +81,7 @@ REFRESH_S = 5
 JOIN_FAILURES_PER_MINUTE = 10
 COOKIE = "course_teacher"
 _HEX32 = re.compile(r"[0-9a-f]{32}")
+_EXERCISE = re.compile(r"\d{2}-\d{1,2}")  # the form of every id progress.exercise_ids reads
 _HINT = re.compile(r"[0-9a-z_.]{0,80}")
 _NAME_FORBIDDEN = set('<>&"\'\\')
 
@@ -108,13 +114,16 @@ def valid_name(raw: object) -> str:
 def valid_result(raw: object) -> dict[str, Any]:
     """One result checked against ``progress.FIELDS``; returns it with exactly those keys.
 
+    The exercise needs only the form ``"NN-k"``: one that this copy of the course does not know
+    (``progress.EXERCISES``) is still a result (``unknown_exercises`` names it).
+
     Raises:
         BadRequest: a key is missing or extra, or a value is not the type and form ``progress.record`` writes.
     """
     if not isinstance(raw, dict) or set(raw) != set(FIELDS):
         raise BadRequest(400, t("progress_service.result_fields", fields=", ".join(FIELDS)))
     ok = (isinstance(raw["id"], str) and _HEX32.fullmatch(raw["id"])
-          and raw["exercise"] in EXERCISES
+          and isinstance(raw["exercise"], str) and _EXERCISE.fullmatch(raw["exercise"])
           and isinstance(raw["passed"], bool)
           and isinstance(raw["hint"], str) and _HINT.fullmatch(raw["hint"])
           and type(raw["attempt"]) is int and 1 <= raw["attempt"] <= 100_000
@@ -122,6 +131,38 @@ def valid_result(raw: object) -> dict[str, Any]:
     if not ok:
         raise BadRequest(400, t("progress_service.result_value"))
     return {k: raw[k] for k in FIELDS}
+
+
+def sort_results(raw: list) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The results of one post, judged one by one (``valid_result``): ``(kept, refused)``.
+
+    ``refused`` has one ``{"index": place in the post, "id": its id or None, "exercise": its
+    exercise or None, "error": the Chinese reason}`` per refused result; id and exercise are
+    echoed only when they have their right form, so nothing a client sent is reflected raw.
+    """
+    kept, refused = [], []
+    for index, item in enumerate(raw):
+        try:
+            kept.append(valid_result(item))
+        except BadRequest as exc:
+            given = item if isinstance(item, dict) else {}
+            rid, exercise = given.get("id"), given.get("exercise")
+            refused.append({"index": index,
+                            "id": rid if isinstance(rid, str) and _HEX32.fullmatch(rid) else None,
+                            "exercise": exercise if isinstance(exercise, str) and _EXERCISE.fullmatch(exercise)
+                            else None,
+                            "error": exc.message})
+    return kept, refused
+
+
+def unknown_exercises(results: list[dict[str, Any]]) -> list[str]:
+    """The exercises of ``results`` that this copy of the course does not know (not in ``EXERCISES``), sorted."""
+    return sorted({r["exercise"] for r in results if r["exercise"] not in EXERCISES}, key=exercise_order)
+
+
+def exercise_order(exercise: str) -> tuple[int, ...]:
+    """``"06-10"`` → ``(6, 10)``: the sort key that puts 06-10 after 06-9."""
+    return tuple(int(n) for n in exercise.split("-"))
 
 
 def _parse_time(text: str) -> datetime | None:
@@ -258,8 +299,10 @@ def class_view(results: list[dict[str, Any]], students: list[str], now: float) -
             stuck = "quiet"
         rows.append({"name": name, "cells": cells, "stuck": stuck, "last": last,
                      "stuck_on": stuck_on if stuck == "failures" else None, "failures_in_a_row": run})
-    passed = {e: sum(1 for row in rows if row["cells"].get(e, {}).get("passed")) for e in EXERCISES}
-    return {"students": rows, "exercises": list(EXERCISES), "passed": passed}
+    unknown = unknown_exercises(results)
+    exercises = [*EXERCISES, *unknown]
+    passed = {e: sum(1 for row in rows if row["cells"].get(e, {}).get("passed")) for e in exercises}
+    return {"students": rows, "exercises": exercises, "unknown": unknown, "passed": passed}
 
 
 def stuck_reason(row: dict[str, Any], now: float) -> str:
@@ -328,7 +371,12 @@ def parse_metrics(text: str) -> dict[str, float]:
 def render_page(view: dict[str, Any], model: dict[str, Any], now: float) -> str:
     """The teacher's page (HTML, Chinese, reloads itself every ``REFRESH_S`` s); every value escaped."""
     e = html.escape
-    head_cells = "".join(f"<th>{e(x)}</th>" for x in view["exercises"])
+    unknown = set(view.get("unknown", ()))
+    head_cells = "".join(
+        f'<th class="unknown" title="{e(t("progress_service.unknown_title"))}">{e(x)}？</th>' if x in unknown
+        else f"<th>{e(x)}</th>" for x in view["exercises"])
+    unknown_note = (f'<p class="unknown">{e(t("progress_service.unknown_note", exercises="、".join(sorted(unknown))))}</p>'
+                    if unknown else "")
     body = []
     for row in view["students"]:
         cells = []
@@ -357,13 +405,14 @@ body {{ font-family: "Noto Sans CJK SC", "WenQuanYi Zen Hei", "Microsoft YaHei",
 table {{ border-collapse: collapse; }} th, td {{ border: 1px solid #999; padding: 4px 8px; text-align: center; white-space: nowrap; }}
 th.name {{ text-align: left; white-space: nowrap; }} td.pass {{ background: #c8f0c8; }} td.fail {{ background: #f8d0d0; }}
 td.none {{ background: #fff; }} .stuck {{ color: #b00; margin-left: .5em; font-size: 16px; }}
-.model {{ font-size: 22px; margin-bottom: .6em; }} .empty {{ color: #666; }}
+.model {{ font-size: 22px; margin-bottom: .6em; }} .empty {{ color: #666; }} .unknown {{ color: #a60; }}
 </style></head><body>
 <h1>{e(t("progress_service.page_title"))}</h1>
 <div class="model" id="model">{e(model_line(model))}</div>
 <p>{e(t("progress_service.page_counts", students=len(view["students"]), stuck=len(stuck)))}
  · <a href="/teacher.csv">{e(t("progress_service.page_csv"))}</a></p>
 {f'<ul class="stucklist">{stuck_list}</ul>' if stuck_list else ''}
+{unknown_note}
 {empty}
 <table id="grid"><thead><tr><th>{e(t("progress_service.page_student"))}</th>{head_cells}</tr></thead>
 <tbody>{"".join(body)}</tbody>
@@ -473,12 +522,13 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
             if len(body["results"]) > MAX_RESULTS:
                 raise BadRequest(413, t("progress_service.too_many", most=MAX_RESULTS))
             name = valid_name(body.get("name"))
-            results = [valid_result(r) for r in body["results"]]
+            results, refused = sort_results(body["results"])
             await run_in_threadpool(store.claim, name, body.get("token"))
             new = await run_in_threadpool(store.add, name, results)
         except BadRequest as exc:
             return error(exc)
-        return JSONResponse({"stored": new, "ids": [r["id"] for r in results]})
+        return JSONResponse({"stored": new, "ids": [r["id"] for r in results], "refused": refused,
+                             "unknown": unknown_exercises(results)})
 
     async def post_mine(request: Request) -> Response:
         try:

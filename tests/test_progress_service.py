@@ -94,14 +94,43 @@ def test_a_hostile_or_empty_name_is_refused(service, name):
 
 
 @pytest.mark.parametrize("change", [
-    {"exercise": "99-1"}, {"passed": "yes"}, {"attempt": 0}, {"attempt": True}, {"hint": "<b>"},
-    {"time": "yesterday"}, {"id": "not-hex"}, {"code": "def f(): pass"},
+    {"exercise": "99"}, {"exercise": "06-1<b>"}, {"exercise": 61}, {"passed": "yes"}, {"attempt": 0},
+    {"attempt": True}, {"hint": "<b>"}, {"time": "yesterday"}, {"id": "not-hex"}, {"code": "def f(): pass"},
 ])
-def test_a_result_that_is_not_what_a_checker_writes_is_refused(service, change):
-    bad = {**result(), **change}
-    reply = post(service, {"name": "王小明", "token": TOKEN_A, "results": [result(), bad]})
-    assert reply.status_code == 400
-    assert service.store.results() == []  # all or nothing
+def test_a_result_that_is_not_what_a_checker_writes_is_refused_alone(service, change):
+    good, bad = result(), {**result("01-1"), **change}
+    reply = post(service, {"name": "王小明", "token": TOKEN_A, "results": [good, bad]})
+    assert reply.status_code == 200
+    answer = reply.json()
+    assert answer["ids"] == [good["id"]] and answer["stored"] == 1  # the good one is kept
+    [refused] = answer["refused"]
+    assert refused["index"] == 1 and refused["error"]
+    assert refused["id"] == (bad["id"] if "id" not in change else None)  # echoed only in its right form
+    assert [r["id"] for r in service.store.results()] == [good["id"]]
+
+
+def test_one_unknown_exercise_never_blocks_the_rest(service):
+    """A student whose course is newer than the teacher's sends 06-3: kept, named, shown marked; the rest kept."""
+    assert "06-3" not in progress.EXERCISES
+    batch = [result("06-1", passed=True), result("06-3", passed=True), result("01-1")]
+    reply = post(service, {"name": "王小明", "token": TOKEN_A, "results": batch})
+    assert reply.status_code == 200
+    answer = reply.json()
+    assert answer["ids"] == [r["id"] for r in batch] and answer["stored"] == 3
+    assert answer["unknown"] == ["06-3"] and answer["refused"] == []
+    view = progress_service.class_view(service.store.results(), service.store.students(), now=0)
+    assert view["exercises"][-1] == "06-3" and view["unknown"] == ["06-3"]
+    assert view["exercises"][:-1] == list(progress.EXERCISES)
+    assert view["students"][0]["cells"]["06-3"]["passed"] is True
+    page = progress_service.render_page(view, {"health": "none"}, now=0)
+    assert "06-3？" in page and "06-3" in page.split("unknown")[-1]
+    csv_rows = progress_service.render_csv(view).splitlines()
+    assert csv_rows[0].split(",")[-2] == "06-3" and csv_rows[1].split(",")[-1] == "2"
+
+
+def test_exercises_sort_by_number_not_text():
+    unknown = progress_service.unknown_exercises([{"exercise": e} for e in ("06-10", "06-9", "11-1", "06-9")])
+    assert unknown == ["06-9", "06-10", "11-1"]
 
 
 def test_bodies_are_size_bounded(service):
@@ -317,3 +346,17 @@ def test_a_refused_post_says_why_once_and_keeps_the_results(service, student, mo
     nb06.check_call_key("not a function")
     assert "401" in capsys.readouterr().err and service.store.results() == []
     assert len(progress.read_results(student)) == 1
+
+
+def test_a_student_is_told_which_exercise_the_teachers_copy_does_not_know(service, tmp_path, capsys, monkeypatch):
+    """The student's side of the post above: every result acknowledged, one line naming 06-3 and what to do."""
+    folder = tmp_path / "student"
+    monkeypatch.setattr(progress, "_said", set())
+    monkeypatch.setattr(progress, "class_settings", lambda: None)  # recorded outside a class first: kept, not posted
+    settings = {"url": service.url, "name": "王小明", "key": CLASS_KEY}
+    progress.record("06-1", True, "check.06.call_key.5", folder=folder)
+    progress.record("06-3", False, "check.generic.differs", folder=folder)
+    assert progress.send_pending(folder, settings) == 2
+    assert progress.sent_ids(folder) == {r["id"] for r in progress.read_results(folder)}
+    said = capsys.readouterr().err
+    assert "06-3" in said and "git pull" in said and "06-1" not in said
