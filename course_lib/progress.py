@@ -241,11 +241,11 @@ def _say_about_batch(answer: Any) -> None:
         return
     unknown = [e for e in answer.get("unknown") or [] if isinstance(e, str)]
     if unknown:
-        _say_once("progress.unknown_exercise_sent", exercises="、".join(unknown[:5]))
+        _say_once("progress.unknown_exercise_sent", exercises=t("progress.list_separator").join(unknown[:5]))
     refused = [r for r in answer.get("refused") or [] if isinstance(r, dict)]
     if refused:
         exercises = sorted({str(r.get("exercise")) for r in refused if r.get("exercise")}) or ["?"]
-        _say_once("progress.refused_some", n=len(refused), exercises="、".join(exercises[:5]),
+        _say_once("progress.refused_some", n=len(refused), exercises=t("progress.list_separator").join(exercises[:5]),
                   why=str(refused[0].get("error", ""))[:200])
 
 

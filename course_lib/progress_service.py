@@ -373,9 +373,9 @@ def render_page(view: dict[str, Any], model: dict[str, Any], now: float) -> str:
     e = html.escape
     unknown = set(view.get("unknown", ()))
     head_cells = "".join(
-        f'<th class="unknown" title="{e(t("progress_service.unknown_title"))}">{e(x)}？</th>' if x in unknown
+        f'<th class="unknown" title="{e(t("progress_service.unknown_title"))}">{e(t("progress_service.unknown_mark", exercise=x))}</th>' if x in unknown
         else f"<th>{e(x)}</th>" for x in view["exercises"])
-    unknown_note = (f'<p class="unknown">{e(t("progress_service.unknown_note", exercises="、".join(sorted(unknown))))}</p>'
+    unknown_note = (f'<p class="unknown">{e(t("progress_service.unknown_note", exercises=t("progress.list_separator").join(unknown)))}</p>'
                     if unknown else "")
     body = []
     for row in view["students"]:

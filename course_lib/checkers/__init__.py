@@ -32,7 +32,7 @@ from ..recording import Recording, recording
 from . import sentences
 
 __all__ = ["CheckResult", "Difference", "Hint", "Recording", "described", "exercise", "first_difference", "recording",
-           "report", "safely", "t"]
+           "report", "safely", "same_behaviour", "t"]
 
 texts.register("zh", sentences.ZH)  # the check.* sentences: from here on texts.t finds them
 
@@ -212,3 +212,40 @@ def first_difference(
     except NoSuchExample:
         return None
     return differs(tuple(args))
+
+
+def same_behaviour(
+    student: object,
+    reference: Callable[..., Any],
+    name: str,
+    inputs: Any = None,
+    examples: Sequence[tuple] = (),
+    same: Callable[[Any, Any], bool] | None = None,
+    max_examples: int = 60,
+) -> CheckResult:
+    """A whole checker for "write a function that does X": the student's function against ``reference``.
+
+    What ``python course.py new-exercise`` writes into a new checker, and what a teacher's own
+    checker can return: ``first_difference(student, reference, inputs, examples, same,
+    max_examples)``, reported with the generic sentences (``check.generic.*``): not a function; the
+    first call that raised (with the exception); the first call whose result differs (what came
+    back, what was expected, both computed); or passed, with how many examples were named.
+
+    Args:
+        student: what the student wrote (anything: it is checked to be callable first).
+        reference: the right answer, a plain function with the same arguments.
+        name: the function's name in the exercise (shown in the hint: ``name(1, 2)``).
+        inputs, examples, same, max_examples: as ``first_difference``.
+    Returns:
+        the ``CheckResult`` (printed already).
+    """
+    if not callable(student):
+        return report(False, t("check.generic.not_callable", name=name, got=described(student)))
+    found = first_difference(student, reference, inputs, examples, same, max_examples)
+    if found is None:
+        key = "check.generic.passed_examples" if inputs is None else "check.generic.passed"
+        return report(True, t(key, name=name, n=len(examples)))
+    if found.error:
+        return report(False, t("check.generic.error", call=found.call(name), error=found.error))
+    return report(False, t("check.generic.differs", call=found.call(name), got=described(found.got),
+                           want=described(found.want)))

@@ -198,6 +198,11 @@ ZH: dict[str, str] = {
     "check.scripted.invalid_request": "第 {number} 次请求不能原样发给真正的接口（它会回答 400）：{problem}",
     "check.crashed": "检查时遇到了意料之外的情况：{error}。看看你的代码返回了什么、有没有抛出异常；如果确定没问题，告诉老师",
     "check.failed": "❌ 未通过：{message}",
+    "check.generic.differs": "{call} 应该返回 {want}，你的函数返回了 {got}",
+    "check.generic.error": "{call} 出错：{error}",
+    "check.generic.not_callable": "{name} 应该是一个函数，现在是 {got}",
+    "check.generic.passed": "{name} 在题目给的 {n} 个例子和随机生成的输入上都和参考答案一致",
+    "check.generic.passed_examples": "{name} 在题目给的 {n} 个例子上都和参考答案一致",
     "check.passed": "✅ 通过：{message}",
     "check.script_over": "{name} 收到了第 {request} 次请求，但剧本里已经没有回答了",
     # checkers/nb08.py - nb10.py (keys sorted)
