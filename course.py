@@ -12,6 +12,11 @@
     python course.py join CODE      a student joins the class: the teacher's class code becomes .env, then set-up
                                     (course_lib/class_code.py; --name NAME, else it asks)
     python course.py progress       this computer's exercise results (course_lib/progress.py)
+    python course.py exercises [ARGS]  the exercise tests only (every checker on its reference solution, on the
+                                    untouched exercise and on wrong answers; the cells' metadata): no model set-up,
+                                    no compile; ARGS go to pytest
+    python course.py new-exercise NN [--name FUNCTION]  a teacher's new exercise in notebook NN: its cells, checker
+                                    and solution, with TODOs (course_lib/checkers/new_exercise.py)
 
 On Windows type ``py -3 course.py lab`` (``python`` there is often the
 Microsoft Store's placeholder); ``bash course.sh ...`` still works where there
@@ -52,6 +57,10 @@ STAMP = ".course-installed"  # in .venv: the hash of what was installed (same fi
 BUILD_FLAGS_FILE = ".llama-build-flags"  # in .venv: the CMAKE_ARGS llama-server was compiled with
 BENCH_STAMP = ".bench-installed"
 NEEDS_MODEL = ("test", "bench", "serve")  # these always run on the offline model, whatever .env says
+EXERCISE_COMMANDS = ("exercises", "new-exercise")  # no model: when .venv is missing they make a client one
+EXERCISE_STAMP = ".course-exercises"  # in .venv: the hash of what `exercises` installed (client + test runner)
+# What `python course.py exercises` runs (globs, relative to the project root).
+EXERCISE_TESTS = ("tests/test_exercises.py", "tests/test_exercise_cells.py", "tests/test_checkers_*.py")
 
 # The one sentence printed before course_lib can be imported (it must print on any Python, even 2.7):
 # every other sentence of this file is in course_lib/texts.py ("course.*"), read through t().
@@ -279,6 +288,8 @@ def make_plan(command):
         StepFailed: ``COURSE_ENGINE`` names no engine (``platforms.engine``'s Chinese sentence is printed first).
     """
     setup_check, platforms = _lib()
+    if command in EXERCISE_COMMANDS:
+        return Plan(command, "client")
     wanted = "full" if command in NEEDS_MODEL else setup_check.set_up_mode()
     if wanted != "full":
         return Plan(command, "client")
@@ -792,6 +803,61 @@ def cmd_bench(args):
     return hand_over([bench_python, "-m", "bench"] + list(args))
 
 
+def test_runner_pins(root=None):
+    """The test runner's lines of requirements.txt (``pytest==...``, ``pytest-timeout==...``): one place for the pins."""
+    text = root_path(root or ROOT, "requirements.txt").read_text(encoding="utf-8")
+    return [line.strip() for line in text.splitlines() if line.startswith(("pytest==", "pytest-timeout=="))]
+
+
+def exercise_venv(command):
+    """.venv's Python with what the exercise tests need, and nothing of the model: returns its path.
+
+    A usable .venv (any set-up) is kept; without one, the client set-up makes it (no engine, no
+    compile, no model file).  Then requirements-client.txt and the test runner are installed when
+    they changed since the last time (``EXERCISE_STAMP``; pip leaves what is there alone).
+
+    Raises:
+        StepFailed: as ``setup`` and ``run``.
+    """
+    if not (venv_ok() and root_path(VENV, STAMP).is_file()):
+        setup(command)
+    python = venv_python()
+    pins = test_runner_pins()
+    digest = hashlib.sha256()
+    for name in ("requirements-client.txt", "pyproject.toml"):
+        digest.update(root_path(name).read_bytes())
+    digest.update("\n".join(pins).encode("utf-8"))
+    stamp = root_path(VENV, EXERCISE_STAMP)
+    if read_text(stamp) != digest.hexdigest():
+        run([python, "-m", "pip", "install", "--quiet", "-r", "requirements-client.txt"] + pins)
+        write_line(stamp, digest.hexdigest())
+    return python
+
+
+def exercise_test_files(root=None):
+    """The files of ``EXERCISE_TESTS`` that exist, sorted, as paths relative to the project root (``/``)."""
+    import glob
+
+    found = set()
+    for pattern in EXERCISE_TESTS:
+        found.update(os.path.relpath(path, root or ROOT).replace(os.sep, "/")
+                     for path in glob.glob(os.path.join(root or ROOT, pattern)))
+    return sorted(found)
+
+
+def cmd_exercises(args):
+    """``exercises [ARGS]``: only the exercise tests (``EXERCISE_TESTS``), on .venv without the model; ARGS go to pytest."""
+    python = exercise_venv("exercises")
+    os.environ["COURSE_IGNORE_DOTENV"] = "1"  # a checker never reads the class settings or a key
+    return hand_over([python, "-m", "pytest", "-q"] + exercise_test_files() + list(args))
+
+
+def cmd_new_exercise(args):
+    """``new-exercise NN [--name FUNCTION]``: a new exercise's scaffold (``course_lib/checkers/new_exercise.py``)."""
+    python = exercise_venv("new-exercise")
+    return hand_over([python, "-m", "course_lib.checkers.new_exercise"] + list(args))
+
+
 def cmd_serve(args):
     """``serve [ARGS]``: set-up, then the teacher's class server (``python -m course_lib.classroom ARGS``)."""
     setup("serve")
@@ -830,6 +896,8 @@ COMMANDS = [
     ("serve", cmd_serve),
     ("join", cmd_join),
     ("progress", cmd_progress),
+    ("exercises", cmd_exercises),
+    ("new-exercise", cmd_new_exercise),
 ]
 
 

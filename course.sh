@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The course's entry point is course.py (Python, so that it runs on Windows, macOS and Linux alike;
 # read its docstring):  python course.py lab | test [ARGS] | setup | check | bench [ARGS] | serve [ARGS] | join CODE | progress
+#   | exercises [ARGS] | new-exercise NN
 # This wrapper keeps "bash course.sh ..." working: it runs course.py with $PYTHON (default python3),
 # and that Python also makes the virtual environment, e.g. PYTHON=python3.12 bash course.sh setup.
 set -euo pipefail

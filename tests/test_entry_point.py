@@ -103,10 +103,24 @@ def engine_here(monkeypatch, engine: str | None, problem: str | None = None, mod
 
 def test_the_commands_are_those_of_course_sh():
     names = [name for name, _ in course.COMMANDS]
-    assert names == ["lab", "test", "setup", "check", "bench", "serve", "join", "progress"]
-    assert "{lab|test|setup|check|bench|serve|join|progress}" in course.usage()
+    assert names == ["lab", "test", "setup", "check", "bench", "serve", "join", "progress", "exercises", "new-exercise"]
+    assert "{lab|test|setup|check|bench|serve|join|progress|exercises|new-exercise}" in course.usage()
     for name, function in course.COMMANDS:
         assert function.__doc__ and f"python course.py {name}" in course.__doc__, name
+
+
+def test_the_exercise_commands_need_no_model(monkeypatch):
+    """``exercises`` and ``new-exercise`` plan a client set-up whatever .env asks (no engine, no compile)."""
+    monkeypatch.setenv("COURSE_PROVIDER", "local")
+    for command in ("exercises", "new-exercise"):
+        plan = course.make_plan(command)
+        assert plan.mode == "client" and not plan.compiles and plan.engine is None
+    files = course.exercise_test_files()
+    assert "tests/test_exercises.py" in files and "tests/test_exercise_cells.py" in files
+    assert any(f.startswith("tests/test_checkers_nb") for f in files)
+    assert all((ROOT / f).is_file() for f in files)
+    pins = course.test_runner_pins()
+    assert [p.split("==")[0] for p in pins] == ["pytest", "pytest-timeout"] and all("==" in p for p in pins)
 
 
 def test_no_command_is_lab_and_arguments_are_passed_on(monkeypatch):
@@ -121,7 +135,7 @@ def test_no_command_is_lab_and_arguments_are_passed_on(monkeypatch):
 def test_an_unknown_command_prints_the_usage_and_exits_2():
     result = run_course("tset")
     assert result.returncode == 2
-    assert "用法：python course.py {lab|test|setup|check|bench|serve|join|progress}" in result.stderr and not result.stdout
+    assert "用法：python course.py {lab|test|setup|check|bench|serve|join|progress|exercises|new-exercise}" in result.stderr and not result.stdout
     assert run_course("--help").returncode == 0
 
 
