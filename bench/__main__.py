@@ -15,6 +15,9 @@ Parts (``--parts``, default series, debugger and suite):
             through four configurations (``bfcl.py``; needs bfcl-eval, which
             ``python course.py bench`` installs; its own files bfcl.json / .md).
 
+Not a part: ``python -m bench.mutants`` (the course's ``.venv`` alone, no model) measures how
+strong each exercise checker is by mutation testing (``mutants.py``; results/mutants.md).
+
 Writes ``results.json``, ``results.md`` and ``results.png`` to ``--out``
 (default ``bench/results``).  Run it on an idle machine: anything else using
 the CPU (tests, notebooks, a browser) distorts every figure; the load average
