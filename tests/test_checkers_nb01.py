@@ -140,6 +140,13 @@ def wrapped_question(client):
     return ask
 
 
+def system_without_role(client):  # a message the API refuses
+    def ask(question):
+        return client.chat.completions.create(
+            model="m", messages=[{"content": "简洁。"}, {"role": "user", "content": question}]).choices[0].message.content
+    return ask
+
+
 def returns_question(client):
     def ask(question):
         only_user(client)(question)
@@ -183,7 +190,7 @@ WRONG = [
     (returns_response, "check.01.ask.5"), (returns_message, "check.01.ask.5"), (prints, "check.01.ask.5"),
     (asks_twice, "check.01.ask.3"), (hard_coded_reply, "check.01.ask.5"), (hard_coded_question, "check.01.ask.4"),
     (system_last, "check.01.ask.4"), (as_system, "check.01.ask.4"), (wrapped_question, "check.01.ask.4"),
-    (returns_question, "check.01.ask.5"), (raises, "check.01.ask.2"),
+    (returns_question, "check.01.ask.5"), (raises, "check.01.ask.2"), (system_without_role, "check.01.ask.7"),
 ]
 WRONG_STREAMED = [(stream_first_piece, "check.01.ask.5"), (stream_last_piece, "check.01.ask.5"),
                   (stream_returned, "check.01.ask.5")]

@@ -21,6 +21,7 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from . import CheckResult, Recording, described, exercise, first_difference, recording, report, safely, t
 
 QUESTION = "1+1 等于几？只回答数字。"
+ROLES = {"system", "developer", "user", "assistant"}  # what a message of a plain chat request may be
 
 
 class Replay:
@@ -119,6 +120,9 @@ def _ask_once(ask: Any, client: Any, question: str, answer: Callable[[dict], Any
     if len(seen.requests) != 1:
         return None, t("check.01.ask.3", n_requests=len(seen.requests))
     messages = seen.requests[0].get("messages")
+    for index, message in enumerate(messages if isinstance(messages, (list, tuple)) else []):
+        if not (isinstance(message, dict) and message.get("role") in ROLES and isinstance(message.get("content"), str)):
+            return None, t("check.01.ask.7", index=index, message=described(message))
     last = messages[-1] if isinstance(messages, (list, tuple)) and messages else None
     if not (isinstance(last, dict) and last.get("role") == "user" and last.get("content") == question):
         return None, t("check.01.ask.4", question=repr(question), last=described(last))
@@ -134,7 +138,7 @@ def check_ask(ask: object, client: object) -> CheckResult:
     """Exercise 01-1: ``ask(question) -> str`` sends exactly ONE request whose last message is
     ``{"role": "user", "content": question}`` and returns that answer's text.
 
-    Tried twice: ``QUESTION`` on ``client``'s model, then another question answered by the
+    Every message sent needs a known role and a str content.  Tried twice: ``QUESTION`` on ``client``'s model, then another question answered by the
     checker (``answered_with``; no request).  The text may come from a ``ChatCompletion`` or
     from chunks (``stream=True``); surrounding spaces do not count.
     """

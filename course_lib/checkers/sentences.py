@@ -32,6 +32,7 @@ ZH: dict[str, str] = {
     "check.01.ask.4": "最后一条消息应该是 {{'role': 'user', 'content': question}}：问的是 {question}，最后一条却是 {last}",
     "check.01.ask.5": "ask 应该返回回答的文字（一个字符串）：response.choices[0].message.content；用 stream=True 时是所有 chunk 的 delta.content 拼起来。这次模型回答的是 {want}，ask 返回的是 {got}",
     "check.01.ask.6": "ask 发出了一次请求，模型回答：{answer}",
+    "check.01.ask.7": "发出去的 messages 里第 {index} 条（从 0 数）不是一条完整的消息：每条都要有 'role'（system、user 或 assistant）和字符串 'content'，现在是 {message}",
     "check.01.summarize.1": "summarize 应该是一个函数，现在是 {value}",
     "check.01.summarize.2": "对一个 finish_reason 依次为 {reasons}、total_tokens={total} 的回复，summarize 出错：{error}",
     "check.01.summarize.3": "对一个 finish_reason 依次为 {reasons}（看 choices[0]）、total_tokens={total} 的回复，应返回 {want}，实际是 {got}",
