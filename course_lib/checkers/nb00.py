@@ -1,22 +1,42 @@
-"""Checkers for notebook 00 (set-up and provider check)."""
+"""Checkers for notebook 00 (set-up and provider check).
+
+00-1 compares a collection of names with the one computed from ``providers.PRESETS``;
+00-2 reads the text as the course reads ``.env`` (python-dotenv, a line without ``=``
+counts as not written) and asks what ``get_provider`` asks of the key.
+"""
 
 from __future__ import annotations
 
 import io
+from collections.abc import KeysView
 
 from dotenv import dotenv_values
 
-from ..providers import PRESETS
-from . import CheckResult, exercise, report, t
+from ..providers import PRESETS, ProviderError, check_key_characters
+from . import CheckResult, described, exercise, report, t
+
+COLLECTIONS = (list, tuple, set, frozenset, KeysView)  # every way to write "a list of names" that can be read twice
+
+
+def needs_key_names() -> set[str]:
+    """The preset names whose key is required (``key_env`` set and ``key_required``), from the table itself."""
+    return {name for name, preset in PRESETS.items() if preset.key_env and preset.key_required}
 
 
 @exercise("00-1")
 def check_needs_key(needs_key: object) -> CheckResult:
-    """Exercise 00-1: ``needs_key`` lists the preset names that need an API key (any order)."""
-    expected = {name for name, preset in PRESETS.items() if preset.key_env and preset.key_required}
-    if not isinstance(needs_key, (list, tuple, set)):
-        return report(False, t("check.00.needs_key.1"))
-    got = set(needs_key)
+    """Exercise 00-1: ``needs_key`` holds exactly the preset names that need an API key.
+
+    Any order; a list, tuple, set (or ``dict.keys()``) of str.  Checked: the shape (a
+    collection, not a str / dict / generator), that every item is a str, then the set of
+    names against ``needs_key_names()``, naming what is missing and what is extra.
+    """
+    if not isinstance(needs_key, COLLECTIONS):
+        return report(False, t("check.00.needs_key.1", value=described(needs_key)))
+    odd = [item for item in needs_key if not isinstance(item, str)]
+    if odd:
+        return report(False, t("check.00.needs_key.4", item=described(odd[0])))
+    expected, got = needs_key_names(), set(needs_key)
     if got == expected:
         return report(True, t("check.00.needs_key.2", sorted_got=sorted(got)))
     missing, extra = sorted(expected - got), sorted(got - expected)
@@ -25,13 +45,26 @@ def check_needs_key(needs_key: object) -> CheckResult:
 
 @exercise("00-2")
 def check_env_line(env_text: object) -> CheckResult:
-    """Exercise 00-2: ``env_text`` is .env content that selects DeepSeek and names its key variable."""
+    """Exercise 00-2: ``env_text`` (a str) is ``.env`` content that selects DeepSeek with a usable key.
+
+    Read with python-dotenv as ``settings.load_env`` reads it (the last line of a name wins,
+    a name without ``=`` is not set).  Checked in order: a non-empty str; ``COURSE_PROVIDER``
+    is ``deepseek`` once stripped and lower-cased (as ``get_provider`` reads it);
+    ``DEEPSEEK_API_KEY`` is set and not blank; the key is printable ASCII without spaces
+    (``providers.check_key_characters``, what the course asks before the key goes into a header).
+    """
     if not isinstance(env_text, str) or not env_text.strip():
-        return report(False, t("check.00.env_line.1"))
-    values = dotenv_values(stream=io.StringIO(env_text))
-    # get_provider() lower-cases and strips the name, so "DeepSeek" works too
-    if (values.get("COURSE_PROVIDER") or "").strip().lower() != "deepseek":
-        return report(False, t("check.00.env_line.2", course_provider=repr(values.get('COURSE_PROVIDER'))))
-    if "DEEPSEEK_API_KEY" not in values:
-        return report(False, t("check.00.env_line.3"))
+        return report(False, t("check.00.env_line.1", value=described(env_text)))
+    values = {name: value for name, value in dotenv_values(stream=io.StringIO(env_text)).items() if value is not None}
+    provider = values.get("COURSE_PROVIDER")
+    if (provider or "").strip().lower() != "deepseek":
+        return report(False, t("check.00.env_line.2", course_provider=repr(provider)))
+    key_env = PRESETS["deepseek"].key_env
+    key = (values.get(key_env) or "").strip()
+    if not key:
+        return report(False, t("check.00.env_line.3", key_env=key_env))
+    try:
+        check_key_characters(key, key_env)
+    except ProviderError:
+        return report(False, t("check.00.env_line.5", key_env=key_env))
     return report(True, t("check.00.env_line.4"))

@@ -10,20 +10,26 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
+from hypothesis import strategies as st
 from openai.types.chat import ChatCompletionMessage
 
 from ..messages import normalize
 from ..tools import get_weather
-from . import CheckResult, exercise, report, safely, t
+from ..tools.weather import UNITS
+from . import CheckResult, described, exercise, first_difference, report, safely, t
 from .scripted import ScriptedModel
 
 CURRENCIES = {"USD", "EUR", "JPY"}
 # What each description must talk about (Chinese or English), so that a description
 # copied from another tool, or one that does not say what a parameter is, fails.
-ABOUT_CURRENCY = re.compile(r"货币|币种|汇率|换算|兑换|外币|美元|欧元|日元|USD|EUR|JPY|currenc|exchange|dollar|euro|yen",
-                            re.IGNORECASE)
-ABOUT_AMOUNT = re.compile(r"金额|钱|数额|人民币|元|CNY|RMB|yuan|amount|money|sum", re.IGNORECASE)
+# Broad on purpose: any wording that names money or changing it passes; a description of something else fails.
+ABOUT_CURRENCY = re.compile(r"币|汇|换|兑|美元|欧元|日元|美金|USD|EUR|JPY|CNY|RMB|currenc|exchang|convert|dollar|euro|"
+                            r"\byen\b|money|forex", re.IGNORECASE)
+ABOUT_AMOUNT = re.compile(r"金额|钱|额|人民币|元|多少|价|CNY|RMB|yuan|amount|money|sum|how much|price|cost|value",
+                          re.IGNORECASE)
+LISTS = (list, tuple)  # a JSON array written in Python
 
 
 @exercise("03-1")
@@ -32,12 +38,12 @@ def check_currency_tool(tool: object) -> CheckResult:
     the right name, a description, ``amount`` (number) and ``to_currency`` (string with
     enum USD/EUR/JPY), both described, both required, nothing else."""
     if not isinstance(tool, dict) or tool.get("type") != "function" or not isinstance(tool.get("function"), dict):
-        return report(False, t("check.03.currency_tool.1"))
+        return report(False, t("check.03.currency_tool.1", value=described(tool)))
     fn = tool["function"]
     if fn.get("name") != "convert_currency":
         return report(False, t("check.03.currency_tool.2", name=repr(fn.get('name'))))
     description = fn.get("description")
-    if not isinstance(description, str) or len(description.strip()) < 8:
+    if not isinstance(description, str) or len(description.strip()) < 4:
         return report(False, t("check.03.currency_tool.3"))
     if not ABOUT_CURRENCY.search(description):
         return report(False, t("check.03.currency_tool.4", description=repr(description)))
@@ -54,7 +60,7 @@ def check_currency_tool(tool: object) -> CheckResult:
     if not isinstance(currency, dict) or currency.get("type") != "string":
         return report(False, t("check.03.currency_tool.8"))
     enum = currency.get("enum")
-    if not isinstance(enum, list) or set(enum) != CURRENCIES:
+    if not isinstance(enum, LISTS) or not all(isinstance(e, str) for e in enum) or set(enum) != CURRENCIES:
         return report(False, t("check.03.currency_tool.9", sorted_currencies=sorted(CURRENCIES), enum=repr(enum)))
     for name, spec in props.items():
         if not isinstance(spec.get("description"), str) or not spec["description"].strip():
@@ -64,7 +70,7 @@ def check_currency_tool(tool: object) -> CheckResult:
     if not ABOUT_CURRENCY.search(currency["description"]):
         return report(False, t("check.03.currency_tool.12", description=repr(currency['description'])))
     required = params.get("required")
-    if not isinstance(required, list) or set(required) != {"amount", "to_currency"}:
+    if not isinstance(required, LISTS) or not all(isinstance(r, str) for r in required) or set(required) != set(props):
         return report(False, t("check.03.currency_tool.13", required=repr(required)))
     try:
         json.dumps(tool)
@@ -77,30 +83,81 @@ def _call(call_id: str, name: str, arguments: str) -> dict:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
-# Exercise 03-2 cases: (tool calls as (id, name, arguments JSON), the functions, the contents expected).
-# Different ids, tools, argument types and lengths, so a list written for one case fails the others.
-def _multiply(a: float, b: float) -> float:
-    return a * b
+# Exercise 03-2: the functions a message may call.  Non-commutative arithmetic (argument names
+# matter), JSON true/false/null (what eval and ast.literal_eval cannot read), a default argument.
+def add(a: float, b: float) -> float:
+    return a + b
 
 
-def _subtract(a: float, b: float) -> float:
+def subtract(a: float, b: float) -> float:
     return a - b
 
 
-def _answer_cases() -> list[tuple[list[tuple[str, str, str]], dict, list[str]]]:
-    return [
-        ([("call_weather", "get_weather", '{"city": "北京"}'), ("call_add", "add", '{"a": 2, "b": 3}')],
-         {"get_weather": get_weather, "add": lambda a, b: a + b},
-         [get_weather("北京"), "5"]),
-        ([("call_7f3a", "multiply", '{"a": 6, "b": 7}'),
-          ("call_9c1e", "get_weather", '{"city": "成都", "unit": "fahrenheit"}'),
-          ("call_02bd", "subtract", '{"b": 2, "a": 1.5}')],
-         {"get_weather": get_weather, "multiply": _multiply, "subtract": _subtract},
-         ["42", get_weather("成都", "fahrenheit"), "-0.5"]),
-        ([("tool_call_only_one", "get_weather", '{ "city" : "昆明" }')],
-         {"get_weather": get_weather},
-         [get_weather("昆明")]),
-    ]
+def multiply(a: float, b: float) -> float:
+    return a * b
+
+
+def lookup(word: str, exact: bool, note: str | None = None) -> str:
+    return f"{word}：{'精确' if exact else '模糊'}匹配" + (f"（{note}）" if note is not None else "")
+
+
+FUNCTIONS = {"get_weather": get_weather, "add": add, "subtract": subtract, "multiply": multiply, "lookup": lookup}
+CITIES = ("北京", "上海", "成都", "昆明", "哈尔滨")
+
+
+def tool_message(calls: list[tuple[str, str, str]]) -> ChatCompletionMessage:
+    """The SDK assistant message with one tool call per ``(id, name, arguments JSON)``."""
+    return ChatCompletionMessage.model_validate(
+        {"role": "assistant", "content": None, "tool_calls": [_call(*call) for call in calls]})
+
+
+def tool_replies(message: Any, functions: dict) -> list[dict]:
+    """The reference of 03-2: one ``{"role": "tool", "tool_call_id", "content": str(result)}`` per call, in order."""
+    return [{"role": "tool", "tool_call_id": call.id,
+             "content": str(functions[call.function.name](**json.loads(call.function.arguments)))}
+            for call in message.tool_calls]
+
+
+@st.composite
+def _calls(draw: Any) -> list[tuple[str, str, str]]:
+    """1-4 calls: random ids, tools and arguments, keys in any order, JSON compact or spaced."""
+    numbers = st.integers(-50, 50) | st.floats(-100, 100, allow_nan=False).map(lambda x: round(x, 2))
+    calls = []
+    for k in range(draw(st.integers(1, 4))):
+        name = draw(st.sampled_from(sorted(FUNCTIONS)))
+        if name == "get_weather":
+            args = {"city": draw(st.sampled_from(CITIES))}
+            if draw(st.booleans()):
+                args["unit"] = draw(st.sampled_from(UNITS))
+        elif name == "lookup":
+            args = {"word": draw(st.sampled_from(("苹果", "香蕉"))), "exact": draw(st.booleans())}
+            if draw(st.booleans()):
+                args["note"] = draw(st.sampled_from((None, "备注")))
+        else:
+            args = {"a": draw(numbers), "b": draw(numbers)}
+        if draw(st.booleans()):
+            args = dict(reversed(list(args.items())))
+        separators = (",", ":") if draw(st.booleans()) else (", ", ": ")
+        call_id = f"call_{draw(st.integers(0, 16 ** 6)):06x}{k}"
+        calls.append((call_id, name, json.dumps(args, ensure_ascii=False, separators=separators)))
+    return calls
+
+
+MESSAGES = _calls().map(lambda calls: (tool_message(calls), FUNCTIONS))  # argument tuples
+# The cases tried first: two tools; three with names in another order and a unit; one; JSON true and null.
+ANSWER_EXAMPLES = [(tool_message(calls), FUNCTIONS) for calls in [
+    [("call_weather", "get_weather", '{"city": "北京"}'), ("call_add", "add", '{"a": 2, "b": 3}')],
+    [("call_7f3a", "multiply", '{"a": 6, "b": 7}'), ("call_9c1e", "get_weather", '{"city": "成都", "unit": "fahrenheit"}'),
+     ("call_02bd", "subtract", '{"b": 2, "a": 1.5}')],
+    [("tool_call_only_one", "get_weather", '{ "city" : "昆明" }')],
+    [("call_x1", "lookup", '{"word": "苹果", "exact": true, "note": null}'),
+     ("call_x2", "lookup", '{"exact": false, "word": "香蕉"}')],
+]]
+
+
+def _same_replies(got: Any, want: list[dict]) -> bool:
+    return (isinstance(got, LISTS) and len(got) == len(want)
+            and all(isinstance(g, dict) and all(g.get(k) == w[k] for k in w) for g, w in zip(got, want)))
 
 
 @exercise("03-2")
@@ -109,35 +166,61 @@ def check_answer_tool_calls(answer_tool_calls: object) -> CheckResult:
     ``{"role": "tool", "tool_call_id", "content": <str>}`` per call of the SDK message,
     in order, after ``json.loads`` of the arguments and running ``functions[name](**args)``.
 
-    Tried on three messages (1-3 calls, different ids, tools and argument types)."""
+    Run beside ``tool_replies`` on ``ANSWER_EXAMPLES`` then on generated messages (1-4 calls of
+    ``FUNCTIONS``).  A list or tuple of dicts; keys other than the three are not looked at; a
+    number's content may be ``str(x)`` or ``json.dumps(x)`` (the same text).
+    """
     if not callable(answer_tool_calls):
-        return report(False, t("check.03.answer_tool_calls.1"))
-    for calls, functions, contents in _answer_cases():
-        message = ChatCompletionMessage.model_validate(
-            {"role": "assistant", "content": None, "tool_calls": [_call(*call) for call in calls]}
-        )
-        described = ", ".join(f"{name}({arguments})" for _, name, arguments in calls)
-        got, error = safely(answer_tool_calls, message, functions)
-        if error:
-            return report(False, t("check.03.answer_tool_calls.2", described=described, error=error))
-        want = [{"role": "tool", "tool_call_id": call[0], "content": content} for call, content in zip(calls, contents)]
-        if not isinstance(got, list) or len(got) != len(want):
-            n = len(got) if isinstance(got, list) else type(got).__name__
-            return report(False, t("check.03.answer_tool_calls.3", n_want=len(want), described=described, n=n))
-        for i, (g, w) in enumerate(zip(got, want)):
-            if not isinstance(g, dict) or g.get("role") != "tool":
-                return report(False, t("check.03.answer_tool_calls.4", value=i + 1, g=repr(g)))
-            if g.get("tool_call_id") != w["tool_call_id"]:
-                return report(False, t("check.03.answer_tool_calls.5", value=i + 1, tool_call_id=repr(w['tool_call_id'])))
-            if not isinstance(g.get("content"), str):
-                return report(False, t("check.03.answer_tool_calls.6", value=i + 1, name=type(g.get('content')).__name__))
-            if g["content"] != w["content"]:
-                return report(False, t("check.03.answer_tool_calls.7", described=described, value=i + 1, content=repr(w['content']), content2=repr(g['content'])))
-    return report(True, t("check.03.answer_tool_calls.8"))
+        return report(False, t("check.03.answer_tool_calls.1", value=described(answer_tool_calls)))
+    found = first_difference(answer_tool_calls, tool_replies, MESSAGES, ANSWER_EXAMPLES,
+                             same=_same_replies, max_examples=40)
+    if found is None:
+        return report(True, t("check.03.answer_tool_calls.8"))
+    calls = found.args[0].tool_calls
+    shown = ", ".join(f"{call.function.name}({call.function.arguments})" for call in calls)
+    got, want = found.got, found.want
+    if found.error:
+        return report(False, t("check.03.answer_tool_calls.2", described=shown, error=found.error))
+    if not isinstance(got, LISTS) or len(got) != len(want):
+        n = len(got) if isinstance(got, LISTS) else described(got)
+        return report(False, t("check.03.answer_tool_calls.3", n_want=len(want), described=shown, n=n))
+    for i, (g, w) in enumerate(zip(got, want), 1):
+        if not isinstance(g, dict) or g.get("role") != "tool":
+            return report(False, t("check.03.answer_tool_calls.4", value=i, g=described(g)))
+        if g.get("tool_call_id") != w["tool_call_id"]:
+            return report(False, t("check.03.answer_tool_calls.5", value=i, tool_call_id=repr(w["tool_call_id"]),
+                                   got=described(g.get("tool_call_id"))))
+        if not isinstance(g.get("content"), str):
+            return report(False, t("check.03.answer_tool_calls.6", value=i, name=described(g.get("content"))))
+        if g["content"] != w["content"]:
+            return report(False, t("check.03.answer_tool_calls.7", described=shown, value=i, content=repr(w["content"]),
+                                   content2=described(g["content"])))
+    return report(False, t("check.03.answer_tool_calls.3", n_want=len(want), described=shown, n=described(got)))
 
 
 def _role_list(messages: list[dict]) -> list[str]:
     return [m.get("role", "?") for m in messages]
+
+
+def _sent(script: ScriptedModel, number: int) -> tuple[list[dict] | None, str | None]:
+    """The messages of request ``number`` (from 0) as plain dicts, or ``(None, the hint)`` when a strict
+    endpoint would refuse one of the requests or a message is not a message at all."""
+    problem, error = safely(script.invalid_request)
+    if problem or error:
+        return None, problem or t("check.03.single_step.20", error=error)
+    sent, error = safely(normalize, script.requests[number].get("messages") or [])
+    return (None, t("check.03.single_step.20", error=error)) if error else (sent, None)
+
+
+def _asked(script: ScriptedModel, question: str) -> str | None:
+    """The hint when the first request does not end with the user's ``question`` (else None)."""
+    sent, problem = _sent(script, 0)
+    if problem:
+        return problem
+    users = [m.get("content") for m in sent if m.get("role") == "user"]
+    if not users or users[-1] != question:
+        return t("check.03.single_step.19", question=repr(question), got=described(users[-1] if users else None))
+    return None
 
 
 @exercise("03-3")
@@ -146,74 +229,85 @@ def check_single_step(single_step: object) -> CheckResult:
     request with tools -> if tool_calls: append the assistant message, one tool reply per id,
     second request -> return the final text; without tool_calls return the text at once.
 
-    Runs against three scripted conversations (one call, two parallel calls, no call);
-    every request must be one a strict endpoint accepts as sent (``ScriptedModel.invalid_request``).
+    Runs against three scripted conversations (one call; two parallel calls, one with
+    ``unit``; no call), each with its own question, which the first request must end with;
+    every request must be one a strict endpoint accepts as sent (``ScriptedModel.invalid_request``);
+    each tool message's content is ``get_weather(**arguments)``.  Looping until no more tool
+    calls is fine (the script has none).
     """
     if not callable(single_step):
-        return report(False, t("check.03.single_step.1"))
+        return report(False, t("check.03.single_step.1", value=described(single_step)))
 
     # 1) one tool call, then an answer
-    script = ScriptedModel([{"tool_calls": [("get_weather", {"city": "上海"})]}, "上海现在多云，28°C。"])
-    answer, error = safely(single_step, script.client(), "上海天气怎么样？")
+    question, city, final = "上海天气怎么样？", "上海", "上海现在多云，28°C。"
+    script = ScriptedModel([{"tool_calls": [("get_weather", {"city": city})]}, final])
+    answer, error = safely(single_step, script.client(), question)
     if error:
         return report(False, t("check.03.single_step.2", error=error))
     if not script.requests:
         return report(False, t("check.03.single_step.3"))
     first = script.requests[0]
-    names = [((tool.get("function") or {}).get("name")) for tool in first.get("tools") or []]
+    names = [((tool.get("function") or {}).get("name")) for tool in first.get("tools") or [] if isinstance(tool, dict)]
     if "get_weather" not in names:
         return report(False, t("check.03.single_step.4"))
-    if len(script.requests) != 2:
-        return report(
-            False,
-            t("check.03.single_step.5", n_requests=len(script.requests)),
-        )
-    problem = script.invalid_request()  # what a strict endpoint would refuse (no "type", arguments not a string)
+    problem = _asked(script, question)
     if problem:
         return report(False, problem)
-    sent = normalize(script.requests[1].get("messages") or [])
+    if len(script.requests) != 2:
+        return report(False, t("check.03.single_step.5", n_requests=len(script.requests)))
+    sent, problem = _sent(script, 1)  # what a strict endpoint would refuse (no "type", arguments not a string)
+    if problem:
+        return report(False, problem)
     roles = _role_list(sent)
     if roles[-3:] != ["user", "assistant", "tool"]:
         return report(False, t("check.03.single_step.6", roles=roles))
     call_id = ScriptedModel.call_id(1)
     calls = sent[-2].get("tool_calls") or []
-    if [c.get("id") for c in calls] != [call_id]:
+    if [c.get("id") for c in calls if isinstance(c, dict)] != [call_id]:
         return report(False, t("check.03.single_step.7"))
     tool = sent[-1]
     if tool.get("tool_call_id") != call_id:
         return report(False, t("check.03.single_step.8", call_id=repr(call_id)))
-    if tool.get("content") != get_weather("上海"):
-        return report(False, t("check.03.single_step.9", get_weather_value=repr(get_weather('上海')), content=repr(tool.get('content'))))
-    if answer != "上海现在多云，28°C。":
-        return report(False, t("check.03.single_step.10", answer=repr(answer)))
+    if tool.get("content") != get_weather(city):
+        return report(False, t("check.03.single_step.9", get_weather_value=repr(get_weather(city)),
+                               content=described(tool.get("content"))))
+    if answer != final:
+        return report(False, t("check.03.single_step.10", answer=described(answer)))
 
-    # 2) two parallel calls: every id needs its own reply
-    script = ScriptedModel(
-        [{"tool_calls": [("get_weather", {"city": "北京"}), ("get_weather", {"city": "上海"})]}, "北京晴，上海多云。"]
-    )
-    answer, error = safely(single_step, script.client(), "北京和上海天气怎么样？")
+    # 2) two parallel calls, one with a unit: every id needs its own reply, every argument counts
+    question, final = "北京（华氏度）和上海天气怎么样？", "北京晴，上海多云。"
+    arguments = [{"city": "北京", "unit": "fahrenheit"}, {"city": "上海"}]
+    script = ScriptedModel([{"tool_calls": [("get_weather", args) for args in arguments]}, final])
+    answer, error = safely(single_step, script.client(), question)
     if error:
         return report(False, t("check.03.single_step.11", error=error))
-    if len(script.requests) != 2:
-        return report(False, t("check.03.single_step.12", n_requests=len(script.requests)))
-    problem = script.invalid_request()
+    problem = _asked(script, question) if script.requests else t("check.03.single_step.3")
     if problem:
         return report(False, problem)
-    sent = normalize(script.requests[1].get("messages") or [])
+    if len(script.requests) != 2:
+        return report(False, t("check.03.single_step.12", n_requests=len(script.requests)))
+    sent, problem = _sent(script, 1)
+    if problem:
+        return report(False, problem)
     tools = [m for m in sent if m.get("role") == "tool"]
-    want_ids = [ScriptedModel.call_id(1, 0), ScriptedModel.call_id(1, 1)]
+    want_ids = [ScriptedModel.call_id(1, k) for k in range(len(arguments))]
     if [m.get("tool_call_id") for m in tools] != want_ids:
         return report(False, t("check.03.single_step.13", want_ids=want_ids, value=[m.get('tool_call_id') for m in tools]))
-    if [m.get("content") for m in tools] != [get_weather("北京"), get_weather("上海")]:
-        return report(False, t("check.03.single_step.14"))
-    if answer != "北京晴，上海多云。":
-        return report(False, t("check.03.single_step.15", answer=repr(answer)))
+    want = [get_weather(**args) for args in arguments]
+    if [m.get("content") for m in tools] != want:
+        return report(False, t("check.03.single_step.14", want=want, got=[m.get("content") for m in tools]))
+    if answer != final:
+        return report(False, t("check.03.single_step.15", answer=described(answer)))
 
     # 3) no tool needed
-    script = ScriptedModel(["你好！我在。"])
-    answer, error = safely(single_step, script.client(), "你好，在吗")
+    question, final = "你好，在吗", "你好！我在。"
+    script = ScriptedModel([final])
+    answer, error = safely(single_step, script.client(), question)
     if error:
         return report(False, t("check.03.single_step.16", error=error))
-    if len(script.requests) != 1 or answer != "你好！我在。":
-        return report(False, t("check.03.single_step.17", n_requests=len(script.requests), answer=repr(answer)))
+    problem = _asked(script, question) if script.requests else None
+    if problem:
+        return report(False, problem)
+    if len(script.requests) != 1 or answer != final:
+        return report(False, t("check.03.single_step.17", n_requests=len(script.requests), answer=described(answer)))
     return report(True, t("check.03.single_step.18"))
