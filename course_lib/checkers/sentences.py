@@ -254,15 +254,17 @@ ZH: dict[str, str] = {
     "check.09.summary.system_first": "第一条必须是原来的 system 消息，摘要放在它后面；实际第一条的 role 是 {role!r}",
     "check.09.summary.system_missing": "system 消息不见了：压缩时 system 消息要原样留在第一条",
     "check.10.case_passed": "三套价格下都判对了：总价由 products 算出来，回答里要有这个完整的数",
-    "check.10.case_wrong": "回答 {answer!r}（足球 {football} 元、篮球 {basketball} 元）应该判 {want}，你的检查给了 {got!r}。"
+    "check.10.case_float": "。注意：用浮点数算，2 × {football} + 3 × {basketball} 得到的是 {naive}，不是 {total}："
+                           "小数在计算机里是近似值，先用 round(总价, 2) 算到分，再交给 has_number",
+    "check.10.case_wrong": "回答 {answer!r}（足球 {football} 元、篮球 {basketball} 元）应该判 {want}，你的检查给了 {got}。"
                            "总价要从 products 里算（2 × 足球 + 3 × 篮球），不能写死；再用 has_number 找完整的数"
-                           "（它把 626.0 和 626 当成同一个数）",
+                           "（它把 626.0 和 626 当成同一个数）{hint}",
     "check.10.error": "调用 {call} 时出错：{error}",
     "check.10.in_order_passed": "{n} 对轨迹都判对了：期望的调用按顺序出现，中间可以夹别的调用",
-    "check.10.in_order_wrong": "actual={actual}、expected={expected} 应该是 {want}，你的函数给了 {got!r}。"
+    "check.10.in_order_wrong": "actual={actual}、expected={expected} 应该是 {want}，你的函数给了 {got}。"
                                "提示：在 actual 里从左往右找 expected 的每个名字，找到一个就从它后面接着找下一个",
     "check.10.kappa_chance": "。你返回的是一致率：还要扣掉碰巧一致的部分 p_e",
     "check.10.kappa_passed": "{n} 组结论的 κ 都算对了",
-    "check.10.kappa_wrong": "judge={judge}、code={code} 的 κ 应该是 {want}，你的函数给了 {got!r}{hint}",
+    "check.10.kappa_wrong": "judge={judge}、code={code} 的 κ 应该是 {want}，你的函数给了 {got}{hint}",
     "check.10.not_callable": "{name} 应该是一个函数",
 }
