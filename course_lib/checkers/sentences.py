@@ -181,7 +181,10 @@ ZH: dict[str, str] = {
     "check.07.brief_problem.3": "这个请求不需要 tools：天气已经由代码查好了",
     "check.07.brief_problem.4": "记得带上 max_tokens",
     "check.07.brief_problem.5": "weather_brief({cities}) 的消息里应该包含 get_weather({city}) 的结果：{get_weather_city}。天气要用代码对传进来的每个城市去查，不能写死",
-    "check.07.brief_problem.6": "应该返回模型回答的文字（response.choices[0].message.content）",
+    "check.07.brief_problem.6": "应该返回模型回答的文字（response.choices[0].message.content；用 stream=True 时，"
+                                "把每一块的 choices[0].delta.content 拼起来），实际返回的是 {got}",
+    "check.07.brief_problem.other_city": "weather_brief({cities}) 的消息里有 {city} 的天气，可没有人问这个城市："
+                                         "只查传进来的城市",
     "check.07.contains_number.1": "contains_number 应该是一个函数",
     "check.07.contains_number.2": "contains_number({answer}, {number}) 出错：{error}",
     "check.07.contains_number.3": "contains_number({answer}, {number}) 应该是 {expected}，实际是 {got}",
@@ -193,6 +196,10 @@ ZH: dict[str, str] = {
     "check.07.summarize.5": "索引应该是 loop 的取值 {sorted_want}，实际是 {list_index}",
     "check.07.summarize.6": "{loop} 的 {column} 应该是 {value:g}，实际是 {actual}",
     "check.07.summarize.7": "每个循环的成功率、平均 prompt tokens 和总用时都对",
+    "check.07.summarize.how_mean": "平均值（mean），不是中位数，也不要取整",
+    "check.07.summarize.how_rate": "平均值（mean：True 算 1，False 算 0，得到 0 到 1 之间的比例）",
+    "check.07.summarize.how_sum": "总和（sum），不要取整",
+    "check.07.summarize.values": "{message}（loop 为 {loop!r} 的那几行，{source} 是 {rows}，要的是它们的{how}）",
     "check.07.weather_brief.1": "weather_brief 应该是一个函数",
     "check.07.weather_brief.2": "代码查天气、一次不带 tools 的请求，换一组城市也对",
     "check.scripted.invalid_request": "第 {number} 次请求不能原样发给真正的接口（它会回答 400）：{problem}",
