@@ -21,10 +21,10 @@ from typing import Any
 from mcp import types
 
 from ..mcp_server import REGISTRY, mcp_tool
-from ..memory import summary_message
+from ..memory import is_summary, summary_message
 from ..messages import MessageError, content_text, normalize, validate, validate_tools
 from ..texts import shorten
-from . import CheckResult, exercise, report, safely, t
+from . import CheckResult, described, exercise, first_difference, report, safely, t
 
 SUMMARY_TEXT = "用户叫小明，喜欢篮球；北京晴，25°C。"  # what the checker's summarize returns
 SYSTEM_TEXT = "你是一个简洁的中文助手。"
@@ -129,6 +129,8 @@ def _summary_problem(result: list, messages: list[dict], summarize: _SummaryReco
         if summarize.calls or result != messages:
             return t("check.09.summary.nothing_old", n_calls=len(summarize.calls), got=_summary_roles(result))
         return None
+    if all(is_summary(m) for m in old) and not summarize.calls and result == messages:
+        return None  # only an earlier summary before one turn: "one turn only" read this way is right too
     if not summarize.calls:
         return t("check.09.summary.no_call")
     if len(summarize.calls) > 1:
@@ -151,10 +153,68 @@ def _summary_problem(result: list, messages: list[dict], summarize: _SummaryReco
         if want[0] not in kept:
             return t("check.09.summary.lost_last", text=want[0]["content"])
         return t("check.09.summary.kept", want=_summary_roles(want), got=_summary_roles(kept))
-    given = summarize.calls[0] if isinstance(summarize.calls[0], list) else []
-    if [m for m in given if not (isinstance(m, dict) and m.get("role") == "system")] != old:
+    given = list(summarize.calls[0]) if isinstance(summarize.calls[0], (list, tuple)) else []
+    if given != old:  # exactly the messages between the system message and the last turn
         return t("check.09.summary.old_messages", want=_summary_roles(old), got=_summary_roles(given))
     return None
+
+
+def _case_problem(compress: Any, messages: list[dict]) -> str | None:
+    """Run ``compress`` on one conversation with a recording ``summarize``; the hint, or None."""
+    before = copy.deepcopy(messages)
+    summarize = _SummaryRecorder()
+    result, error = safely(compress, messages, summarize)
+    if error:
+        return t("check.09.summary.error", error=error)
+    try:
+        modified = messages != before
+    except Exception:  # noqa: BLE001 - something odd was written into the list
+        modified = True
+    if modified:
+        return t("check.09.summary.modified")
+    if result is messages:
+        return t("check.09.summary.returned_input")
+    problem = _summary_problem(result, before, summarize)
+    if problem:
+        repeated = _summary_repeated_text(before)
+        if repeated is not None:
+            problem += t("check.09.summary.repeated_user", text=repeated)
+    return problem
+
+
+_USER_TEXTS = ["北京天气怎么样？", "上海呢？", "我叫小明。", "足球多少钱？", "北京天气怎么样？", "买 2 个。"]
+_CITIES = ["北京", "上海", "广州"]
+
+
+def _conversations() -> Any:
+    """A hypothesis strategy of ``(messages,)``: a system message, perhaps an earlier summary
+    message, then 1 to 4 turns; a turn is a user message, 0 to 2 rounds of tool calls (1 or 2
+    calls, each answered by a tool message) and, except perhaps in the last turn, an assistant
+    answer.  User sentences repeat on purpose (the last turn is found by position)."""
+    from hypothesis import strategies as st
+
+    turn = st.tuples(st.sampled_from(_USER_TEXTS), st.lists(st.integers(min_value=1, max_value=2), max_size=2),
+                     st.booleans())
+
+    def build(parts: tuple) -> tuple:
+        earlier, turns = parts
+        messages: list[dict] = [{"role": "system", "content": SYSTEM_TEXT}]
+        if earlier:
+            messages.append(summary_message("用户叫小明，喜欢篮球。"))
+        n = 0
+        for k, (text, rounds, answered) in enumerate(turns):
+            messages.append({"role": "user", "content": text})
+            for calls in rounds:
+                ids = [f"call_{(n := n + 1)}" for _ in range(calls)]
+                messages.append({"role": "assistant", "content": None,
+                                 "tool_calls": [_summary_call(i, _CITIES[j % 3]) for j, i in enumerate(ids)]})
+                messages += [{"role": "tool", "tool_call_id": i, "content": f"{_CITIES[j % 3]}：晴，25°C"}
+                             for j, i in enumerate(ids)]
+            if answered or k < len(turns) - 1:
+                messages.append({"role": "assistant", "content": f"回答 {k + 1}。"})
+        return (messages,)
+
+    return st.tuples(st.booleans(), st.lists(turn, min_size=1, max_size=4)).map(build)
 
 
 @exercise("09-1")
@@ -165,34 +225,24 @@ def check_compress(compress: object) -> CheckResult:
     writes a summary.  ``compress`` returns a NEW list: the system message, then
     ONE summary message ``{"role": "user", "content": <text containing what
     summarize returned>}``, then the last turn (from the last user message on)
-    unchanged.  ``summarize`` is called once, with every message between the
-    system message and the last turn (an earlier summary message included).
-    With only one turn (tool calls or not) there is nothing to replace: the same
-    messages come back in a new list (not the input list itself) and ``summarize``
-    is not called.  The input list must not be modified.
+    unchanged.  ``summarize`` is called once, with exactly the messages between the
+    system message and the last turn (an earlier summary message included, the
+    system message not).  With only one turn (tool calls or not) there is nothing
+    to replace: the same messages come back in a new list (not the input list
+    itself) and ``summarize`` is not called.  The input list must not be modified.
 
-    Runs ``compress`` on the conversations of ``summary_cases()`` with a
-    recording ``summarize``; the first wrong case gives the hint.
+    Runs ``compress`` on the conversations of ``summary_cases()``, then on generated
+    ones (``_conversations``), each with a recording ``summarize``; the first wrong
+    case gives the hint.
     """
     if not callable(compress):
         return report(False, t("check.09.summary.not_function"))
     cases = summary_cases()
-    for messages in cases:
-        before = copy.deepcopy(messages)
-        summarize = _SummaryRecorder()
-        result, error = safely(compress, messages, summarize)
-        if error:
-            return report(False, t("check.09.summary.error", error=error))
-        if messages != before:
-            return report(False, t("check.09.summary.modified"))
-        if result is messages:
-            return report(False, t("check.09.summary.returned_input"))
-        problem = _summary_problem(result, before, summarize)
-        if problem:
-            repeated = _summary_repeated_text(before)
-            if repeated is not None:
-                problem += t("check.09.summary.repeated_user", text=repeated)
-            return report(False, problem)
+    found = first_difference(lambda messages: _case_problem(compress, messages), lambda messages: None,
+                             inputs=_conversations(), examples=[(case,) for case in cases],
+                             same=lambda got, want: got is None)
+    if found is not None:
+        return report(False, found.got if found.got else t("check.09.summary.error", error=found.error))
     return report(True, t("check.09.summary.passed", n_cases=len(cases)))
 
 

@@ -248,7 +248,7 @@ ZH: dict[str, str] = {
     "check.09.summary.not_function": "compress 应该是一个函数",
     "check.09.summary.not_list": "应该返回一个由 dict 组成的列表，实际是 {name}",
     "check.09.summary.nothing_old": "只有一轮对话时没有可以压缩的旧轮次：应该原样返回（一个新列表），不调用 summarize；实际调用了 {n_calls} 次，返回的角色是 {got}",
-    "check.09.summary.old_messages": "交给 summarize 的应该正好是最后一轮之前的全部消息（system 消息可以不给）：期望角色 {want}，实际是 {got}",
+    "check.09.summary.old_messages": "交给 summarize 的应该正好是 system 消息和最后一轮之间的全部消息（不含 system 消息，包括之前的摘要）：期望角色 {want}，实际是 {got}",
     "check.09.summary.passed": "system 留在第一条，旧轮次变成一条摘要消息，最后一轮完整保留，{n_cases} 个例子都对",
     "check.09.summary.repeated_user": "（这个例子里用户把 {text!r} 说了两次：最后一轮要按位置找，从最后一条 user 消息开始；"
                                       "按内容找（list.index()、in）找到的是前面那条内容相同的消息）",
