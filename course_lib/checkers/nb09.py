@@ -253,13 +253,16 @@ def mcp_sample_tools() -> list[types.Tool]:
     the course server's four tools as ``tools/list`` gives them (their schemas copied, so
     nothing reaches the server's ``REGISTRY``), then a tool whose inputSchema has no
     ``properties`` (allowed by MCP, refused by some chat APIs), then a tool without a
-    description (``None``: MCP allows it, a chat request's description is a string)."""
+    description (``None``: MCP allows it, a chat request's description is a string).  One more
+    tool without ``properties`` has other keys, which must stay (a schema made anew loses them)."""
     course = [mcp_tool(REGISTRY.get(name)) for name in REGISTRY.names]
     return [types.Tool(name=tool.name, description=tool.description, input_schema=copy.deepcopy(tool.input_schema))
             for tool in course] + [
         types.Tool(name="list_cities", description="列出有天气数据的城市。", input_schema={"type": "object"}),
         types.Tool(name="get_time", description=None,
                    input_schema={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+        types.Tool(name="server_status", description="服务器状态。",
+                   input_schema={"type": "object", "additionalProperties": False, "title": "server_statusArguments"}),
     ]
 
 
@@ -275,45 +278,88 @@ def _parameters_problem(parameters: Any, tool: types.Tool) -> str | None:
     return None
 
 
+def _tool_problem(to_openai_tool: Any, given: types.Tool) -> str | None:
+    """Why ``to_openai_tool(given)`` is wrong (or changed ``given``), or None; compared with a copy
+    of ``given`` made before the call."""
+    tool = given.model_copy(deep=True)
+    got, error = safely(to_openai_tool, given)
+    if error:
+        return t("check.09.mcp.error", name=tool.name, error=error)
+    if given.model_dump() != tool.model_dump():
+        return t("check.09.mcp.modified", name=tool.name)
+    if not isinstance(got, dict):
+        return t("check.09.mcp.not_dict", name=tool.name, kind=described(got))
+    if got.get("type") != "function" or not isinstance(got.get("function"), dict):
+        return t("check.09.mcp.no_wrapper", name=tool.name, keys=sorted(map(str, got)))
+    function = got["function"]
+    if function.get("name") != tool.name:
+        return t("check.09.mcp.name", name=tool.name, got=described(function.get("name")))
+    if tool.description is None:
+        if not isinstance(function.get("description"), str):
+            return t("check.09.mcp.description_none", name=tool.name, got=repr(function.get("description"))
+                     if function.get("description") is None else described(function.get("description")))
+    elif function.get("description") != tool.description:
+        return t("check.09.mcp.description", name=tool.name)
+    if "parameters" not in function:
+        return t("check.09.mcp.no_parameters", name=tool.name, keys=sorted(map(str, function)))
+    problem = _parameters_problem(function["parameters"], tool)
+    if problem:
+        return problem
+    try:
+        json.dumps(got)
+        validate_tools([got])
+    except (TypeError, ValueError) as exc:  # not JSON; a name the API refuses (messages.ToolSchemaError)
+        return t("check.09.mcp.not_sendable", name=tool.name, error=exc)
+    return None
+
+
+def _generated_tools() -> Any:
+    """A hypothesis strategy of ``(tool,)``: a name the API accepts, a description (text or None) and an object schema with or without ``properties`` and ``required``, sometimes with
+    other keys (``title``, ``additionalProperties``, ``$schema``) that must travel unchanged."""
+    from hypothesis import strategies as st
+
+    name = st.from_regex(r"[a-z][a-z0-9_]{0,11}", fullmatch=True)
+    spec = st.fixed_dictionaries({"type": st.sampled_from(["string", "integer", "number", "boolean"])},
+                                 optional={"description": st.sampled_from(["城市名", "数量", ""])})
+    properties = st.dictionaries(name, spec, max_size=3)
+    extra = st.fixed_dictionaries({}, optional={"title": st.sampled_from(["args", "参数"]),
+                                                "additionalProperties": st.booleans(),
+                                                "$schema": st.just("http://json-schema.org/draft-07/schema#")})
+
+    def schema(parts: tuple) -> Any:
+        props, has_props, more = parts
+        body = {"type": "object", **more}
+        if has_props:
+            body["properties"] = props
+            return st.lists(st.sampled_from(sorted(props) or ["x"]), unique=True, max_size=len(props)).map(
+                lambda required: {**body, "required": required} if required and props else body)
+        return st.just(body)
+
+    schemas = st.tuples(properties, st.booleans(), extra).flatmap(schema)
+    description = st.one_of(st.none(), st.sampled_from(["查询天气。", "列出城市。", "下单。"]))
+    return st.tuples(name, description, schemas).map(
+        lambda p: (types.Tool(name=p[0], description=p[1], input_schema=p[2]),))
+
+
 @exercise("09-2")
 def check_mcp_tool_schema(to_openai_tool: object) -> CheckResult:
     """Exercise 09-2: ``to_openai_tool(mcp_tool)`` turns one MCP tool (``name``, ``description``,
     ``input_schema``) into a chat request's tool:
     ``{"type": "function", "function": {"name", "description", "parameters": input_schema}}``,
-    with ``{"type": "object", "properties": {}}`` as the least a tool without parameters gets,
-    and a string (e.g. ``""``) as the description of a tool whose description is None.
+    with ``{"type": "object", "properties": {}}`` as the least a tool without parameters gets
+    (every other key of the schema kept), a string (e.g. ``""``) as the description of a tool
+    whose description is None, and the given tool left unchanged.
 
-    Each tool is given as a fresh ``mcp_sample_tools()`` object; the answer is compared
-    with a second, untouched copy, so changing the given tool changes no verdict.
+    First the ``mcp_sample_tools()``, then generated tools (``_generated_tools``); each answer is
+    compared with a copy of its tool made before the call, so changing the given tool is seen
+    and changes no verdict.
     """
     if not callable(to_openai_tool):
         return report(False, t("check.09.mcp.not_callable"))
     tools = mcp_sample_tools()
-    for given, tool in zip(mcp_sample_tools(), tools):
-        got, error = safely(to_openai_tool, given)
-        if error:
-            return report(False, t("check.09.mcp.error", name=tool.name, error=error))
-        if not isinstance(got, dict):
-            return report(False, t("check.09.mcp.not_dict", name=tool.name, kind=type(got).__name__))
-        if got.get("type") != "function" or not isinstance(got.get("function"), dict):
-            return report(False, t("check.09.mcp.no_wrapper", name=tool.name, keys=sorted(map(str, got))))
-        function = got["function"]
-        if function.get("name") != tool.name:
-            return report(False, t("check.09.mcp.name", name=tool.name, got=repr(function.get("name"))))
-        if tool.description is None:
-            if not isinstance(function.get("description"), str):
-                return report(False, t("check.09.mcp.description_none", name=tool.name,
-                                       got=repr(function.get("description"))))
-        elif function.get("description") != tool.description:
-            return report(False, t("check.09.mcp.description", name=tool.name))
-        if "parameters" not in function:
-            return report(False, t("check.09.mcp.no_parameters", name=tool.name, keys=sorted(map(str, function))))
-        problem = _parameters_problem(function["parameters"], tool)
-        if problem:
-            return report(False, problem)
-        try:
-            json.dumps(got)
-            validate_tools([got])
-        except (TypeError, ValueError) as exc:  # not JSON; a name the API refuses (messages.ToolSchemaError)
-            return report(False, t("check.09.mcp.not_sendable", name=tool.name, error=exc))
+    found = first_difference(lambda tool: _tool_problem(to_openai_tool, tool), lambda tool: None,
+                             inputs=_generated_tools(), examples=[(tool,) for tool in tools],
+                             same=lambda got, want: got is None)
+    if found is not None:
+        return report(False, found.got if found.got else t("check.09.mcp.error", name="?", error=found.error))
     return report(True, t("check.09.mcp.passed", n_tools=len(tools)))

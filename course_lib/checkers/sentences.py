@@ -229,6 +229,8 @@ ZH: dict[str, str] = {
     "check.09.mcp.description_none": "工具 {name} 在 MCP 里没有 description（是 None），转换后 function.description 是 {got}："
                                      "chat 请求里的 description 应该是字符串，有的接口会拒绝 null；None 要换成一个字符串（可以是空字符串）",
     "check.09.mcp.error": "调用 to_openai_tool(工具 {name}) 时出错：{error}。提示：SDK 的 Tool 对象用属性取值：mcp_tool.name、mcp_tool.description、mcp_tool.input_schema",
+    "check.09.mcp.modified": "to_openai_tool 改了传进来的工具 {name}（它的 name、description 或 input_schema）："
+                             "这个工具对象别处还要用，请建一个新的 dict（例如 dict(mcp_tool.input_schema) 复制一份再补 properties）",
     "check.09.mcp.name": "工具 {name} 转换后名字变成了 {got}：function.name 必须和 MCP 工具的 name 一模一样，模型调用时用的就是它，调用再按这个名字发回 MCP 服务器",
     "check.09.mcp.no_parameters": "工具 {name} 的 function 里没有 parameters（现在的键：{keys}）：MCP 的 inputSchema（SDK 里是 input_schema）要放到 function.parameters 下面",
     "check.09.mcp.no_properties": "工具 {name} 的 parameters 不是带 properties 的对象 schema：{parameters}。没有参数的工具也要写成 {{\"type\": \"object\", \"properties\": {{}}}}，有的接口会拒绝缺了 properties 的 schema",
