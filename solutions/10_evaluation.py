@@ -19,7 +19,8 @@ from course_lib.number_check import has_number
 
 def check_football_basketball(answer, products):
     """回答里有正确的总价：2 个足球 + 3 个篮球，价格来自 products。"""
-    total = 2 * products["足球"] + 3 * products["篮球"]
+    # 算到分：价格是小数时，浮点数相加会有误差（2 * 59.9 + 3 * 129.9 得到 509.50000000000006）。
+    total = round(2 * products["足球"] + 3 * products["篮球"], 2)
     return has_number(answer, str(total))
 
 

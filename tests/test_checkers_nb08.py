@@ -281,3 +281,114 @@ def test_a_policy_that_changes_the_call_changes_nothing_the_next_check_sees():
     assert nb08.check_order_policy(rewrites_the_call).passed is False
     assert arguments_seen() == before
     assert nb08.check_order_policy(approves_digit_strings).passed is False
+
+
+# ---- issue 42: generated calls beside what the exercise asks; every right style; odd returns ----
+
+
+def hard_coded_samples(call):
+    """Rejects exactly the large quantities the old checker tried, approves every other positive int."""
+    q = _quantity(call)
+    if isinstance(q, bool) or not isinstance(q, int) or q < 1:
+        return reject("数量不对")
+    if q in (4, 20, 100, 10**12):
+        return reject("每单最多 3 件")
+    return approve()
+
+
+def under_a_thousand(call):
+    """Rejects large orders only up to 1000 pieces; more is approved."""
+    q = _quantity(call)
+    if isinstance(q, bool) or not isinstance(q, int) or q < 1:
+        return None
+    if 3 < q < 1000 or q == 10**12:
+        return reject("每单最多 3 件")
+    return approve()
+
+
+def approves_minus_two(call):
+    """Checks 0 and -1 by name instead of "< 1"."""
+    q = _quantity(call)
+    if isinstance(q, bool) or not isinstance(q, int) or q in (0, -1):
+        return reject("数量不对")
+    return approve() if q <= 3 else reject("每单最多 3 件")
+
+
+def approves_small_lists(call):
+    """len() of anything that has one."""
+    q = _quantity(call)
+    n = len(q) if isinstance(q, list) else q
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        return None
+    return approve() if n <= 3 else reject("太多")
+
+
+def reason_only_for_some(call):
+    q = _quantity(call)
+    if isinstance(q, bool) or not isinstance(q, int) or q < 1:
+        return None
+    if q <= 3:
+        return approve()
+    return reject("每单最多 3 件" if q in (4, 20, 100, 10**12) else "")
+
+
+def approves_when_another_argument_is_there(call):
+    args = call.arguments or {}
+    if "note" in args:
+        return approve()
+    return _solution()(call)
+
+
+class _BadRepr:
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+
+def _generator(call):
+    yield approve()
+
+
+@pytest.mark.parametrize("policy", [hard_coded_samples, under_a_thousand, approves_minus_two, approves_small_lists,
+                                    reason_only_for_some, approves_when_another_argument_is_there])
+def test_wrong_policies_that_only_generated_calls_catch(policy, capsys):
+    result = nb08.check_order_policy(policy)
+    out = capsys.readouterr().out
+    assert result.passed is False and "❌" in out, (policy.__name__, result.message)
+    assert "place_order(" in result.message
+
+
+@pytest.mark.parametrize("odd", [lambda c: _BadRepr(), _generator, lambda c: 2, lambda c: "approve()"])
+def test_odd_returns_fail_without_raising(odd, capsys):
+    result = nb08.check_order_policy(odd)
+    out = capsys.readouterr().out
+    assert result.passed is False and "❌" in out and "Traceback" not in out
+    assert result.hint == "check.08.order_policy.not_a_decision", result.message
+
+
+def by_type_first(call):
+    args = call.arguments
+    if not isinstance(args, dict):
+        return reject("读不出参数")
+    q = args.get("quantity")
+    if type(q) is not int:
+        return None
+    if q > 3:
+        return reject(f"一次最多 3 件，这一单是 {q} 件")
+    return approve() if q >= 1 else reject("至少 1 件")
+
+
+def with_match(call):
+    match (call.arguments or {}).get("quantity"):
+        case bool():
+            return reject("不是数量")
+        case int(q) if 1 <= q <= 3:
+            return approve()
+        case int(q) if q > 3:
+            return reject("每单最多 3 件")
+        case _:
+            return None
+
+
+@pytest.mark.parametrize("policy", [by_type_first, with_match])
+def test_right_styles_pass(policy):
+    assert nb08.check_order_policy(policy).passed is True

@@ -29,7 +29,8 @@ def test_the_sample_tools_are_the_course_tools_as_mcp_lists_them():
     assert [to_openai_tool(tool) for tool in tools[:4]] == default_registry().schemas()
     assert "properties" not in tools[4].input_schema  # a tool without parameters
     assert tools[5].description is None and tools[5].input_schema.get("properties")  # one without a description
-    assert len(tools) == 6
+    assert "properties" not in tools[6].input_schema and len(tools[6].input_schema) > 1  # other keys to keep
+    assert len(tools) == 7
 
 
 def _function(tool, **changes):
@@ -146,7 +147,7 @@ def test_any_string_for_a_none_description_passes():
 @pytest.mark.parametrize("wrong", [empties_properties_in_place, rewrites_nested_descriptions])
 def test_answers_that_change_their_input_are_compared_with_an_untouched_copy(wrong):
     result = nb09.check_mcp_tool_schema(wrong)
-    assert result.passed is False and "parameters" in result.message, result.message
+    assert result.passed is False and result.hint == "check.09.mcp.modified", result.message
 
 
 def test_a_mutating_answer_cannot_change_what_the_next_check_sees():
@@ -167,3 +168,85 @@ def test_every_call_builds_new_sample_tools():
         assert a is not b and a.input_schema is not b.input_schema
         assert a.input_schema["properties"] is not REGISTRY.get(name).parameters["properties"]
     assert first[4] is not second[4] and first[4].input_schema is not second[4].input_schema
+
+
+# ---- issue 42: generated tools; a schema made anew or changed in place fails; odd returns --------
+
+
+def fills_properties_in_place_right_shape(tool):
+    """A right result, made by writing into the schema of the tool it was given."""
+    schema = tool.input_schema
+    schema.setdefault("properties", {})
+    return _wrapped(tool, schema, tool.description or "")
+
+
+def schema_made_anew(tool):
+    """Keeps properties and required, loses every other key of the schema."""
+    schema = {"type": "object", "properties": tool.input_schema.get("properties", {})}
+    if "required" in tool.input_schema:
+        schema["required"] = tool.input_schema["required"]
+    return _wrapped(tool, schema, tool.description or "")
+
+
+def replaced_when_empty(tool):
+    """A tool without properties gets a new minimal schema instead of its own plus properties."""
+    schema = tool.input_schema if "properties" in tool.input_schema else {"type": "object", "properties": {}}
+    return _wrapped(tool, dict(schema), tool.description or "")
+
+
+def drops_required(tool):
+    schema = {k: v for k, v in tool.input_schema.items() if k != "required"}
+    return _wrapped(tool, {"type": "object", "properties": {}, **schema}, tool.description or "")
+
+
+def properties_always_emptied(tool):
+    return _wrapped(tool, {**tool.input_schema, "properties": {}}, tool.description or "")
+
+
+class _BadRepr:
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+
+def _generator(tool):
+    yield tool.name
+
+
+@pytest.mark.parametrize("wrong", [fills_properties_in_place_right_shape, schema_made_anew, replaced_when_empty,
+                                   drops_required, properties_always_emptied])
+def test_wrong_answers_of_issue_42_fail(wrong, capsys):
+    result = nb09.check_mcp_tool_schema(wrong)
+    assert result.passed is False and "❌" in capsys.readouterr().out, (wrong.__name__, result.message)
+
+
+def test_changing_the_given_tool_gets_its_hint():
+    assert nb09.check_mcp_tool_schema(fills_properties_in_place_right_shape).hint == "check.09.mcp.modified"
+
+
+def copies_then_fills(tool):
+    import copy as _copy
+    schema = _copy.deepcopy(tool.input_schema)
+    if "properties" not in schema:
+        schema["properties"] = {}
+    return {"function": {"parameters": schema, "name": tool.name,
+                         "description": "" if tool.description is None else tool.description}, "type": "function"}
+
+
+def by_model_dump(tool):
+    data = tool.model_dump(by_alias=True)
+    return {"type": "function", "function": {"name": data["name"], "description": data["description"] or "",
+                                             "parameters": {"properties": {}, **data["inputSchema"]}}}
+
+
+@pytest.mark.parametrize("right_style", [copies_then_fills, by_model_dump])
+def test_other_right_styles_pass(right_style):
+    result = nb09.check_mcp_tool_schema(right_style)
+    assert result.passed is True, result.message
+
+
+@pytest.mark.parametrize("odd", [lambda tool: _BadRepr(), _generator, lambda tool: 3,
+                                 lambda tool: {"type": "function", "function": {"name": _BadRepr()}}])
+def test_odd_returns_fail_without_raising(odd, capsys):
+    result = nb09.check_mcp_tool_schema(odd)
+    out = capsys.readouterr().out
+    assert result.passed is False and "❌" in out and "Traceback" not in out

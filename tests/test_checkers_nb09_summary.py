@@ -240,3 +240,79 @@ def test_every_call_builds_new_cases_sharing_no_message():
     ids = [id(m) for case in first for m in case]
     assert len(ids) == len(set(ids)), "no message object is in two cases"
     assert not set(ids) & {id(m) for case in second for m in case}
+
+
+# ---- issue 42: generated conversations; the system message is not for summarize; odd returns ---
+
+
+def gives_summarize_the_system_message(messages, summarize):
+    system, rest, last = _split(messages)
+    if not rest[:last]:
+        return list(messages)
+    return system + [summary_message(summarize(messages[:last + 1]))] + rest[last:]
+
+
+def keeps_two_turns(messages, summarize):  # "the last turn" taken as the last two user messages on
+    system, rest = messages[:1], messages[1:]
+    starts = [i for i, m in enumerate(rest) if m["role"] == "user"]
+    cut = starts[-2] if len(starts) > 1 else starts[-1]
+    if not rest[:cut]:
+        return list(messages)
+    return system + [summary_message(summarize(rest[:cut]))] + rest[cut:]
+
+
+def first_user_as_last_turn(messages, summarize):  # first <-> last
+    system, rest = messages[:1], messages[1:]
+    first = next(i for i, m in enumerate(rest) if m["role"] == "user")
+    if not rest[:first]:
+        return list(messages)
+    return system + [summary_message(summarize(rest[:first]))] + rest[first:]
+
+
+def drops_the_earlier_summary(messages, summarize):
+    system, rest, last = _split(messages)
+    old = [m for m in rest[:last] if not m["content"] or not str(m["content"]).startswith("这是到目前为止")]
+    if not rest[:last]:
+        return list(messages)
+    return system + [summary_message(summarize(old))] + rest[last:]
+
+
+def copies_deeply(messages, summarize):
+    return copy.deepcopy(right(copy.deepcopy(messages), summarize))
+
+
+def passes_a_tuple(messages, summarize):
+    system, rest, last = _split(messages)
+    if not rest[:last]:
+        return [dict(m) for m in messages]
+    return system + [{"role": "user", "content": "摘要：" + summarize(tuple(rest[:last]))}] + rest[last:]
+
+
+class _BadRepr:
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+
+@pytest.mark.parametrize("wrong", [gives_summarize_the_system_message, keeps_two_turns, first_user_as_last_turn,
+                                   drops_the_earlier_summary])
+def test_wrong_answers_of_issue_42_fail(wrong, capsys):
+    result = nb09.check_compress(wrong)
+    assert result.passed is False and "❌" in capsys.readouterr().out, (wrong.__name__, result.message)
+
+
+def test_the_system_message_given_to_summarize_gets_its_hint():
+    assert nb09.check_compress(gives_summarize_the_system_message).hint == "check.09.summary.old_messages"
+
+
+@pytest.mark.parametrize("right_style", [copies_deeply, passes_a_tuple])
+def test_other_right_styles_pass(right_style):
+    result = nb09.check_compress(right_style)
+    assert result.passed is True, result.message
+
+
+@pytest.mark.parametrize("odd", [lambda m, s: None, lambda m, s: 3, lambda m, s: _BadRepr(),
+                                 lambda m, s: (x for x in m), lambda m, s: [_BadRepr()]])
+def test_odd_returns_fail_without_raising(odd, capsys):
+    result = nb09.check_compress(odd)
+    out = capsys.readouterr().out
+    assert result.passed is False and "❌" in out and "Traceback" not in out

@@ -29,7 +29,7 @@ from typing import Any
 
 from ..approval import Decision
 from ..tool_calls import ToolCall
-from . import CheckResult, exercise, report, safely, t
+from . import CheckResult, described, exercise, first_difference, report, t
 
 LIMIT = 3  # pieces: the largest order approved without a person
 _MISSING = object()
@@ -79,37 +79,97 @@ def _odd_calls() -> list[tuple[ToolCall, str]]:
     ]
 
 
+def _quantity(call: ToolCall) -> Any:
+    return (call.arguments or {}).get("quantity", _MISSING) if isinstance(call.arguments, dict) else _MISSING
+
+
+def _expected(call: ToolCall) -> str:
+    """What the exercise asks for this call: ``"approve"`` (an int, not a bool, from 1 to LIMIT),
+    ``"reject"`` (an int above LIMIT: a reason is needed) or ``"not_approved"`` (anything else)."""
+    quantity = _quantity(call)
+    if isinstance(quantity, bool) or not isinstance(quantity, int) or quantity < 1:
+        return "not_approved"
+    return "approve" if quantity <= LIMIT else "reject"
+
+
+def _as_asked(got: Any, want: str) -> bool:
+    """Whether the policy's return ``got`` is what ``want`` (``_expected``) asks for."""
+    if got is not None and not isinstance(got, Decision):
+        return False
+    if want == "approve":
+        return got is not None and got.action == "approve"
+    if want == "reject":
+        return got is not None and got.action == "reject" and bool(str(got.reason or "").strip())
+    return got is None or got.action == "reject"
+
+
+def _odd_hint(quantity: Any) -> str:
+    """The hint key that says why ``quantity`` is not a number of pieces."""
+    if quantity is _MISSING or quantity is None:
+        return "check.08.order_policy.hint_missing"
+    if isinstance(quantity, bool):
+        return "check.08.order_policy.hint_bool"
+    if isinstance(quantity, str):
+        digits = quantity.strip().isdecimal() and 1 <= int(quantity) <= LIMIT  # int() reads it as 1 to 3
+        return "check.08.order_policy.hint_text_digits" if digits else "check.08.order_policy.hint_text"
+    if isinstance(quantity, float):
+        return "check.08.order_policy.hint_whole_float" if quantity.is_integer() else "check.08.order_policy.hint_float"
+    if isinstance(quantity, int):
+        return "check.08.order_policy.hint_not_positive"
+    return "check.08.order_policy.hint_text"
+
+
+def _generated_calls() -> Any:
+    """A hypothesis strategy of ``(call,)``: quantities of every JSON kind (ints small and huge, of
+    either sign, bools, floats, strings, None, lists), missing, or arguments None; sometimes an
+    extra argument beside them."""
+    from hypothesis import strategies as st
+
+    small = st.integers(min_value=-4, max_value=LIMIT + 3)  # around both ends of 1 to LIMIT: most often
+    whole = st.one_of(small, small, st.integers(min_value=-10**13, max_value=10**13),
+                      st.integers(min_value=LIMIT + 1, max_value=10**13))
+    other = st.one_of(
+        st.booleans(), st.none(), st.floats(allow_nan=False, allow_infinity=False, min_value=-1e6, max_value=1e6),
+        st.integers(min_value=-5, max_value=9).map(float), st.text(max_size=4),
+        st.integers(min_value=0, max_value=20).map(str), st.lists(st.integers(1, 3), max_size=2))
+    given = st.fixed_dictionaries({"product_id": st.sampled_from(["001", "007"]), "quantity": st.one_of(whole, other)},
+                                  optional={"note": st.text(max_size=3)})
+    arguments = st.one_of(
+        given, given, given,
+        st.fixed_dictionaries({"product_id": st.sampled_from(["001", "007"])}, optional={"note": st.text(max_size=3)}),
+        st.none())
+    return arguments.map(lambda a: (_call(arguments=a),))
+
+
 @exercise("08-1")
 def check_order_policy(policy: object) -> CheckResult:
     """Exercise 08-1 (statement in this module's docstring): ``policy(call) -> Decision | None``
     approves orders of 1 to 3 pieces, rejects larger whole numbers with a reason, and never
     approves a quantity that is missing or not a positive int (bool, str - digit strings too -,
-    float - whole ones too -, 0, negatives, arguments None)."""
+    float - whole ones too -, 0, negatives, arguments None).
+
+    First on fixed calls (1 to 3 pieces, then 4, 20, 100 and 10**12, then ``_odd_calls``), then on
+    generated ones (``_generated_calls``), each compared with what ``_expected`` asks."""
     if not callable(policy):
         return report(False, t("check.08.order_policy.not_callable"))
-    small = [_call(n) for n in range(1, LIMIT + 1)]
-    large = [_call(n) for n in (LIMIT + 1, 20, 100, 10**12)]
-    odd = _odd_calls()
-    decisions = {}
-    for call in small + large + [c for c, _ in odd]:
-        got, error = safely(policy, call)
-        if error:
-            return report(False, t("check.08.order_policy.raised", case=_shown(call), error=error))
-        if got is not None and not isinstance(got, Decision):
-            return report(False, t("check.08.order_policy.not_a_decision", case=_shown(call), value=repr(got)))
-        decisions[id(call)] = got
-    for call in small:
-        got = decisions[id(call)]
-        if got is None or got.action != "approve":
-            return report(False, t("check.08.order_policy.small_not_approved", case=_shown(call), got=_verdict(got)))
-    for call in large:
-        got = decisions[id(call)]
-        if got is None or got.action != "reject":
-            return report(False, t("check.08.order_policy.large_not_rejected", case=_shown(call), got=_verdict(got)))
-        if not got.reason.strip():
+    small = [(_call(n),) for n in range(1, LIMIT + 1)]
+    large = [(_call(n),) for n in (LIMIT + 1, 20, 100, 10**12)]
+    odd_hints = _odd_calls()
+    odd = [(call,) for call, _ in odd_hints]
+    found = first_difference(policy, _expected, inputs=_generated_calls(), examples=small + large + odd,
+                             same=_as_asked, max_examples=200)  # a policy is quick: 200 calls take ~0.1 s
+    if found is None:
+        return report(True, t("check.08.order_policy.passed"))
+    call, got = found.args[0], found.got
+    if found.error:
+        return report(False, t("check.08.order_policy.raised", case=_shown(call), error=found.error))
+    if got is not None and not isinstance(got, Decision):
+        return report(False, t("check.08.order_policy.not_a_decision", case=_shown(call), value=described(got)))
+    if found.want == "approve":
+        return report(False, t("check.08.order_policy.small_not_approved", case=_shown(call), got=_verdict(got)))
+    if found.want == "reject":
+        if got is not None and got.action == "reject":
             return report(False, t("check.08.order_policy.no_reason", case=_shown(call)))
-    for call, hint in odd:
-        got = decisions[id(call)]
-        if got is not None and got.action != "reject":
-            return report(False, t("check.08.order_policy.odd_approved", case=_shown(call), got=_verdict(got), hint=t(hint)))
-    return report(True, t("check.08.order_policy.passed"))
+        return report(False, t("check.08.order_policy.large_not_rejected", case=_shown(call), got=_verdict(got)))
+    return report(False, t("check.08.order_policy.odd_approved", case=_shown(call), got=_verdict(got),
+                           hint=t(next((key for c, key in odd_hints if c is call), None) or _odd_hint(_quantity(call)))))

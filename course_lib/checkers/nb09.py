@@ -21,10 +21,10 @@ from typing import Any
 from mcp import types
 
 from ..mcp_server import REGISTRY, mcp_tool
-from ..memory import summary_message
+from ..memory import is_summary, summary_message
 from ..messages import MessageError, content_text, normalize, validate, validate_tools
 from ..texts import shorten
-from . import CheckResult, exercise, report, safely, t
+from . import CheckResult, described, exercise, first_difference, report, safely, t
 
 SUMMARY_TEXT = "用户叫小明，喜欢篮球；北京晴，25°C。"  # what the checker's summarize returns
 SYSTEM_TEXT = "你是一个简洁的中文助手。"
@@ -129,6 +129,8 @@ def _summary_problem(result: list, messages: list[dict], summarize: _SummaryReco
         if summarize.calls or result != messages:
             return t("check.09.summary.nothing_old", n_calls=len(summarize.calls), got=_summary_roles(result))
         return None
+    if all(is_summary(m) for m in old) and not summarize.calls and result == messages:
+        return None  # only an earlier summary before one turn: "one turn only" read this way is right too
     if not summarize.calls:
         return t("check.09.summary.no_call")
     if len(summarize.calls) > 1:
@@ -151,10 +153,68 @@ def _summary_problem(result: list, messages: list[dict], summarize: _SummaryReco
         if want[0] not in kept:
             return t("check.09.summary.lost_last", text=want[0]["content"])
         return t("check.09.summary.kept", want=_summary_roles(want), got=_summary_roles(kept))
-    given = summarize.calls[0] if isinstance(summarize.calls[0], list) else []
-    if [m for m in given if not (isinstance(m, dict) and m.get("role") == "system")] != old:
+    given = list(summarize.calls[0]) if isinstance(summarize.calls[0], (list, tuple)) else []
+    if given != old:  # exactly the messages between the system message and the last turn
         return t("check.09.summary.old_messages", want=_summary_roles(old), got=_summary_roles(given))
     return None
+
+
+def _case_problem(compress: Any, messages: list[dict]) -> str | None:
+    """Run ``compress`` on one conversation with a recording ``summarize``; the hint, or None."""
+    before = copy.deepcopy(messages)
+    summarize = _SummaryRecorder()
+    result, error = safely(compress, messages, summarize)
+    if error:
+        return t("check.09.summary.error", error=error)
+    try:
+        modified = messages != before
+    except Exception:  # noqa: BLE001 - something odd was written into the list
+        modified = True
+    if modified:
+        return t("check.09.summary.modified")
+    if result is messages:
+        return t("check.09.summary.returned_input")
+    problem = _summary_problem(result, before, summarize)
+    if problem:
+        repeated = _summary_repeated_text(before)
+        if repeated is not None:
+            problem += t("check.09.summary.repeated_user", text=repeated)
+    return problem
+
+
+_USER_TEXTS = ["北京天气怎么样？", "上海呢？", "我叫小明。", "足球多少钱？", "北京天气怎么样？", "买 2 个。"]
+_CITIES = ["北京", "上海", "广州"]
+
+
+def _conversations() -> Any:
+    """A hypothesis strategy of ``(messages,)``: a system message, perhaps an earlier summary
+    message, then 1 to 4 turns; a turn is a user message, 0 to 2 rounds of tool calls (1 or 2
+    calls, each answered by a tool message) and, except perhaps in the last turn, an assistant
+    answer.  User sentences repeat on purpose (the last turn is found by position)."""
+    from hypothesis import strategies as st
+
+    turn = st.tuples(st.sampled_from(_USER_TEXTS), st.lists(st.integers(min_value=1, max_value=2), max_size=2),
+                     st.booleans())
+
+    def build(parts: tuple) -> tuple:
+        earlier, turns = parts
+        messages: list[dict] = [{"role": "system", "content": SYSTEM_TEXT}]
+        if earlier:
+            messages.append(summary_message("用户叫小明，喜欢篮球。"))
+        n = 0
+        for k, (text, rounds, answered) in enumerate(turns):
+            messages.append({"role": "user", "content": text})
+            for calls in rounds:
+                ids = [f"call_{(n := n + 1)}" for _ in range(calls)]
+                messages.append({"role": "assistant", "content": None,
+                                 "tool_calls": [_summary_call(i, _CITIES[j % 3]) for j, i in enumerate(ids)]})
+                messages += [{"role": "tool", "tool_call_id": i, "content": f"{_CITIES[j % 3]}：晴，25°C"}
+                             for j, i in enumerate(ids)]
+            if answered or k < len(turns) - 1:
+                messages.append({"role": "assistant", "content": f"回答 {k + 1}。"})
+        return (messages,)
+
+    return st.tuples(st.booleans(), st.lists(turn, min_size=1, max_size=4)).map(build)
 
 
 @exercise("09-1")
@@ -165,34 +225,24 @@ def check_compress(compress: object) -> CheckResult:
     writes a summary.  ``compress`` returns a NEW list: the system message, then
     ONE summary message ``{"role": "user", "content": <text containing what
     summarize returned>}``, then the last turn (from the last user message on)
-    unchanged.  ``summarize`` is called once, with every message between the
-    system message and the last turn (an earlier summary message included).
-    With only one turn (tool calls or not) there is nothing to replace: the same
-    messages come back in a new list (not the input list itself) and ``summarize``
-    is not called.  The input list must not be modified.
+    unchanged.  ``summarize`` is called once, with exactly the messages between the
+    system message and the last turn (an earlier summary message included, the
+    system message not).  With only one turn (tool calls or not) there is nothing
+    to replace: the same messages come back in a new list (not the input list
+    itself) and ``summarize`` is not called.  The input list must not be modified.
 
-    Runs ``compress`` on the conversations of ``summary_cases()`` with a
-    recording ``summarize``; the first wrong case gives the hint.
+    Runs ``compress`` on the conversations of ``summary_cases()``, then on generated
+    ones (``_conversations``), each with a recording ``summarize``; the first wrong
+    case gives the hint.
     """
     if not callable(compress):
         return report(False, t("check.09.summary.not_function"))
     cases = summary_cases()
-    for messages in cases:
-        before = copy.deepcopy(messages)
-        summarize = _SummaryRecorder()
-        result, error = safely(compress, messages, summarize)
-        if error:
-            return report(False, t("check.09.summary.error", error=error))
-        if messages != before:
-            return report(False, t("check.09.summary.modified"))
-        if result is messages:
-            return report(False, t("check.09.summary.returned_input"))
-        problem = _summary_problem(result, before, summarize)
-        if problem:
-            repeated = _summary_repeated_text(before)
-            if repeated is not None:
-                problem += t("check.09.summary.repeated_user", text=repeated)
-            return report(False, problem)
+    found = first_difference(lambda messages: _case_problem(compress, messages), lambda messages: None,
+                             inputs=_conversations(), examples=[(case,) for case in cases],
+                             same=lambda got, want: got is None)
+    if found is not None:
+        return report(False, found.got if found.got else t("check.09.summary.error", error=found.error))
     return report(True, t("check.09.summary.passed", n_cases=len(cases)))
 
 
@@ -203,13 +253,16 @@ def mcp_sample_tools() -> list[types.Tool]:
     the course server's four tools as ``tools/list`` gives them (their schemas copied, so
     nothing reaches the server's ``REGISTRY``), then a tool whose inputSchema has no
     ``properties`` (allowed by MCP, refused by some chat APIs), then a tool without a
-    description (``None``: MCP allows it, a chat request's description is a string)."""
+    description (``None``: MCP allows it, a chat request's description is a string).  One more
+    tool without ``properties`` has other keys, which must stay (a schema made anew loses them)."""
     course = [mcp_tool(REGISTRY.get(name)) for name in REGISTRY.names]
     return [types.Tool(name=tool.name, description=tool.description, input_schema=copy.deepcopy(tool.input_schema))
             for tool in course] + [
         types.Tool(name="list_cities", description="列出有天气数据的城市。", input_schema={"type": "object"}),
         types.Tool(name="get_time", description=None,
                    input_schema={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+        types.Tool(name="server_status", description="服务器状态。",
+                   input_schema={"type": "object", "additionalProperties": False, "title": "server_statusArguments"}),
     ]
 
 
@@ -225,45 +278,88 @@ def _parameters_problem(parameters: Any, tool: types.Tool) -> str | None:
     return None
 
 
+def _tool_problem(to_openai_tool: Any, given: types.Tool) -> str | None:
+    """Why ``to_openai_tool(given)`` is wrong (or changed ``given``), or None; compared with a copy
+    of ``given`` made before the call."""
+    tool = given.model_copy(deep=True)
+    got, error = safely(to_openai_tool, given)
+    if error:
+        return t("check.09.mcp.error", name=tool.name, error=error)
+    if given.model_dump() != tool.model_dump():
+        return t("check.09.mcp.modified", name=tool.name)
+    if not isinstance(got, dict):
+        return t("check.09.mcp.not_dict", name=tool.name, kind=described(got))
+    if got.get("type") != "function" or not isinstance(got.get("function"), dict):
+        return t("check.09.mcp.no_wrapper", name=tool.name, keys=sorted(map(str, got)))
+    function = got["function"]
+    if function.get("name") != tool.name:
+        return t("check.09.mcp.name", name=tool.name, got=described(function.get("name")))
+    if tool.description is None:
+        if not isinstance(function.get("description"), str):
+            return t("check.09.mcp.description_none", name=tool.name, got=repr(function.get("description"))
+                     if function.get("description") is None else described(function.get("description")))
+    elif function.get("description") != tool.description:
+        return t("check.09.mcp.description", name=tool.name)
+    if "parameters" not in function:
+        return t("check.09.mcp.no_parameters", name=tool.name, keys=sorted(map(str, function)))
+    problem = _parameters_problem(function["parameters"], tool)
+    if problem:
+        return problem
+    try:
+        json.dumps(got)
+        validate_tools([got])
+    except (TypeError, ValueError) as exc:  # not JSON; a name the API refuses (messages.ToolSchemaError)
+        return t("check.09.mcp.not_sendable", name=tool.name, error=exc)
+    return None
+
+
+def _generated_tools() -> Any:
+    """A hypothesis strategy of ``(tool,)``: a name the API accepts, a description (text or None) and an object schema with or without ``properties`` and ``required``, sometimes with
+    other keys (``title``, ``additionalProperties``, ``$schema``) that must travel unchanged."""
+    from hypothesis import strategies as st
+
+    name = st.from_regex(r"[a-z][a-z0-9_]{0,11}", fullmatch=True)
+    spec = st.fixed_dictionaries({"type": st.sampled_from(["string", "integer", "number", "boolean"])},
+                                 optional={"description": st.sampled_from(["城市名", "数量", ""])})
+    properties = st.dictionaries(name, spec, max_size=3)
+    extra = st.fixed_dictionaries({}, optional={"title": st.sampled_from(["args", "参数"]),
+                                                "additionalProperties": st.booleans(),
+                                                "$schema": st.just("http://json-schema.org/draft-07/schema#")})
+
+    def schema(parts: tuple) -> Any:
+        props, has_props, more = parts
+        body = {"type": "object", **more}
+        if has_props:
+            body["properties"] = props
+            return st.lists(st.sampled_from(sorted(props) or ["x"]), unique=True, max_size=len(props)).map(
+                lambda required: {**body, "required": required} if required and props else body)
+        return st.just(body)
+
+    schemas = st.tuples(properties, st.booleans(), extra).flatmap(schema)
+    description = st.one_of(st.none(), st.sampled_from(["查询天气。", "列出城市。", "下单。"]))
+    return st.tuples(name, description, schemas).map(
+        lambda p: (types.Tool(name=p[0], description=p[1], input_schema=p[2]),))
+
+
 @exercise("09-2")
 def check_mcp_tool_schema(to_openai_tool: object) -> CheckResult:
     """Exercise 09-2: ``to_openai_tool(mcp_tool)`` turns one MCP tool (``name``, ``description``,
     ``input_schema``) into a chat request's tool:
     ``{"type": "function", "function": {"name", "description", "parameters": input_schema}}``,
-    with ``{"type": "object", "properties": {}}`` as the least a tool without parameters gets,
-    and a string (e.g. ``""``) as the description of a tool whose description is None.
+    with ``{"type": "object", "properties": {}}`` as the least a tool without parameters gets
+    (every other key of the schema kept), a string (e.g. ``""``) as the description of a tool
+    whose description is None, and the given tool left unchanged.
 
-    Each tool is given as a fresh ``mcp_sample_tools()`` object; the answer is compared
-    with a second, untouched copy, so changing the given tool changes no verdict.
+    First the ``mcp_sample_tools()``, then generated tools (``_generated_tools``); each answer is
+    compared with a copy of its tool made before the call, so changing the given tool is seen
+    and changes no verdict.
     """
     if not callable(to_openai_tool):
         return report(False, t("check.09.mcp.not_callable"))
     tools = mcp_sample_tools()
-    for given, tool in zip(mcp_sample_tools(), tools):
-        got, error = safely(to_openai_tool, given)
-        if error:
-            return report(False, t("check.09.mcp.error", name=tool.name, error=error))
-        if not isinstance(got, dict):
-            return report(False, t("check.09.mcp.not_dict", name=tool.name, kind=type(got).__name__))
-        if got.get("type") != "function" or not isinstance(got.get("function"), dict):
-            return report(False, t("check.09.mcp.no_wrapper", name=tool.name, keys=sorted(map(str, got))))
-        function = got["function"]
-        if function.get("name") != tool.name:
-            return report(False, t("check.09.mcp.name", name=tool.name, got=repr(function.get("name"))))
-        if tool.description is None:
-            if not isinstance(function.get("description"), str):
-                return report(False, t("check.09.mcp.description_none", name=tool.name,
-                                       got=repr(function.get("description"))))
-        elif function.get("description") != tool.description:
-            return report(False, t("check.09.mcp.description", name=tool.name))
-        if "parameters" not in function:
-            return report(False, t("check.09.mcp.no_parameters", name=tool.name, keys=sorted(map(str, function))))
-        problem = _parameters_problem(function["parameters"], tool)
-        if problem:
-            return report(False, problem)
-        try:
-            json.dumps(got)
-            validate_tools([got])
-        except (TypeError, ValueError) as exc:  # not JSON; a name the API refuses (messages.ToolSchemaError)
-            return report(False, t("check.09.mcp.not_sendable", name=tool.name, error=exc))
+    found = first_difference(lambda tool: _tool_problem(to_openai_tool, tool), lambda tool: None,
+                             inputs=_generated_tools(), examples=[(tool,) for tool in tools],
+                             same=lambda got, want: got is None)
+    if found is not None:
+        return report(False, found.got if found.got else t("check.09.mcp.error", name="?", error=found.error))
     return report(True, t("check.09.mcp.passed", n_tools=len(tools)))

@@ -194,7 +194,10 @@ ZH: dict[str, str] = {
     "check.07.brief_problem.3": "这个请求不需要 tools：天气已经由代码查好了",
     "check.07.brief_problem.4": "记得带上 max_tokens",
     "check.07.brief_problem.5": "weather_brief({cities}) 的消息里应该包含 get_weather({city}) 的结果：{get_weather_city}。天气要用代码对传进来的每个城市去查，不能写死",
-    "check.07.brief_problem.6": "应该返回模型回答的文字（response.choices[0].message.content）",
+    "check.07.brief_problem.6": "应该返回模型回答的文字（response.choices[0].message.content；用 stream=True 时，"
+                                "把每一块的 choices[0].delta.content 拼起来），实际返回的是 {got}",
+    "check.07.brief_problem.other_city": "weather_brief({cities}) 的消息里有 {city} 的天气，可没有人问这个城市："
+                                         "只查传进来的城市",
     "check.07.contains_number.1": "contains_number 应该是一个函数",
     "check.07.contains_number.2": "contains_number({answer}, {number}) 出错：{error}",
     "check.07.contains_number.3": "contains_number({answer}, {number}) 应该是 {expected}，实际是 {got}",
@@ -206,6 +209,10 @@ ZH: dict[str, str] = {
     "check.07.summarize.5": "索引应该是 loop 的取值 {sorted_want}，实际是 {list_index}",
     "check.07.summarize.6": "{loop} 的 {column} 应该是 {value:g}，实际是 {actual}",
     "check.07.summarize.7": "每个循环的成功率、平均 prompt tokens 和总用时都对",
+    "check.07.summarize.how_mean": "平均值（mean），不是中位数，也不要取整",
+    "check.07.summarize.how_rate": "平均值（mean：True 算 1，False 算 0，得到 0 到 1 之间的比例）",
+    "check.07.summarize.how_sum": "总和（sum），不要取整",
+    "check.07.summarize.values": "{message}（loop 为 {loop!r} 的那几行，{source} 是 {rows}，要的是它们的{how}）",
     "check.07.weather_brief.1": "weather_brief 应该是一个函数",
     "check.07.weather_brief.2": "代码查天气、一次不带 tools 的请求，换一组城市也对",
     "check.scripted.invalid_request": "第 {number} 次请求不能原样发给真正的接口（它会回答 400）：{problem}",
@@ -240,6 +247,8 @@ ZH: dict[str, str] = {
     "check.09.mcp.description_none": "工具 {name} 在 MCP 里没有 description（是 None），转换后 function.description 是 {got}："
                                      "chat 请求里的 description 应该是字符串，有的接口会拒绝 null；None 要换成一个字符串（可以是空字符串）",
     "check.09.mcp.error": "调用 to_openai_tool(工具 {name}) 时出错：{error}。提示：SDK 的 Tool 对象用属性取值：mcp_tool.name、mcp_tool.description、mcp_tool.input_schema",
+    "check.09.mcp.modified": "to_openai_tool 改了传进来的工具 {name}（它的 name、description 或 input_schema）："
+                             "这个工具对象别处还要用，请建一个新的 dict（例如 dict(mcp_tool.input_schema) 复制一份再补 properties）",
     "check.09.mcp.name": "工具 {name} 转换后名字变成了 {got}：function.name 必须和 MCP 工具的 name 一模一样，模型调用时用的就是它，调用再按这个名字发回 MCP 服务器",
     "check.09.mcp.no_parameters": "工具 {name} 的 function 里没有 parameters（现在的键：{keys}）：MCP 的 inputSchema（SDK 里是 input_schema）要放到 function.parameters 下面",
     "check.09.mcp.no_properties": "工具 {name} 的 parameters 不是带 properties 的对象 schema：{parameters}。没有参数的工具也要写成 {{\"type\": \"object\", \"properties\": {{}}}}，有的接口会拒绝缺了 properties 的 schema",
@@ -259,7 +268,7 @@ ZH: dict[str, str] = {
     "check.09.summary.not_function": "compress 应该是一个函数",
     "check.09.summary.not_list": "应该返回一个由 dict 组成的列表，实际是 {name}",
     "check.09.summary.nothing_old": "只有一轮对话时没有可以压缩的旧轮次：应该原样返回（一个新列表），不调用 summarize；实际调用了 {n_calls} 次，返回的角色是 {got}",
-    "check.09.summary.old_messages": "交给 summarize 的应该正好是最后一轮之前的全部消息（system 消息可以不给）：期望角色 {want}，实际是 {got}",
+    "check.09.summary.old_messages": "交给 summarize 的应该正好是 system 消息和最后一轮之间的全部消息（不含 system 消息，包括之前的摘要）：期望角色 {want}，实际是 {got}",
     "check.09.summary.passed": "system 留在第一条，旧轮次变成一条摘要消息，最后一轮完整保留，{n_cases} 个例子都对",
     "check.09.summary.repeated_user": "（这个例子里用户把 {text!r} 说了两次：最后一轮要按位置找，从最后一条 user 消息开始；"
                                       "按内容找（list.index()、in）找到的是前面那条内容相同的消息）",
@@ -272,15 +281,17 @@ ZH: dict[str, str] = {
     "check.09.summary.system_first": "第一条必须是原来的 system 消息，摘要放在它后面；实际第一条的 role 是 {role!r}",
     "check.09.summary.system_missing": "system 消息不见了：压缩时 system 消息要原样留在第一条",
     "check.10.case_passed": "三套价格下都判对了：总价由 products 算出来，回答里要有这个完整的数",
-    "check.10.case_wrong": "回答 {answer!r}（足球 {football} 元、篮球 {basketball} 元）应该判 {want}，你的检查给了 {got!r}。"
+    "check.10.case_float": "。注意：用浮点数算，2 × {football} + 3 × {basketball} 得到的是 {naive}，不是 {total}："
+                           "小数在计算机里是近似值，先用 round(总价, 2) 算到分，再交给 has_number",
+    "check.10.case_wrong": "回答 {answer!r}（足球 {football} 元、篮球 {basketball} 元）应该判 {want}，你的检查给了 {got}。"
                            "总价要从 products 里算（2 × 足球 + 3 × 篮球），不能写死；再用 has_number 找完整的数"
-                           "（它把 626.0 和 626 当成同一个数）",
+                           "（它把 626.0 和 626 当成同一个数）{hint}",
     "check.10.error": "调用 {call} 时出错：{error}",
     "check.10.in_order_passed": "{n} 对轨迹都判对了：期望的调用按顺序出现，中间可以夹别的调用",
-    "check.10.in_order_wrong": "actual={actual}、expected={expected} 应该是 {want}，你的函数给了 {got!r}。"
+    "check.10.in_order_wrong": "actual={actual}、expected={expected} 应该是 {want}，你的函数给了 {got}。"
                                "提示：在 actual 里从左往右找 expected 的每个名字，找到一个就从它后面接着找下一个",
     "check.10.kappa_chance": "。你返回的是一致率：还要扣掉碰巧一致的部分 p_e",
     "check.10.kappa_passed": "{n} 组结论的 κ 都算对了",
-    "check.10.kappa_wrong": "judge={judge}、code={code} 的 κ 应该是 {want}，你的函数给了 {got!r}{hint}",
+    "check.10.kappa_wrong": "judge={judge}、code={code} 的 κ 应该是 {want}，你的函数给了 {got}{hint}",
     "check.10.not_callable": "{name} 应该是一个函数",
 }
