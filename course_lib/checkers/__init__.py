@@ -32,7 +32,7 @@ from ..recording import Recording, recording
 from . import sentences
 
 __all__ = ["CheckResult", "Difference", "Hint", "Recording", "described", "exercise", "first_difference", "recording",
-           "report", "safely", "same_behaviour", "t"]
+           "report", "request_problem", "safely", "same_behaviour", "t"]
 
 texts.register("zh", sentences.ZH)  # the check.* sentences: from here on texts.t finds them
 
@@ -249,3 +249,30 @@ def same_behaviour(
         return report(False, t("check.generic.error", call=found.call(name), error=found.error))
     return report(False, t("check.generic.differs", call=found.call(name), got=described(found.got),
                            want=described(found.want)))
+
+
+def request_problem(kwargs: dict) -> str | None:
+    """What the API would refuse in one ``chat.completions.create`` call's keyword arguments, or None.
+
+    Checked: ``temperature`` (0-2), ``top_p`` (0-1), ``max_tokens`` / ``max_completion_tokens``
+    (a whole number, at least 1), ``n`` (1 when given: the exercises read ``choices[0]``).  The
+    ranges are the Chat Completions API reference's (platform.openai.com/docs/api-reference/chat/create).
+    A checker that records the student's requests (``recording``) calls it on each, so a request
+    a real provider answers with a 400 never passes.
+
+    Returns:
+        a Chinese sentence (``check.request.*``) naming the argument and its value, or None.
+    """
+    def number(value: Any) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+    for name, low, high in (("temperature", 0, 2), ("top_p", 0, 1)):
+        if name in kwargs and kwargs[name] is not None and not (number(kwargs[name]) and low <= kwargs[name] <= high):
+            return t("check.request.range", name=name, value=described(kwargs[name]), low=low, high=high)
+    for name in ("max_tokens", "max_completion_tokens"):
+        value = kwargs.get(name)
+        if value is not None and not (isinstance(value, int) and not isinstance(value, bool) and value >= 1):
+            return t("check.request.tokens", name=name, value=described(value))
+    if kwargs.get("n") not in (None, 1):
+        return t("check.request.n", value=described(kwargs.get("n")))
+    return None
