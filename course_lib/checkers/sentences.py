@@ -21,6 +21,7 @@ ZH: dict[str, str] = {
     "check.00.env_line.2": "COURSE_PROVIDER 应该是 deepseek，现在是 {course_provider}",
     "check.00.env_line.3": "还需要一行 {key_env}=...，等号后面要有内容（在这里可以写一个假的占位符，比如 sk-xxxx）",
     "check.00.env_line.4": "这两行放进 .env 就会切换到 DeepSeek（真实的 key 只写在 .env 里，永远不要提交）",
+    "check.00.env_line.6": ".env 里的 {line} 不是「名字=值」的一行：每一行都应该是 名字=值、以 # 开头的注释或空行，别的文字 python-dotenv 读不懂，请删掉",
     "check.00.env_line.5": "{key_env} 的值只能是英文字母、数字和符号，不能有空格或中文（真正的 key 就是这样；占位符也照这样写，比如 sk-xxxx）",
     "check.00.needs_key.1": "needs_key 应该是一个列表，例如 ['openai']；现在是 {value}",
     "check.00.needs_key.2": "需要 key 的 provider：{sorted_got}",
