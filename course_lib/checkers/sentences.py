@@ -132,6 +132,7 @@ ZH: dict[str, str] = {
     "check.04.run_tool_call.5": "{what}时（{call}）应该返回以「错误」开头的字符串，实际是 {result}",
     "check.04.run_tool_call.6": "{what}时，错误说明里要列出可用的工具名（{must_mention}），模型才知道该怎么改",
     "check.04.run_tool_call.7": "正常调用返回结果；工具名不存在、JSON 坏了、参数不对、工具自己出错，都变成了给模型看的错误说明",
+    "check.04.run_tool_call.8": "{what}时，错误说明里的工具名和别的字母连在了一起，模型读不出正确的名字：每个名字要分开写，比如 ', '.join(functions)；实际是 {result}",
     "check.04.run_tool_call.case_bad_json": "arguments 不是合法的 JSON",
     "check.04.run_tool_call.case_bad_name": "参数名写错了",
     "check.04.run_tool_call.case_not_object": "arguments 是合法的 JSON，但不是一个对象 {{...}}",
