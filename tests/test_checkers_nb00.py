@@ -90,8 +90,12 @@ def test_env_line_accepts_what_the_course_reads(text):
     ("COURSE_PROVIDER=deepseek\nDEEPSEEK_API_KEY=你的key", "check.00.env_line.5"),        # not ASCII: refused
     ("COURSE_PROVIDER=deepseek\nDEEPSEEK_API_KEY=sk xxxx", "check.00.env_line.5"),        # a space inside
     ("COURSE_PROVIDER=deepseek\ndeepseek_api_key=sk-xxxx", "check.00.env_line.3"),        # names are case-sensitive
+    ("X\nCOURSE_PROVIDER=deepseek\nDEEPSEEK_API_KEY=sk-xxxx\n", "check.00.env_line.6"),    # a junk line
+    ("COURSE_PROVIDER=deepseek\nDEEPSEEK_API_KEY=sk-xxxx\n=5\n", "check.00.env_line.6"),    # no name
+    ("COURSE_PROVIDER=deepseek\nDEEPSEEK_API_KEY=sk-xxxx\nDEBUG\n", "check.00.env_line.6"),  # no "="
 ], ids=["empty", "blank", "openai", "model_id", "yaml", "commented", "overridden", "one_line", "no_provider",
-        "other_key", "no_key", "empty_key", "no_equals", "chinese_key", "space_in_key", "lower_case_name"])
+        "other_key", "no_key", "empty_key", "no_equals", "chinese_key", "space_in_key", "lower_case_name",
+        "junk_line", "no_name", "name_without_value"])
 def test_env_line_rejects_wrong_env_files(text, hint):
     result = check_env_line(text)
     assert not result.passed

@@ -186,7 +186,24 @@ def raises(client):
     return ask
 
 
+def temperature_below_zero(client):
+    def ask(question):
+        response = client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": question}], max_tokens=100, temperature=-1)
+        return response.choices[0].message.content
+    return ask
+
+
+def no_tokens(client):
+    def ask(question):
+        response = client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": question}], max_tokens=0)
+        return response.choices[0].message.content
+    return ask
+
+
 WRONG = [
+    (temperature_below_zero, "check.request.range"), (no_tokens, "check.request.tokens"),
     (returns_response, "check.01.ask.5"), (returns_message, "check.01.ask.5"), (prints, "check.01.ask.5"),
     (asks_twice, "check.01.ask.3"), (hard_coded_reply, "check.01.ask.5"), (hard_coded_question, "check.01.ask.4"),
     (system_last, "check.01.ask.4"), (as_system, "check.01.ask.4"), (wrapped_question, "check.01.ask.4"),

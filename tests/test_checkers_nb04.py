@@ -414,6 +414,26 @@ RIGHT_RUN = {
 }
 
 WRONG_RUN = {
+    "tool_names_glued": ("""
+        def run_tool_call(call, functions):
+            name = call["function"]["name"]
+            if name not in functions:
+                return f"错误：没有工具 {name}。可用的工具：{''.join(functions)}"
+            try:
+                return str(functions[name](**json.loads(call["function"]["arguments"])))
+            except Exception as err:
+                return f"错误：{err}"
+        """, "check.04.run_tool_call.8"),
+    "tool_names_with_a_letter": ("""
+        def run_tool_call(call, functions):
+            name = call["function"]["name"]
+            if name not in functions:
+                return f"错误：没有工具 {name}。可用的工具：{'X, '.join(functions)}"
+            try:
+                return str(functions[name](**json.loads(call["function"]["arguments"])))
+            except Exception as err:
+                return f"错误：{err}"
+        """, "check.04.run_tool_call.8"),
     "untouched": ("""
         def run_tool_call(call, functions):
             name = call["function"]["name"]

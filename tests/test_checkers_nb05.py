@@ -385,6 +385,15 @@ RIGHT_ASK = {
 }
 
 WRONG_ASK = {
+    "temperature_below_zero": ("""
+        def ask_once(question, scratchpad=""):
+            registry = default_registry()
+            response = client.chat.completions.create(
+                model=MODEL, max_tokens=200, stop=["Observation:"], temperature=-1,
+                messages=[{"role": "system", "content": json_system_prompt(registry)},
+                          {"role": "user", "content": f"Question: {question}\\n{scratchpad}"}])
+            return parse_json_protocol(response.choices[0].message.content or "", registry.names)
+        """, "check.request.range"),
     "untouched": ("""
         def ask_once(question, scratchpad=""):
             response = client.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": question}], max_tokens=200)

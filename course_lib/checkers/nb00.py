@@ -11,6 +11,7 @@ import io
 from collections.abc import KeysView
 
 from dotenv import dotenv_values
+from dotenv.parser import parse_stream
 
 from ..providers import PRESETS, ProviderError, check_key_characters
 from . import CheckResult, described, exercise, report, t
@@ -51,7 +52,9 @@ def check_env_line(env_text: object) -> CheckResult:
     a name without ``=`` is not set).  Checked in order: a non-empty str; ``COURSE_PROVIDER``
     is ``deepseek`` once stripped and lower-cased (as ``get_provider`` reads it);
     ``DEEPSEEK_API_KEY`` is set and not blank; the key is printable ASCII without spaces
-    (``providers.check_key_characters``, what the course asks before the key goes into a header).
+    (``providers.check_key_characters``, what the course asks before the key goes into a header);
+    then every line is ``NAME=value`` (``export`` allowed), a comment or blank: a junk line that
+    python-dotenv cannot read (``X``, ``=5``, a name without ``=``) fails, naming that line.
     """
     if not isinstance(env_text, str) or not env_text.strip():
         return report(False, t("check.00.env_line.1", value=described(env_text)))
@@ -67,4 +70,15 @@ def check_env_line(env_text: object) -> CheckResult:
         check_key_characters(key, key_env)
     except ProviderError:
         return report(False, t("check.00.env_line.5", key_env=key_env))
+    junk = _junk_line(env_text)
+    if junk is not None:
+        return report(False, t("check.00.env_line.6", line=repr(junk)))
     return report(True, t("check.00.env_line.4"))
+
+
+def _junk_line(env_text: str) -> str | None:
+    """The first line of ``env_text`` that is not ``NAME=value``, a comment or blank (python-dotenv's parser), or None."""
+    for binding in parse_stream(io.StringIO(env_text)):
+        if binding.error or (binding.key is not None and binding.value is None):
+            return binding.original.string.strip()
+    return None

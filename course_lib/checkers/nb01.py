@@ -18,7 +18,8 @@ from typing import Any, Callable, Iterator
 from hypothesis import strategies as st
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from . import CheckResult, Recording, described, exercise, first_difference, recording, report, safely, t
+from . import (CheckResult, Recording, described, exercise, first_difference, recording, report, request_problem,
+               safely, t)
 
 QUESTION = "1+1 等于几？只回答数字。"
 ROLES = {"system", "developer", "user", "assistant"}  # what a message of a plain chat request may be
@@ -126,6 +127,9 @@ def _ask_once(ask: Any, client: Any, question: str, answer: Callable[[dict], Any
     last = messages[-1] if isinstance(messages, (list, tuple)) and messages else None
     if not (isinstance(last, dict) and last.get("role") == "user" and last.get("content") == question):
         return None, t("check.01.ask.4", question=repr(question), last=described(last))
+    refused = request_problem(seen.requests[0])  # e.g. temperature=-1: a real provider answers 400
+    if refused:
+        return None, refused
     want = reply_text(seen.responses[0])
     right = (isinstance(got, str) and got.strip() == want.strip()) or (got is None and not want)
     if not right:
@@ -138,7 +142,8 @@ def check_ask(ask: object, client: object) -> CheckResult:
     """Exercise 01-1: ``ask(question) -> str`` sends exactly ONE request whose last message is
     ``{"role": "user", "content": question}`` and returns that answer's text.
 
-    Every message sent needs a known role and a str content.  Tried twice: ``QUESTION`` on ``client``'s model, then another question answered by the
+    Every message sent needs a known role and a str content, and the request nothing the API
+    refuses (``request_problem``: temperature -1, max_tokens 0 ...).  Tried twice: ``QUESTION`` on ``client``'s model, then another question answered by the
     checker (``answered_with``; no request).  The text may come from a ``ChatCompletion`` or
     from chunks (``stream=True``); surrounding spaces do not count.
     """

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sqlite3
 from pathlib import Path
 from dataclasses import dataclass, field
@@ -428,10 +429,15 @@ def _reference_run(call: dict, functions: dict) -> tuple:
         return ("error", "check.04.run_tool_call.case_tool_failed", ())
 
 
+def _named(name: str, text: str) -> bool:
+    """``name`` stands in ``text`` as a name of its own: no ASCII letter, digit or _ glued on either side."""
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text) is not None
+
+
 def _same_run(got: Any, want: tuple) -> bool:
     if want[0] == "ok":
         return isinstance(got, str) and got == want[1]
-    return isinstance(got, str) and got.startswith("错误") and all(n in got for n in want[2])
+    return isinstance(got, str) and got.startswith("错误") and all(_named(n, got) for n in want[2])
 
 
 def _tool_calls() -> Any:
@@ -472,7 +478,7 @@ def check_run_tool_call(run_tool_call: object) -> CheckResult:
     (exactly); an unknown tool name, arguments that are not valid JSON (``eval`` does not count),
     arguments that are not a JSON object, arguments the function does not accept, and a tool that
     raises all give a text starting with "错误" (for an unknown name, one that lists every
-    available tool).
+    available tool, each name standing apart: ``''.join(functions)`` glues them into one word).
     """
     if not callable(run_tool_call):
         return report(False, t("check.04.run_tool_call.1"))
@@ -500,4 +506,6 @@ def check_run_tool_call(run_tool_call: object) -> CheckResult:
         return report(False, t("check.04.run_tool_call.4", what=what, call=shown, error=found.error))
     if not isinstance(found.got, str) or not found.got.startswith("错误"):
         return report(False, t("check.04.run_tool_call.5", what=what, call=shown, result=described(found.got)))
+    if all(n in found.got for n in found.want[2]):  # every name is there, but glued to another word
+        return report(False, t("check.04.run_tool_call.8", what=what, result=described(found.got, 160)))
     return report(False, t("check.04.run_tool_call.6", what=what, must_mention="、".join(found.want[2])))

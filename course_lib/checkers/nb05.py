@@ -19,7 +19,7 @@ import httpx
 from ..react import JSON_SYSTEM_PROMPT, run_tool
 from ..react_parser import ParsedReply, corrective_observation, parse_json_protocol
 from ..tools.registry import ToolRegistry, default_registry
-from . import CheckResult, described, exercise, first_difference, recording, report, safely, t
+from . import CheckResult, described, exercise, first_difference, recording, report, request_problem, safely, t
 from .scripted import ScriptedModel
 
 
@@ -259,6 +259,9 @@ def _request_problem(kwargs: dict, question: str, pad: str) -> tuple[str | None,
         return t("check.05.ask_once.8"), names
     if any(k in kwargs for k in ("tools", "tool_choice")):
         return t("check.05.ask_once.9"), names
+    refused = request_problem(kwargs)  # e.g. temperature=-1: a real provider answers 400
+    if refused:
+        return refused, names
     return None, names
 
 
