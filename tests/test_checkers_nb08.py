@@ -392,3 +392,17 @@ def with_match(call):
 @pytest.mark.parametrize("policy", [by_type_first, with_match])
 def test_right_styles_pass(policy):
     assert nb08.check_order_policy(policy).passed is True
+
+
+def test_odd_quantity_rejected_without_a_reason_fails():
+    """08-1: "返回 reject(原因) 或 None": a rejection of an odd quantity with an empty reason fails."""
+    from course_lib.approval import approve, reject
+
+    def policy(call):
+        q = (call.arguments or {}).get("quantity")
+        if isinstance(q, bool) or not isinstance(q, int) or q < 1:
+            return reject()
+        return approve() if q <= 3 else reject(f"每单最多 3 件，这一单要 {q} 件")
+
+    result = nb08.check_order_policy(policy)
+    assert result.passed is False and result.hint == "check.08.order_policy.odd_no_reason"

@@ -257,6 +257,8 @@ def request_problem(kwargs: dict) -> str | None:
     Checked: ``temperature`` (0-2), ``top_p`` (0-1), ``max_tokens`` / ``max_completion_tokens``
     (a whole number, at least 1), ``n`` (1 when given: the exercises read ``choices[0]``).  The
     ranges are the Chat Completions API reference's (platform.openai.com/docs/api-reference/chat/create).
+    Also each message of ``messages`` (dicts only): its ``role`` one of the five roles (a misspelt
+    ``role`` key or value is refused) and no key the API does not know (``"Xcontent"``, ``""``).
     A checker that records the student's requests (``recording``) calls it on each, so a request
     a real provider answers with a 400 never passes.
 
@@ -275,4 +277,18 @@ def request_problem(kwargs: dict) -> str | None:
             return t("check.request.tokens", name=name, value=described(value))
     if kwargs.get("n") not in (None, 1):
         return t("check.request.n", value=described(kwargs.get("n")))
+    messages = kwargs.get("messages")
+    for index, message in enumerate(messages if isinstance(messages, (list, tuple)) else []):
+        if not isinstance(message, dict):
+            continue
+        if message.get("role") not in ROLES:
+            return t("check.request.role", index=index, role=repr(message.get("role")), keys=list(message))
+        unknown = [key for key in message if key not in MESSAGE_KEYS]
+        if unknown:  # OpenAI: 400 "Additional properties are not allowed"
+            return t("check.request.key", index=index, unknown=unknown, keys=list(message))
     return None
+
+
+ROLES = ("system", "developer", "user", "assistant", "tool")  # what the Chat Completions API accepts
+MESSAGE_KEYS = {"role", "content", "name", "tool_calls", "tool_call_id", "refusal", "audio", "function_call",
+                "annotations", "reasoning_content", "prefix"}  # the API's message fields (and DeepSeek's)

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from ..tools import get_weather
-from . import CheckResult, described, exercise, first_difference, report, safely, t
+from . import CheckResult, described, exercise, first_difference, report, request_problem, safely, t
 from .nb05 import StreamingScript
 from .scripted import ScriptedModel
 
@@ -150,18 +150,37 @@ def _messages(request: dict) -> list[dict]:
     return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
 
 
-def _runaway(agent_loop: Any, max_steps: int, cities: list[str]) -> str | None:
+DEFAULT_MAX_STEPS = 3  # the exercise's signature: agent_loop(client, question, max_steps=3)
+
+
+def _refused(script: ScriptedModel) -> str | None:
+    """What the API would refuse in one of the script's requests (``request_problem``), as ``第 N 次请求：...``."""
+    for number, body in enumerate(script.requests, 1):
+        problem = request_problem(body)
+        if problem:
+            return t("check.request.numbered", number=number, problem=problem)
+    return None
+
+
+def _runaway(agent_loop: Any, max_steps: int | None, cities: list[str]) -> str | None:
     """A model that never stops calling tools: the hint for the first thing the loop gets wrong, or None.
+
+    ``max_steps`` None: the function is called without it, and its default must be the signature's 3.
 
     Wants ``max_steps`` requests with tools (each call answered), then one without any tools key
     after a user message asking for an answer, and that request's answer returned.
     """
+    default = max_steps is None
+    max_steps = DEFAULT_MAX_STEPS if default else max_steps
     final_text = f"我没有找到永远不下雨的城市（{max_steps}）。"
     script = StreamingScript([{"tool_calls": [("get_weather", {"city": c})]} for c in cities[:max_steps]])
     script.add(final_text, *({"tool_calls": [("get_weather", {"city": c})]} for c in cities))
-    answer, error = safely(agent_loop, script.client(), "找一个永远不会下雨的城市", max_steps=max_steps)
+    limit = {} if default else {"max_steps": max_steps}
+    answer, error = safely(agent_loop, script.client(), "找一个永远不会下雨的城市", **limit)
     if error:
         return t("check.06.agent_loop.9", error=error)
+    if default and len([r for r in script.requests if r.get("tools")]) != max_steps:
+        return t("check.06.agent_loop.default", n_with_tools=len([r for r in script.requests if r.get("tools")]))
     sent_none = [k for r in script.requests for k in TOOLS_KEYS if k in r and r[k] is None]
     if sent_none:
         # tools=None is not "no tools": the SDK sends "tools": null (source text 000 writes it so)
@@ -175,7 +194,7 @@ def _runaway(agent_loop: Any, max_steps: int, cities: list[str]) -> str | None:
     present = [k for k in TOOLS_KEYS if k in final]
     if present:
         return t("check.06.agent_loop.13", present=present)
-    problem = script.invalid_request()
+    problem = script.invalid_request() or _refused(script)
     if problem:
         return problem
     last = (_messages(final) or [{}])[-1]
@@ -217,7 +236,7 @@ def check_agent_loop(agent_loop: object) -> CheckResult:
         return report(False, t("check.06.agent_loop.2", error=error))
     if len(script.requests) != 2:
         return report(False, t("check.06.agent_loop.3", n_requests=len(script.requests)))
-    problem = script.invalid_request()  # what a strict endpoint would refuse (no "type", arguments not a string)
+    problem = script.invalid_request() or _refused(script)  # what a strict endpoint would refuse
     if problem:
         return report(False, problem)
     first, second = script.requests
@@ -251,6 +270,11 @@ def check_agent_loop(agent_loop: object) -> CheckResult:
         problem = _runaway(agent_loop, max_steps, ["北京", "上海", "广州", "深圳", "杭州"])
         if problem:
             return report(False, problem)
+
+    # Scenario 3 again without max_steps: the signature's default is 3 requests with tools.
+    problem = _runaway(agent_loop, None, ["北京", "上海", "广州", "深圳", "杭州"])
+    if problem:
+        return report(False, problem)
 
     # Scenario 5: the text comes on the last allowed step: no forced final request.
     script = StreamingScript([{"tool_calls": [("get_weather", {"city": "深圳"})]}, "深圳有雷阵雨。"])

@@ -20,7 +20,7 @@ from ..messages import content_text
 from ..number_check import has_number
 from ..tools import get_weather
 from ..tools.weather import load_weather
-from . import CheckResult, described, exercise, first_difference, recording, report, safely, t
+from . import CheckResult, described, exercise, first_difference, recording, report, request_problem, safely, t
 from .scripted import ScriptedModel
 
 NUMBER_CASES = [
@@ -341,4 +341,4 @@ def _brief_problem(weather_brief: Any, client: Any, cities: list[str]) -> str | 
         return t("check.07.brief_problem.1", cities=repr(cities), error=error)
     if not (isinstance(got, str) and got.strip() == BRIEF_REPLY):
         return t("check.07.brief_problem.6", got=described(got))
-    return None
+    return request_problem(kwargs)  # what the API would refuse (temperature=-1, a role misspelt)

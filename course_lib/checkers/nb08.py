@@ -100,7 +100,8 @@ def _as_asked(got: Any, want: str) -> bool:
         return got is not None and got.action == "approve"
     if want == "reject":
         return got is not None and got.action == "reject" and bool(str(got.reason or "").strip())
-    return got is None or got.action == "reject"
+    # "返回 reject(原因) 或 None": a rejection says why (the model reads the reason)
+    return got is None or (got.action == "reject" and bool(str(got.reason or "").strip()))
 
 
 def _odd_hint(quantity: Any) -> str:
@@ -171,5 +172,7 @@ def check_order_policy(policy: object) -> CheckResult:
         if got is not None and got.action == "reject":
             return report(False, t("check.08.order_policy.no_reason", case=_shown(call)))
         return report(False, t("check.08.order_policy.large_not_rejected", case=_shown(call), got=_verdict(got)))
+    if got is not None and got.action == "reject":
+        return report(False, t("check.08.order_policy.odd_no_reason", case=_shown(call)))
     return report(False, t("check.08.order_policy.odd_approved", case=_shown(call), got=_verdict(got),
                            hint=t(next((key for c, key in odd_hints if c is call), None) or _odd_hint(_quantity(call)))))
