@@ -60,7 +60,8 @@ NEEDS_MODEL = ("test", "bench", "serve")  # these always run on the offline mode
 EXERCISE_COMMANDS = ("exercises", "new-exercise")  # no model: when .venv is missing they make a client one
 EXERCISE_STAMP = ".course-exercises"  # in .venv: the hash of what `exercises` installed (client + test runner)
 # What `python course.py exercises` runs (globs, relative to the project root).
-EXERCISE_TESTS = ("tests/test_exercises.py", "tests/test_exercise_cells.py", "tests/test_checkers_*.py")
+EXERCISE_TESTS = ("tests/test_exercises.py", "tests/test_exercise_cells.py", "tests/test_checkers_*.py",
+                  "tests/test_teacher_guide.py")
 
 # The one sentence printed before course_lib can be imported (it must print on any Python, even 2.7):
 # every other sentence of this file is in course_lib/texts.py ("course.*"), read through t().
@@ -676,7 +677,10 @@ def setup(command="setup"):
     want = requirements_hash(plan)
     if read_text(stamp) != want:
         if plan.mode == "client":
-            say(t("course.installing_client") if plan.problem is None else t("course.installing_client_no_model"))
+            if plan.command in EXERCISE_COMMANDS:
+                say(t("course.installing_exercises"))
+            else:
+                say(t("course.installing_client") if plan.problem is None else t("course.installing_client_no_model"))
         else:
             say(t("course.installing_full", venv=VENV, engine=plan.engine))
         run([python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])

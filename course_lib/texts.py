@@ -81,6 +81,7 @@ _ZH_PROVIDERS: dict[str, str] = {
     "course.venv_other_python": "== 注意：{venv} 是用 Python {version} 创建的，现在运行 course.py 的是 Python {now}。"
                                 "{venv} 还能用，继续用它；想换成 Python {now}，删掉 {venv} 文件夹，再运行一次",
     "course.creating": "== 创建虚拟环境 {venv}（用 {python}）",
+    "course.installing_exercises": "== 练习的测试只需要 notebook 用的包和 pytest：不装离线模型、不编译",
     "course.installing_client": "== 只安装 notebook 用的包（.env 选的提供方不是 local：这台电脑不需要离线模型）",
     "course.installing_client_no_model": "== 只安装 notebook 用的包（这台电脑上没有离线模型，见上面）",
     "course.installing_full": "== 把课程的包装进 {venv}（离线模型的推理引擎：{engine}）",
@@ -542,7 +543,7 @@ _ZH_PROGRESS: dict[str, str] = {
     "new_exercise.arg_notebook": "笔记本的两位编号，例如 06",
     "new_exercise.bad_name": "--name 应该是一个英文的 Python 函数名（字母、数字、下划线，不以数字开头），现在是 {name!r}",
     "new_exercise.bad_notebook": "笔记本编号应该是两位数字，例如 06，现在是 {notebook!r}",
-    "new_exercise.done": "已经写好练习 {exercise}：\n{files}\n还有三处要你来写（都标着 TODO）：\n  1. 笔记本里的题目和提示：在 JupyterLab 里打开第 {notebook} 课，在最后一个检查单元格后面；\n  2. course_lib/checkers/nb{notebook}.py 末尾的 _reference_{name}（正确答案），以及 examples（题目里说到的情况）和 inputs（随机输入的样子）；\n  3. solutions/ 里「# %% exercise {exercise}」下面的参考答案。\n写好以后运行 python course.py exercises：它用参考答案和没改过的练习各跑一次检查。全部通过，就可以把课程发给学生了；重新运行 python course.py serve，进度页上就会有 {exercise} 这一列。",
+    "new_exercise.done": "已经写好练习 {exercise}：\n{files}\n还有四处要你来写（前三处都标着 TODO 或「（老师：」）：\n  1. 笔记本里的题目和提示：在 JupyterLab 里打开第 {notebook} 课，在最后一个检查单元格后面；\n  2. course_lib/checkers/nb{notebook}.py 末尾的 _reference_{name}（正确答案），以及 examples（题目里说到的情况）和 inputs（随机输入的样子）；\n  3. solutions/ 里「# %% exercise {exercise}」下面的参考答案；\n  4. TEACHER_GUIDE.zh.md 第 {notebook} 节「练习中的常见错误」里加一行 {exercise}。\n写好以后运行 python course.py exercises：它用参考答案和没改过的练习各跑一次检查，也查这四处有没有写完。全部通过，就可以把课程发给学生了；重新运行 python course.py serve，进度页上就会有 {exercise} 这一列。",
     "new_exercise.exercise_code": "def {name}(x):\n    \"\"\"（老师：一句话说这个函数做什么。）\"\"\"\n    return None  # 改好这里",
     "new_exercise.name_taken": "{path} 里已经有 check_{name} 或 _reference_{name}：换一个 --name",
     "new_exercise.no_notebook": "没有找到 {folder} 里的 {notebook}_*.ipynb：第一个参数是笔记本的两位编号，例如 06",
