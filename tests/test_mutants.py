@@ -162,7 +162,6 @@ def test_a_reference_that_fails_its_checker_is_reported_and_nothing_runs(workers
 
 
 def test_smoke_two_real_exercises(tmp_path):
-    started = time.perf_counter()
     results = M.run(["01-2", "10-3"], workers=2, timeout=10, cap=None)
     for key in ("01-2", "10-3"):
         r = results["exercises"][key]
@@ -172,4 +171,3 @@ def test_smoke_two_real_exercises(tmp_path):
     json_path, md_path = M.write(results, tmp_path)
     assert "| 10-3 |" in md_path.read_text(encoding="utf-8")
     assert json_path.stat().st_size > 0
-    assert time.perf_counter() - started < 25
