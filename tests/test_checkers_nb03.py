@@ -416,3 +416,15 @@ def test_single_step_odd_returns_fail_without_raising(value, capsys):
     assert nb03.check_single_step(single_step).passed is False
     assert nb03.check_single_step(value).passed is False
     assert "Traceback" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("description", ["美元金额", "要换算的欧元数", "amount in US dollars", "日元的数目"])
+def test_an_amount_described_in_a_foreign_currency_fails(description):
+    """The 「元」 of 美元/欧元/日元 is not yuan: the amount is in RMB (issue 42)."""
+    result = nb03.check_currency_tool(_currency_tool(amount_description=description))
+    assert result.passed is False and result.hint == "check.03.currency_tool.amount_foreign", result.message
+
+
+@pytest.mark.parametrize("description", ["人民币金额（元），例如 100", "多少元人民币，不是美元", "amount in CNY", "金额（元）"])
+def test_an_amount_in_yuan_passes_even_when_it_names_a_foreign_currency(description):
+    assert nb03.check_currency_tool(_currency_tool(amount_description=description)).passed is True

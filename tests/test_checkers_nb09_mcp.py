@@ -144,6 +144,16 @@ def test_any_string_for_a_none_description_passes():
     assert nb09.check_mcp_tool_schema(names_it).passed is True
 
 
+@pytest.mark.parametrize("text", [str, lambda d: "null" if d is None else d])
+def test_a_none_description_written_as_the_word_none_fails(text):
+    """str(None) is "None": a string, but the model would read a tool described as "None" (issue 42)."""
+    def stringifies(tool):
+        return _wrapped(tool, {"type": "object", "properties": {}, **tool.input_schema}, text(tool.description))
+
+    result = nb09.check_mcp_tool_schema(stringifies)
+    assert result.passed is False and result.hint == "check.09.mcp.description_str_none", result.message
+
+
 @pytest.mark.parametrize("wrong", [empties_properties_in_place, rewrites_nested_descriptions])
 def test_answers_that_change_their_input_are_compared_with_an_untouched_copy(wrong):
     result = nb09.check_mcp_tool_schema(wrong)

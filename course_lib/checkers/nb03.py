@@ -29,6 +29,10 @@ ABOUT_CURRENCY = re.compile(r"币|汇|换|兑|美元|欧元|日元|美金|USD|EU
                             r"\byen\b|money|forex", re.IGNORECASE)
 ABOUT_AMOUNT = re.compile(r"金额|钱|额|人民币|元|多少|价|CNY|RMB|yuan|amount|money|sum|how much|price|cost|value",
                           re.IGNORECASE)
+# The amount is in yuan: an amount described only in a foreign currency (「美元金额」) is wrong, and the
+# 「元」 of 美元/欧元/日元 must not count as yuan.
+FOREIGN = re.compile(r"美元|欧元|日元|美金|USD|EUR|JPY|dollar|euro|\byen\b", re.IGNORECASE)
+YUAN = re.compile(r"人民币|(?<![美欧日])元|CNY|RMB|yuan|renminbi", re.IGNORECASE)
 LISTS = (list, tuple)  # a JSON array written in Python
 
 
@@ -67,6 +71,8 @@ def check_currency_tool(tool: object) -> CheckResult:
             return report(False, t("check.03.currency_tool.10", name=name))
     if not ABOUT_AMOUNT.search(amount["description"]):
         return report(False, t("check.03.currency_tool.11", description=repr(amount['description'])))
+    if FOREIGN.search(amount["description"]) and not YUAN.search(amount["description"]):
+        return report(False, t("check.03.currency_tool.amount_foreign", description=repr(amount['description'])))
     if not ABOUT_CURRENCY.search(currency["description"]):
         return report(False, t("check.03.currency_tool.12", description=repr(currency['description'])))
     required = params.get("required")

@@ -298,6 +298,8 @@ def _tool_problem(to_openai_tool: Any, given: types.Tool) -> str | None:
         if not isinstance(function.get("description"), str):
             return t("check.09.mcp.description_none", name=tool.name, got=repr(function.get("description"))
                      if function.get("description") is None else described(function.get("description")))
+        if function["description"].strip().lower() in ("none", "null"):  # str(None) or json.dumps(None)
+            return t("check.09.mcp.description_str_none", name=tool.name, got=repr(function["description"]))
     elif function.get("description") != tool.description:
         return t("check.09.mcp.description", name=tool.name)
     if "parameters" not in function:

@@ -74,6 +74,7 @@ ZH: dict[str, str] = {
     "check.03.currency_tool.13": "两个参数都是必填的：required 应该列出 'amount' 和 'to_currency'（顺序随意），现在是 {required}",
     "check.03.currency_tool.14": "工具定义必须能转成 JSON：{exc}",
     "check.03.currency_tool.15": "五个部分都写全了：name、description、properties、enum、required",
+    "check.03.currency_tool.amount_foreign": "amount 是要换算的人民币金额（单位：元），description 却只说了外币：{description}。模型会把美元、欧元的数目填进来",
     "check.03.currency_tool.2": "name 应该和 Python 函数同名：'convert_currency'，现在是 {name}",
     "check.03.currency_tool.3": "description 要写清楚这个工具做什么、什么时候用（至少一句话）",
     "check.03.currency_tool.4": "description 要说这个工具做什么：把人民币换算成别的货币。现在写的是 {description}，模型读了它不会想到用这个工具换算货币",
@@ -254,6 +255,7 @@ ZH: dict[str, str] = {
     "check.08.order_policy.raised": "{case} 时 order_policy 出错：{error}。提示：quantity 可能是字符串、小数或布尔值，也可能缺失，call.arguments 还可能是 None，先检查再比较",
     "check.08.order_policy.small_not_approved": "{case}：1 到 3 件的订单应该批准，返回 approve()；实际返回的是 {got}",
     "check.09.mcp.description": "工具 {name} 的 description 丢了或者变了：把 MCP 工具的 description 原样放进 function.description，模型靠它知道什么时候用这个工具",
+    "check.09.mcp.description_str_none": "工具 {name} 在 MCP 里没有 description（是 None），转换后 function.description 是 {got}：这是把 None 变成了文字（str(None)），模型会读到一个叫「None」的说明。题目说换成空字符串 \"\"",
     "check.09.mcp.description_none": "工具 {name} 在 MCP 里没有 description（是 None），转换后 function.description 是 {got}："
                                      "chat 请求里的 description 应该是字符串，有的接口会拒绝 null；None 要换成一个字符串（可以是空字符串）",
     "check.09.mcp.error": "调用 to_openai_tool(工具 {name}) 时出错：{error}。提示：SDK 的 Tool 对象用属性取值：mcp_tool.name、mcp_tool.description、mcp_tool.input_schema",
