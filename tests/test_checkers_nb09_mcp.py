@@ -260,3 +260,23 @@ def test_odd_returns_fail_without_raising(odd, capsys):
     result = nb09.check_mcp_tool_schema(odd)
     out = capsys.readouterr().out
     assert result.passed is False and "❌" in out and "Traceback" not in out
+
+
+def test_an_empty_required_list_added_passes():
+    """Notebook 03's own template writes "required": []; added to a schema without "required" it changes nothing."""
+    def adds_empty_required(tool):
+        params = dict(tool.input_schema)
+        params.setdefault("properties", {})
+        params.setdefault("required", [])
+        return _wrapped(tool, params, tool.description or "")
+
+    assert nb09.check_mcp_tool_schema(adds_empty_required).passed is True
+
+
+def test_a_required_list_that_is_not_empty_still_has_to_match():
+    def requires_more(tool):
+        params = {"type": "object", "properties": {}, **tool.input_schema}
+        params["required"] = sorted(params["properties"])[:1] or ["x"]
+        return _wrapped(tool, params, tool.description or "")
+
+    assert nb09.check_mcp_tool_schema(requires_more).passed is False

@@ -273,6 +273,9 @@ def _parameters_problem(parameters: Any, tool: types.Tool) -> str | None:
     if parameters.get("type") != "object" or not isinstance(parameters.get("properties"), dict):
         return t("check.09.mcp.no_properties", name=tool.name, parameters=json.dumps(parameters, ensure_ascii=False))
     wanted = {"type": "object", "properties": {}, **tool.input_schema}
+    if "required" not in tool.input_schema and parameters.get("required") == []:
+        # "required": [] (notebook 03's template) says what a missing "required" says: nothing is required.
+        parameters = {k: v for k, v in parameters.items() if k != "required"}
     if parameters != wanted:
         return t("check.09.mcp.parameters_differ", name=tool.name)
     return None
