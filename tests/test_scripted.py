@@ -73,3 +73,24 @@ def test_fake_llm_is_strict_unless_given_a_default():
     texts = [client.chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}]).choices[0].message.content
              for _ in range(3)]
     assert texts == ["first", "again", "again"] and json.loads(json.dumps(fake.requests))[0]["model"] == "m"
+
+
+def test_a_streamed_request_gets_the_same_reply_as_events():
+    """stream=True (notebook 01) is answered as server-sent events carrying the same text and tool calls."""
+    from course_lib.checkers.scripted import ScriptedModel
+
+    script = ScriptedModel(["你好，世界", {"tool_calls": [("get_weather", {"city": "北京"})]}])
+    client = script.client()
+    text = "".join(chunk.choices[0].delta.content or "" for chunk in
+                   client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], stream=True)
+                   if chunk.choices)
+    assert text == "你好，世界"
+    calls: dict = {}
+    for chunk in client.chat.completions.create(model="m", messages=[{"role": "user", "content": "天气"}], stream=True,
+                                                stream_options={"include_usage": True}):
+        for delta in (chunk.choices[0].delta.tool_calls or []) if chunk.choices else []:
+            entry = calls.setdefault(delta.index, {"name": "", "arguments": ""})
+            entry["name"] += delta.function.name or ""
+            entry["arguments"] += delta.function.arguments or ""
+    assert calls == {0: {"name": "get_weather", "arguments": '{"city": "北京"}'}}
+    assert [bool(body.get("stream")) for body in script.requests] == [True, True]

@@ -3,7 +3,7 @@
 05-1 and 05-2 run the student's function beside a reference (``first_difference``) on the
 cases the exercise names and on generated ones.  05-3 checks the structure of the request a
 student's function sends (through ``checkers.recording``), three times with other questions,
-scratchpads and replies; the checker answers the request itself (``StreamingScript``, which also
+scratchpads and replies; the checker answers the request itself (``ScriptedModel``, which also
 answers ``stream=True``), so the notebook's model is never asked.
 """
 
@@ -14,57 +14,11 @@ import re
 import string
 from typing import Any
 
-import httpx
-
 from ..react import JSON_SYSTEM_PROMPT, run_tool
 from ..react_parser import ParsedReply, corrective_observation, parse_json_protocol
 from ..tools.registry import ToolRegistry, default_registry
 from . import CheckResult, described, exercise, first_difference, recording, report, request_problem, safely, t
 from .scripted import ScriptedModel
-
-
-class StreamingScript(ScriptedModel):
-    """A ``ScriptedModel`` that also answers ``"stream": true`` requests, as server-sent events.
-
-    The streamed answer carries the same reply as the plain one: the text in two pieces, each
-    tool call in two pieces (id, type and name first, then the rest of ``arguments``), a last
-    chunk with ``finish_reason``, and a usage chunk when ``stream_options.include_usage`` asks.
-    """
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        response = super().__call__(request)
-        body = self.requests[-1]
-        if not body.get("stream") or response.status_code != 200:
-            return response
-        return self.events(response.json(), bool((body.get("stream_options") or {}).get("include_usage")))
-
-    @staticmethod
-    def events(completion: dict, include_usage: bool = False) -> httpx.Response:
-        """``completion`` (a ``chat.completion`` dict) as a ``text/event-stream`` response."""
-        head = {key: completion[key] for key in ("id", "created", "model")}
-        head["object"] = "chat.completion.chunk"
-        choice = completion["choices"][0]
-        message = choice["message"]
-
-        def chunk(delta: dict, finish_reason: str | None = None) -> dict:
-            return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
-
-        text = message.get("content") or ""
-        chunks = [chunk({"role": "assistant", "content": text[: len(text) // 2]})]
-        if text[len(text) // 2:]:
-            chunks.append(chunk({"content": text[len(text) // 2:]}))
-        for k, call in enumerate(message.get("tool_calls") or []):
-            arguments = call["function"]["arguments"]
-            cut = len(arguments) // 2
-            chunks.append(chunk({"tool_calls": [{"index": k, "id": call["id"], "type": "function",
-                                                 "function": {"name": call["function"]["name"],
-                                                              "arguments": arguments[:cut]}}]}))
-            chunks.append(chunk({"tool_calls": [{"index": k, "function": {"arguments": arguments[cut:]}}]}))
-        chunks.append(chunk({}, choice.get("finish_reason") or "stop"))
-        if include_usage:
-            chunks.append({**head, "choices": [], "usage": completion.get("usage")})
-        text = "".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks) + "data: [DONE]\n\n"
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=text.encode())
 
 
 def _field(message: Any, name: str) -> Any:
@@ -278,7 +232,7 @@ def check_ask_once(ask_once: object, client: object) -> CheckResult:
         return report(False, t("check.05.ask_once.1"))
     kinds = []
     for number, (question, pad) in enumerate(ASK_CALLS):
-        script = StreamingScript()
+        script = ScriptedModel()
         scripted = script.client()
         replies: list[str] = []
 

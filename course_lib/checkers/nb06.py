@@ -2,7 +2,7 @@
 
 06-1 runs the student's ``call_key`` beside a reference on pairs of calls (``first_difference``):
 the same call written another way, and other calls.  06-2 runs the student's loop against a
-``StreamingScript`` (a ``ScriptedModel`` that also answers ``stream=True``) in five scenarios
+``ScriptedModel`` (which also answers ``stream=True``) in five scenarios
 (two parallel calls, a direct answer, a model that never stops with ``max_steps`` 3 and 1, an
 answer on the last allowed step): what is checked is how the loop handles tool calls and
 ``max_steps``, not what a real model decides.
@@ -16,7 +16,6 @@ from typing import Any
 
 from ..tools import get_weather
 from . import CheckResult, described, exercise, first_difference, report, request_problem, safely, t
-from .nb05 import StreamingScript
 from .scripted import ScriptedModel
 
 TOOLS_KEYS = ("tools", "tool_choice", "parallel_tool_calls")
@@ -173,7 +172,7 @@ def _runaway(agent_loop: Any, max_steps: int | None, cities: list[str]) -> str |
     default = max_steps is None
     max_steps = DEFAULT_MAX_STEPS if default else max_steps
     final_text = f"我没有找到永远不下雨的城市（{max_steps}）。"
-    script = StreamingScript([{"tool_calls": [("get_weather", {"city": c})]} for c in cities[:max_steps]])
+    script = ScriptedModel([{"tool_calls": [("get_weather", {"city": c})]} for c in cities[:max_steps]])
     script.add(final_text, *({"tool_calls": [("get_weather", {"city": c})]} for c in cities))
     limit = {} if default else {"max_steps": max_steps}
     answer, error = safely(agent_loop, script.client(), "找一个永远不会下雨的城市", **limit)
@@ -229,7 +228,7 @@ def check_agent_loop(agent_loop: object) -> CheckResult:
 
     # Scenario 1: two parallel calls, then a text answer.
     question = "广州和上海天气怎么样？"
-    script = StreamingScript([{"tool_calls": [("get_weather", {"city": "广州"}), ("get_weather", {"city": "上海"})]},
+    script = ScriptedModel([{"tool_calls": [("get_weather", {"city": "广州"}), ("get_weather", {"city": "上海"})]},
                               "广州多云，上海晴。"])
     answer, error = safely(agent_loop, script.client(), question, max_steps=3)
     if error:
@@ -258,7 +257,7 @@ def check_agent_loop(agent_loop: object) -> CheckResult:
         return report(False, t("check.06.agent_loop.8", answer=described(answer)))
 
     # Scenario 2: no tool needed.
-    script = StreamingScript(["你好！有什么可以帮你？"])
+    script = ScriptedModel(["你好！有什么可以帮你？"])
     answer, error = safely(agent_loop, script.client(), "你好", max_steps=3)
     if error:
         return report(False, t("check.06.agent_loop.2", error=error))
@@ -277,7 +276,7 @@ def check_agent_loop(agent_loop: object) -> CheckResult:
         return report(False, problem)
 
     # Scenario 5: the text comes on the last allowed step: no forced final request.
-    script = StreamingScript([{"tool_calls": [("get_weather", {"city": "深圳"})]}, "深圳有雷阵雨。"])
+    script = ScriptedModel([{"tool_calls": [("get_weather", {"city": "深圳"})]}, "深圳有雷阵雨。"])
     answer, error = safely(agent_loop, script.client(), "深圳天气怎么样？", max_steps=2)
     if error:
         return report(False, t("check.06.agent_loop.2", error=error))

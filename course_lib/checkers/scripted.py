@@ -12,7 +12,9 @@ and keeps every request body, and the checker looks at what was sent.
 
 Nothing goes over the network: the ``openai`` client talks to an
 ``httpx.MockTransport``.  The replies have the shape of the Chat Completions
-API (``content`` None next to ``tool_calls``, ``finish_reason`` "tool_calls").
+API (``content`` None next to ``tool_calls``, ``finish_reason`` "tool_calls");
+a request with ``"stream": true`` gets the same reply as server-sent events
+(``events``), so an answer written with ``stream=True`` is checked like any other.
 """
 
 from __future__ import annotations
@@ -99,7 +101,38 @@ class ScriptedModel:
             raise reply
         if isinstance(reply, httpx.Response):
             return reply
-        return httpx.Response(200, json=self.completion(reply, body))
+        completion = self.completion(reply, body)
+        if body.get("stream"):  # answered as the API streams: server-sent events (notebook 01 teaches stream=True)
+            return self.events(completion, bool((body.get("stream_options") or {}).get("include_usage")))
+        return httpx.Response(200, json=completion)
+
+    @staticmethod
+    def events(completion: dict, include_usage: bool = False) -> httpx.Response:
+        """``completion`` (a ``chat.completion`` dict) as a ``text/event-stream`` response."""
+        head = {key: completion[key] for key in ("id", "created", "model")}
+        head["object"] = "chat.completion.chunk"
+        choice = completion["choices"][0]
+        message = choice["message"]
+
+        def chunk(delta: dict, finish_reason: str | None = None) -> dict:
+            return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
+
+        text = message.get("content") or ""
+        chunks = [chunk({"role": "assistant", "content": text[: len(text) // 2]})]
+        if text[len(text) // 2:]:
+            chunks.append(chunk({"content": text[len(text) // 2:]}))
+        for k, call in enumerate(message.get("tool_calls") or []):
+            arguments = call["function"]["arguments"]
+            cut = len(arguments) // 2
+            chunks.append(chunk({"tool_calls": [{"index": k, "id": call["id"], "type": "function",
+                                                 "function": {"name": call["function"]["name"],
+                                                              "arguments": arguments[:cut]}}]}))
+            chunks.append(chunk({"tool_calls": [{"index": k, "function": {"arguments": arguments[cut:]}}]}))
+        chunks.append(chunk({}, choice.get("finish_reason") or "stop"))
+        if include_usage:
+            chunks.append({**head, "choices": [], "usage": completion.get("usage")})
+        text = "".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=text.encode())
 
     def completion(self, reply: Any, body: dict) -> dict:
         """The ``chat.completion`` JSON answering ``body`` with ``reply`` (a str or a dict, see the class)."""
