@@ -18,7 +18,7 @@ from openai.types.chat import ChatCompletionMessage
 from ..messages import normalize
 from ..tools import get_weather
 from ..tools.weather import UNITS
-from . import CheckResult, described, exercise, first_difference, report, request_problem, safely, t
+from . import CheckResult, described, exercise, first_difference, report, safely, t
 from .scripted import ScriptedModel
 
 CURRENCIES = {"USD", "EUR", "JPY"}
@@ -229,15 +229,6 @@ def _asked(script: ScriptedModel, question: str) -> str | None:
     return None
 
 
-def _refused(script: ScriptedModel) -> str | None:
-    """What the API would refuse in one of the script's requests (``request_problem``), as ``第 N 次请求：...``."""
-    for number, body in enumerate(script.requests, 1):
-        problem = request_problem(body)
-        if problem:
-            return t("check.request.numbered", number=number, problem=problem)
-    return None
-
-
 @exercise("03-3")
 def check_single_step(single_step: object) -> CheckResult:
     """Exercise 03-3: ``single_step(client, question)`` runs one round of the lifecycle:
@@ -286,7 +277,7 @@ def check_single_step(single_step: object) -> CheckResult:
     if tool.get("content") != get_weather(city):
         return report(False, t("check.03.single_step.9", get_weather_value=repr(get_weather(city)),
                                content=described(tool.get("content"))))
-    problem = _refused(script)
+    problem = script.refused_request()
     if problem:
         return report(False, problem)
     if answer != final:
@@ -314,7 +305,7 @@ def check_single_step(single_step: object) -> CheckResult:
     want = [get_weather(**args) for args in arguments]
     if [m.get("content") for m in tools] != want:
         return report(False, t("check.03.single_step.14", want=want, got=[m.get("content") for m in tools]))
-    problem = _refused(script)
+    problem = script.refused_request()
     if problem:
         return report(False, problem)
     if answer != final:
@@ -331,7 +322,7 @@ def check_single_step(single_step: object) -> CheckResult:
         return report(False, problem)
     if len(script.requests) != 1 or answer != final:
         return report(False, t("check.03.single_step.17", n_requests=len(script.requests), answer=described(answer)))
-    problem = _refused(script)
+    problem = script.refused_request()
     if problem:
         return report(False, problem)
     return report(True, t("check.03.single_step.18"))

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from ..tools import get_weather
-from . import CheckResult, described, exercise, first_difference, report, request_problem, safely, t
+from . import CheckResult, described, exercise, first_difference, report, safely, t
 from .scripted import ScriptedModel
 
 TOOLS_KEYS = ("tools", "tool_choice", "parallel_tool_calls")
@@ -152,15 +152,6 @@ def _messages(request: dict) -> list[dict]:
 DEFAULT_MAX_STEPS = 3  # the exercise's signature: agent_loop(client, question, max_steps=3)
 
 
-def _refused(script: ScriptedModel) -> str | None:
-    """What the API would refuse in one of the script's requests (``request_problem``), as ``第 N 次请求：...``."""
-    for number, body in enumerate(script.requests, 1):
-        problem = request_problem(body)
-        if problem:
-            return t("check.request.numbered", number=number, problem=problem)
-    return None
-
-
 def _runaway(agent_loop: Any, max_steps: int | None, cities: list[str]) -> str | None:
     """A model that never stops calling tools: the hint for the first thing the loop gets wrong, or None.
 
@@ -193,7 +184,7 @@ def _runaway(agent_loop: Any, max_steps: int | None, cities: list[str]) -> str |
     present = [k for k in TOOLS_KEYS if k in final]
     if present:
         return t("check.06.agent_loop.13", present=present)
-    problem = script.invalid_request() or _refused(script)
+    problem = script.invalid_request() or script.refused_request()
     if problem:
         return problem
     last = (_messages(final) or [{}])[-1]
@@ -235,7 +226,7 @@ def check_agent_loop(agent_loop: object) -> CheckResult:
         return report(False, t("check.06.agent_loop.2", error=error))
     if len(script.requests) != 2:
         return report(False, t("check.06.agent_loop.3", n_requests=len(script.requests)))
-    problem = script.invalid_request() or _refused(script)  # what a strict endpoint would refuse
+    problem = script.invalid_request() or script.refused_request()  # what a strict endpoint would refuse
     if problem:
         return report(False, problem)
     first, second = script.requests

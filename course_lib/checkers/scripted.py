@@ -73,6 +73,17 @@ class ScriptedModel:
                 return t("check.scripted.invalid_request", number=number, problem=exc)
         return None
 
+    def refused_request(self) -> str | None:
+        """The first request a real provider would refuse for its arguments (``checkers.request_problem``:
+        a temperature out of range, an unknown message key ...), as ``"第 N 次请求：..."``, or None."""
+        from . import request_problem
+
+        for number, body in enumerate(self.requests, 1):
+            problem = request_problem(body)
+            if problem:
+                return t("check.request.numbered", number=number, problem=problem)
+        return None
+
     def add(self, *replies: Any) -> "ScriptedModel":
         """Append replies to the script; returns self."""
         self.replies.extend(replies)
