@@ -161,3 +161,23 @@ def shop():
     registry = ToolRegistry([Tool("get_weather", get_weather, WEATHER_TOOL),
                              Tool("place_order", place_order, ORDER_SCHEMA, needs_approval=True)])
     return written, registry
+
+
+class BadRepr:
+    """What a student's function may return that breaks a careless checker: its ``repr``, truth and ``==`` all raise."""
+
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+    def __bool__(self):
+        raise RuntimeError("no bool")
+
+    def __eq__(self, other):
+        raise RuntimeError("no eq")
+
+    __hash__ = object.__hash__
+
+
+def yields_true(*args):
+    """A generator function: what a student gets by writing ``yield`` for ``return``."""
+    yield True

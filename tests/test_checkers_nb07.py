@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from fakes import FakeLLM
+from fakes import BadRepr, FakeLLM, yields_true
 from notebook_cells import load_solution
 
 from course_lib.checkers import nb07
@@ -84,21 +84,7 @@ from course_lib.number_check import has_number
 from course_lib.tools.weather import load_weather
 
 
-class BadRepr:
-    def __repr__(self):
-        raise RuntimeError("no repr")
-
-    def __bool__(self):
-        raise RuntimeError("no bool")
-
-    def __eq__(self, other):
-        raise RuntimeError("no eq")
-
-    __hash__ = object.__hash__
-
-
-def _generator(*args):
-    yield True
+_generator = yields_true
 
 
 ODD_RETURNS = {"none": lambda *a: None, "number": lambda *a: 2, "bad_repr": lambda *a: BadRepr(),
