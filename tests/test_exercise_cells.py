@@ -110,3 +110,21 @@ def test_no_placeholder_of_new_exercise_is_left():
             if any(mark in cell.source for mark in PLACEHOLDERS):
                 left.append(f"{nb.name} cell {i}")
     assert not left, f"placeholders of `python course.py new-exercise` still to fill in: {left}"
+
+
+def test_a_checker_leaves_nothing_in_the_students_folder(tmp_path):
+    """hypothesis keeps a cache in its working folder by default (.hypothesis/, i.e. notebooks/): the
+    checkers send it to the student's own progress folder instead."""
+    import subprocess
+    import sys
+
+    code = ("from course_lib.checkers import nb10\n"
+            "from course_lib.evaluation import agreement\n"
+            "nb10.check_kappa(lambda judge, code: agreement(judge, code)['kappa'])\n")  # right: every input is tried
+    env = {**__import__("os").environ, "COURSE_PROGRESS_DIR": str(tmp_path / "progress"), "PYTHONPATH": str(ROOT)}
+    (tmp_path / "notebooks").mkdir()
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path / "notebooks", env=env, capture_output=True,
+                          text=True, encoding="utf-8", timeout=120)
+    assert done.returncode == 0 and "✅" in done.stdout, done.stderr
+    assert list((tmp_path / "notebooks").iterdir()) == []
+    assert (tmp_path / "progress" / "hypothesis").is_dir()

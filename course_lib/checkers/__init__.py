@@ -203,7 +203,12 @@ def first_difference(
     if inputs is None:
         return None
     from hypothesis import HealthCheck, Phase, find, settings
+    from hypothesis.configuration import set_hypothesis_home_dir
     from hypothesis.errors import NoSuchExample
+
+    # hypothesis keeps a cache (.hypothesis/) in the working folder, the student's notebooks/; it goes to
+    # the student's own progress folder instead (git-ignored, never shared with another student).
+    set_hypothesis_home_dir(progress.progress_dir() / "hypothesis")
 
     budget = settings(max_examples=max_examples, derandomize=True, database=None, deadline=None,
                       suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.shrink])
