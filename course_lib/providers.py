@@ -12,6 +12,9 @@ picks one; ``.env.example`` lists every setting.
                       ``dashscope``, ``openai``, ``ollama``, ``custom``.
 ``COURSE_MODEL``      override the preset's model id.
 ``COURSE_BASE_URL``   override the preset's base URL (required for ``custom``).
+                      A cloud preset (deepseek, dashscope, openai) takes only
+                      its own address here (another path, the host's case);
+                      its key never goes elsewhere (``check_key_destination``).
 ``DEEPSEEK_API_KEY`` / ``DASHSCOPE_API_KEY`` / ``OPENAI_API_KEY`` /
 ``COURSE_CLASS_KEY`` / ``COURSE_API_KEY``
                       the key of the chosen provider (``COURSE_CLASS_KEY`` for
@@ -259,6 +262,85 @@ def base_url_from_env() -> str:
     return url
 
 
+# The port a URL without one uses (httpx.URL.port is None then).
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    """``(scheme, host, port)`` of ``url``, the port filled in (443 for https); the host lower case."""
+    return url.scheme, url.host, url.port or _DEFAULT_PORTS.get(url.scheme)
+
+
+def _shown_url(url: str) -> str:
+    """``url`` as a message may show it: anything before an ``@`` in the address (user name, password) as ``***``."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    authority = rest[:end]
+    if "@" not in authority:
+        return url
+    return f"{scheme}://***@{authority.rsplit('@', 1)[1]}{rest[end:]}"
+
+
+def check_key_destination(preset: Preset, url: str, name: str | None = None) -> None:
+    """Refuse to send a cloud preset's key anywhere but that preset's own address (issue 43).
+
+    A cloud preset (one with both ``key_env`` and its own ``base_url``:
+    deepseek, dashscope, openai) sends its key only to a URL with the same
+    scheme (https), host and port as ``preset.base_url``, and without a user
+    name or password before an ``@`` (``https://api.deepseek.com@evil.example/``
+    connects to evil.example).  The path may differ (``/v1``, a trailing ``/``)
+    and the host's case too.  The URL is read both as the client will send it
+    (``httpx.URL``) and with ``urlsplit``; both must agree.  Everything else -
+    ``classroom`` (the class key to the class URL), ``custom`` (the student
+    names URL and key), ``local`` and ``ollama`` (no key) - is not checked.
+
+    Found: after ``python course.py join`` a student switched ``.env`` to
+    ``COURSE_PROVIDER=deepseek`` and their own key, kept the class
+    ``COURSE_BASE_URL``, and the paid key went in clear text to the class server.
+
+    Args:
+        preset: the chosen preset.  url: the base URL from ``COURSE_BASE_URL``
+        (``base_url_from_env``).  name: the ``COURSE_PROVIDER`` value (default ``preset.name``).
+    Raises:
+        ProviderError: naming both lines (``COURSE_PROVIDER=…``, ``COURSE_BASE_URL=…``
+            with any user name or password as ``***``), where the URL came from
+            (.env / 环境变量) and the ways on: drop the ``COURSE_BASE_URL`` line
+            (or, for an environment variable, write the preset's own in ``.env``),
+            ``COURSE_PROVIDER=classroom``, or ``custom`` with ``COURSE_API_KEY``.
+    """
+    if not (preset.key_env and preset.base_url):
+        return
+    own = _origin(httpx.URL(preset.base_url))
+    try:
+        target = httpx.URL(url)
+        split = urlsplit(url)
+        scheme = split.scheme.lower()
+        split_origin = (scheme, split.hostname or "", split.port or _DEFAULT_PORTS.get(scheme))
+    except (httpx.InvalidURL, ValueError):  # e.g. a port over 65535
+        target = split = split_origin = None
+    userinfo = target is not None and (bool(target.userinfo) or "@" in split.netloc)
+    if target is not None and not userinfo and _origin(target) == own == split_origin:
+        return
+    where = _shown_url(url)
+    if target is not None:
+        host = f"[{target.host}]" if ":" in target.host else target.host
+        where = f"{target.scheme}://{host}" + (f":{target.port}" if target.port else "")
+    notes = []
+    if userinfo:
+        notes.append(t("providers.key_elsewhere_userinfo"))
+    if target is not None and target.scheme == "http":
+        notes.append(t("providers.key_elsewhere_http"))
+    source = source_of("COURSE_BASE_URL") or SOURCE_DOTENV
+    remove = t("providers.key_elsewhere_remove_dotenv" if source == SOURCE_DOTENV
+               else "providers.key_elsewhere_remove_environment", root=PROJECT_ROOT, own=preset.base_url)
+    raise ProviderError(t("providers.key_elsewhere", provider=name or preset.name, url=_shown_url(url),
+                          source=source_label(source), label=preset.label, key_env=preset.key_env,
+                          own=preset.base_url, where=where, note="".join(notes),
+                          remove=remove))
+
+
 def check_key_characters(api_key: str, key_env: str) -> None:
     """Refuse a key holding a character no API key has, before it reaches an HTTP header.
 
@@ -388,7 +470,9 @@ def get_provider(name: str | None = None, extra_body: dict | None = None) -> Pro
             has (``check_key_characters``), missing
             ``COURSE_BASE_URL``/``COURSE_MODEL`` for ``custom``, a
             ``COURSE_BASE_URL`` without ``http://`` (``base_url_from_env``), a
-            ``COURSE_EXTRA_BODY`` that is not a JSON object, or ``local`` in an
+            ``COURSE_EXTRA_BODY`` that is not a JSON object, a cloud preset's
+            key bound for a ``COURSE_BASE_URL`` that is not its own address
+            (``check_key_destination``), or ``local`` in an
             environment that cannot run it (a client-only install: ``local_model_problem``).
     Warns:
         UserWarning: once per value, when ``/chat/completions`` was cut off
@@ -403,6 +487,8 @@ def get_provider(name: str | None = None, extra_body: dict | None = None) -> Pro
         raise ProviderError(t("providers.unknown_provider", name=name, choices=", ".join(PRESETS)))
     preset = PRESETS[name]
     env_url = base_url_from_env()
+    if env_url:
+        check_key_destination(preset, env_url, name)  # a cloud key only to its own address, before anything else
     base_url = env_url or preset.base_url
     if preset.name == "local" and not env_url:
         problem = local_model_problem()

@@ -177,6 +177,19 @@ _ZH_PROVIDERS: dict[str, str] = {
     "providers.key_bad_char": "{key_env}（来自{source}）里的 key 的第 {position} 个字符是 {char}，API key 里不会有这个字符："
                               "多半是从网页或聊天软件复制时带进来的看不见的字符或长得像的符号。"
                               "请从服务商的控制台重新复制这个 key，粘贴到 {key_env}= 后面（中间不要有空格）。",
+    "providers.key_elsewhere": "COURSE_PROVIDER={provider} 和 COURSE_BASE_URL={url}（来自{source}）不能一起用："
+                               "{label} 的 key（{key_env}）只发给 {label} 自己的地址 {own}，"
+                               "课程不会把它发到 {where}{note}，所以什么都没有发出去。任选一个办法："
+                               "① 用 {label}：{remove}；"
+                               "② 继续用老师的课堂服务器：把 COURSE_PROVIDER={provider} 改回 COURSE_PROVIDER=classroom；"
+                               "③ 这个地址确实是你要用的另一个服务（例如中转站）：改写 COURSE_PROVIDER=custom，"
+                               "把 key 写在 COURSE_API_KEY= 后面，并设置 COURSE_MODEL。改好后重新运行这个单元格。",
+    "providers.key_elsewhere_http": "（而且 http:// 不加密，key 会以明文在网络上传送）",
+    "providers.key_elsewhere_remove_dotenv": "删掉 {root}/.env 里 COURSE_BASE_URL= 这一行，课程就用 {own}",
+    "providers.key_elsewhere_remove_environment": "这个 COURSE_BASE_URL 来自环境变量，不在 .env 里："
+                                                  "在 {root}/.env 里加一行 COURSE_BASE_URL={own}（.env 优先于环境变量），"
+                                                  "或者在启动 Jupyter 的 shell 里 unset COURSE_BASE_URL",
+    "providers.key_elsewhere_userinfo": "（地址里有 @：@ 前面的部分不是服务器的名字，@ 后面的才是；带 @ 的地址一律不发 key）",
     "providers.key_missing": "{label} 需要 API key：在 {root} 下的 .env 文件里加一行 {key_env}=你的key（参考 .env.example），"
                              "或者设置 COURSE_PROVIDER=local 改用离线的本地模型。",
     "providers.local_by_default": "（.env 里没有选 COURSE_PROVIDER，课程就默认用 local）",
