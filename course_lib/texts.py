@@ -40,6 +40,10 @@ _ZH_PROVIDERS: dict[str, str] = {
     "classroom.key_bad_char": "课堂密钥文件 {path} 里的密钥的第 {position} 个字符是 {char}：学生的电脑发不出这个字符"
                               "（密钥只能由英文字母、数字和符号组成，中间不能有空格）。改正这个文件，"
                               "或者运行 python course.py serve --new-key 换一把新密钥（学生要换那一行）。",
+    "classroom.key_weak": "密钥文件 {path} 里的密钥是自己写的，太容易猜了：同一个 Wi-Fi 上的学生可以一个一个试。"
+                          "自己写的密钥至少要 {length} 个字符、至少有两类字符（小写字母、大写字母、数字、符号），"
+                          "并且至少有 {distinct} 个不同的字符。改写这个文件，或者运行 python course.py serve --new-key，"
+                          "让课程生成随机的新密钥（课堂密钥和老师密钥都会换，学生要重新 join）。",
     "classroom.leftover_stopped": "上一次的课堂服务器还在运行（进程 {pid}，端口 {port}）：上一次的 python course.py serve "
                                   "被强行结束了，没能关掉它。已经把它停掉了。",
     "classroom.other_addresses": "（这台电脑还有这些地址：{addresses}；学生连不上时换一个试试）\n",
