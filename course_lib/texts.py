@@ -59,7 +59,7 @@ _ZH_PROVIDERS: dict[str, str] = {
                        "学生的电脑要和这台电脑在同一个局域网（同一个 Wi-Fi）里，防火墙要允许 TCP 端口 {port} 和 {progress_port}。\n"
                        "课堂进度页（在这台电脑的浏览器里打开）：http://127.0.0.1:{progress_port}/teacher\n"
                        "  第一次打开要输入老师密钥：它在 {teacher_file} 文件里（不要投影、不要发给学生）。"
-                       "这个页面只在这台电脑上打得开（别的电脑打开会看到“只有老师的电脑能打开”）。\n"
+                       "这个页面只在这台电脑上打得开（要在别的电脑上看，用 --teacher-anywhere 启动）。\n"
                        "课堂密钥保存在项目根目录的 {key_file} 里（不会被 git 提交）；换一个新密钥：python course.py serve --new-key。\n"
                        "按 Ctrl-C 停止服务器。\n",
     "classroom.starting": "正在启动课堂服务器（llama-server，模型 {model}，同时处理 {slots} 个请求），日志：{log}",
