@@ -7,7 +7,8 @@
     python course.py check          only the set-up's pre-checks (compiler, disk, memory, Python venv); installs nothing
     python course.py bench [ARGS]   set-up, then the benchmark (bench/, results in bench/results/; ARGS go to python -m bench)
     python course.py serve [ARGS]   set-up, then the teacher's server for the whole class (course_lib/classroom.py;
-                                    ARGS: --slots N, --port P, --host H, --new-key, --progress-port P), beside it
+                                    ARGS: --slots N, --port P, --host H, --new-key, --progress-port P,
+                                    --teacher-anywhere), beside it
                                     the class progress page; prints the class code and the students' .env lines
     python course.py join CODE      a student joins the class: the teacher's class code becomes .env, then set-up
                                     (course_lib/class_code.py; --name NAME, else it asks)

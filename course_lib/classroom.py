@@ -15,8 +15,9 @@ context per slot, so the class sees the replies the lessons describe.
   llama-server answers 401 without it.  The key is made once with
   ``secrets`` and kept in ``.class-key`` at the project root (git-ignored,
   readable by its owner only).  A teacher may edit that file or write a key
-  of their own: it is read as they wrote it (``read_key``) and replaced only
-  with ``--new-key``.  llama-server reads the key from a clean copy in the
+  of their own (at least 16 characters of two kinds: ``keys.check_strength``):
+  it is read as they wrote it (``read_key``) and replaced only with
+  ``--new-key`` (which renews the teacher key too).  llama-server reads the key from a clean copy in the
   cache directory (``--api-key-file``; ``server_key_file``), so it never
   appears in a process list or a log.
 * Nothing lets one student see or erase another's work: no ``/slots``
@@ -245,53 +246,62 @@ class ClassServer:
 
 
 def serve(host: str = "0.0.0.0", port: int = DEFAULT_PORT, slots: int | None = None, new_key: bool = False,
-          key_file: Path = KEY_FILE, progress_port: int | None = None) -> int:
+          key_file: Path = KEY_FILE, progress_port: int | None = None, teacher_anywhere: bool = False) -> int:
     """``python course.py serve``: start the class server, print the students' ``.env`` lines, run until Ctrl-C.
 
     A server an earlier command left running is stopped first (``ClassServer.stop_leftover``).
 
     Args:
-        host, port, slots: see ``ClassServer``.  new_key: make a new class key.
+        host, port, slots: see ``ClassServer``.  new_key: make new class and teacher keys.
         key_file: the teacher's class key file (``class_key``); the teacher key (``.teacher-key``) and
             the progress database (``class-progress.sqlite3``) are kept beside it.
         progress_port: the progress service's port (default ``port + 1``: 8767).
+        teacher_anywhere: the teacher's page answers every address, not only this computer (``--teacher-anywhere``).
     Returns:
         The exit status: 0 after Ctrl-C (or SIGTERM / SIGHUP, see ``end_like_ctrl_c``),
         1 when the server could not start.
     """
     server = ClassServer(host, port, slots, key_file=server_key_file())
     try:
-        return _serve(server, host, port, new_key, key_file, progress_port or port + 1)
+        return _serve(server, host, port, new_key, key_file, progress_port or port + 1, teacher_anywhere)
     finally:
         server.stop()  # whatever ended the command (the guard also stops it if this process is killed)
 
 
-def start_progress(server: "ClassServer", host: str, progress_port: int, key: str, key_file: Path):
+def start_progress(server: "ClassServer", host: str, progress_port: int, key: str, key_file: Path,
+                   new_key: bool = False, teacher_anywhere: bool = False):
     """Start the teacher's progress service beside the class server (``progress_service``).
+
+    ``new_key``: a new teacher key too (``--new-key``).  ``teacher_anywhere``: see ``progress_service.make_app``.
 
     Returns:
         ``(service, join_secret)``: the running ``ProgressService`` and the class code's secret.
     Raises:
         OSError: it could not listen on ``progress_port``.
+        LocalModelError: the teacher key is one the teacher wrote, too weak (``keys.check_strength``).
     """
+    teacher = keys.teacher_key(key_file.parent / keys.TEACHER_KEY_FILE.name, new=new_key)
     store = progress_service.ProgressStore(key_file.parent / progress_service.DB_FILE.name)
     secret = class_code.new_secret()
-    app = progress_service.make_app(store, key, keys.teacher_key(key_file.parent / keys.TEACHER_KEY_FILE.name),
-                                    model_root=server.root, model_port=server.port, join_secret=secret)
+    app = progress_service.make_app(store, key, teacher, model_root=server.root, model_port=server.port,
+                                    join_secret=secret, teacher_anywhere=teacher_anywhere)
     return progress_service.ProgressService(app, host, progress_port).start(), secret
 
 
-def _serve(server: "ClassServer", host: str, port: int, new_key: bool, key_file: Path, progress_port: int) -> int:
+def _serve(server: "ClassServer", host: str, port: int, new_key: bool, key_file: Path, progress_port: int,
+           teacher_anywhere: bool = False) -> int:
     try:
         leftover = server.stop_leftover()  # before a new key is made: another serve may still use the old one
         if leftover:
             print(leftover, flush=True)
         key = class_key(key_file, new=new_key)
+        keys.teacher_key(key_file.parent / keys.TEACHER_KEY_FILE.name, new=new_key)  # a weak one stops us here
         write_key(server.key_file, key)
         server.start()
         print(t("classroom.starting", slots=server.slots, model=local_server.MODEL_ALIAS, log=server.log), flush=True)
         server.wait()
-        service, secret = start_progress(server, host, progress_port, key, key_file)
+        service, secret = start_progress(server, host, progress_port, key, key_file,
+                                         teacher_anywhere=teacher_anywhere)
     except (local_server.LocalModelError, OSError) as exc:
         server.stop()
         print(t("providers.error_line", error=exc), file=sys.stderr)
@@ -351,16 +361,20 @@ def end_like_ctrl_c() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: ``python -m course_lib.classroom [--host H] [--port P] [--slots N] [--new-key] [--key-file F]``."""
+    """Command line: ``python -m course_lib.classroom [--host H] [--port P] [--slots N] [--new-key] [--key-file F]
+    [--progress-port P] [--teacher-anywhere]``."""
     parser = argparse.ArgumentParser(prog="python course.py serve", description=__doc__.split("\n")[0])
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)
     parser.add_argument("--slots", type=int, default=None,
                         help=f"requests decoded together (default {DEFAULT_SLOTS}; bench/results/classroom.md)")
-    parser.add_argument("--new-key", action="store_true", help="make a new class key (students need the new line)")
+    parser.add_argument("--new-key", action="store_true",
+                        help="make new class and teacher keys (students join again)")
     parser.add_argument("--key-file", type=Path, default=KEY_FILE, help=f"the class key file (default {KEY_FILE.name})")
     parser.add_argument("--progress-port", type=int, default=None,
                         help="the progress service's port (default: --port + 1)")
+    parser.add_argument("--teacher-anywhere", action="store_true",
+                        help="the progress page answers every computer, not only this one (default: this one only)")
     opts = parser.parse_args(argv)
     end_like_ctrl_c()
     try:
@@ -368,7 +382,8 @@ def main(argv: list[str] | None = None) -> int:
     except EnvFileError as exc:
         print(t("providers.error_line", error=exc), file=sys.stderr)
         return 1
-    return serve(opts.host, opts.port, opts.slots, opts.new_key, opts.key_file, opts.progress_port)
+    return serve(opts.host, opts.port, opts.slots, opts.new_key, opts.key_file, opts.progress_port,
+                 opts.teacher_anywhere)
 
 
 if __name__ == "__main__":

@@ -8,11 +8,19 @@ a leaked key easy to find: tests/test_no_secrets.py), kept in a git-ignored
 file at the project root readable by its owner only, and read back as an
 editor saves it (``read_key``): ``.class-key`` (``KEY_PREFIX``) and
 ``.teacher-key`` (``TEACHER_KEY_PREFIX``).
+
+A key the teacher wrote (not the prefix + 32 hex digits the course writes)
+must be strong enough to face a classroom that can guess (``check_strength``):
+at least ``MIN_KEY_LENGTH`` characters, at least two kinds of character
+(lower-case letters, upper-case letters, digits, other signs) and at least
+``MIN_KEY_DISTINCT`` different characters; else the command stops with a
+Chinese sentence that names the file and ``--new-key``.
 """
 
 from __future__ import annotations
 
 import codecs
+import re
 import secrets
 import unicodedata
 from pathlib import Path
@@ -26,6 +34,8 @@ TEACHER_KEY_FILE = PROJECT_ROOT / ".teacher-key"
 # What a class key looks like: the prefix makes a leaked key easy to find (tests/test_no_secrets.py).
 KEY_PREFIX = "course-class-"
 TEACHER_KEY_PREFIX = "course-teacher-"
+MIN_KEY_LENGTH = 16  # characters of a key the teacher wrote
+MIN_KEY_DISTINCT = 8  # different characters in it ("1111111111111111a" is not a key)
 
 
 def class_key(path: Path = KEY_FILE, new: bool = False) -> str:
@@ -43,7 +53,8 @@ def class_key(path: Path = KEY_FILE, new: bool = False) -> str:
     Returns:
         The key.
     Raises:
-        LocalModelError: the file's key has a character no student can send (``read_key``).
+        LocalModelError: the file's key has a character no student can send (``read_key``), or it is
+            a key the teacher wrote that is too weak (``check_strength``).
     """
     return _kept_or_made(path, KEY_PREFIX, new)
 
@@ -55,7 +66,22 @@ def _kept_or_made(path: Path, prefix: str, new: bool = False) -> str:
     if not key:
         key = prefix + secrets.token_hex(16)
         write_key(path, key)
+    check_strength(path, key)
     return key
+
+
+def check_strength(path: Path, key: str) -> None:
+    """Refuse a weak key the teacher wrote (the rule is in the module docstring); the course's own keys pass.
+
+    Raises:
+        LocalModelError: in Chinese, naming ``path``, the rule and ``--new-key`` - never the key.
+    """
+    if re.fullmatch(r"course-(?:class|teacher)-[0-9a-f]{32}", key):
+        return  # made by the course: 128 random bits
+    kinds = sum(bool(re.search(pattern, key)) for pattern in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^a-zA-Z0-9]"))
+    if len(key) < MIN_KEY_LENGTH or kinds < 2 or len(set(key)) < MIN_KEY_DISTINCT:
+        raise local_server.LocalModelError(t("classroom.key_weak", path=path, length=MIN_KEY_LENGTH,
+                                             distinct=MIN_KEY_DISTINCT))
 
 
 def read_key(path: Path) -> str:
@@ -93,10 +119,13 @@ def write_key(path: Path, key: str) -> None:
     path.chmod(0o600)
 
 
-def teacher_key(path: Path = TEACHER_KEY_FILE) -> str:
+def teacher_key(path: Path = TEACHER_KEY_FILE, new: bool = False) -> str:
     """The teacher key in ``path`` (``read_key``), or a new one written there (``TEACHER_KEY_PREFIX`` + 32 hex digits).
 
+    ``new`` (``--new-key``): a new key even if the file has one.
+
     Raises:
-        LocalModelError: the file's key has a character no browser can send (``read_key``).
+        LocalModelError: the file's key has a character no browser can send (``read_key``), or it is
+            a key the teacher wrote that is too weak (``check_strength``).
     """
-    return _kept_or_made(path, TEACHER_KEY_PREFIX)
+    return _kept_or_made(path, TEACHER_KEY_PREFIX, new)

@@ -29,11 +29,40 @@ Who may do what:
 * ``POST /api/join`` - ``python course.py join CODE`` (``class_code``): the
   class code's secret buys the ``.env`` lines (model URL, class key, this
   service's URL).  At most ``JOIN_FAILURES_PER_MINUTE`` wrong secrets a minute
-  are answered (429 after that), see ``class_code`` for the arithmetic.
-* ``GET /teacher`` (the page), ``GET /teacher.csv``, ``GET /api/class`` -
-  the teacher, with the teacher key (``keys.teacher_key``, ``.teacher-key``, never shown to students):
-  as ``Authorization: Bearer`` or the cookie that ``POST /login`` sets.
+  from one address are answered (429 after that; other addresses are not held
+  up), see ``class_code`` for the arithmetic.
+* ``GET /teacher`` (the page), ``GET /teacher.csv``, ``GET /api/class``,
+  ``GET``/``POST /login`` - the teacher, on this computer only (a loopback
+  client; any other address gets 403 with a Chinese sentence, unless the
+  service was started with ``--teacher-anywhere``), with the teacher key
+  (``keys.teacher_key``, ``.teacher-key``, never shown to students): as
+  ``Authorization: Bearer`` (scripts), or by logging in: ``POST /login``
+  checks the key and sets a cookie holding a random session value (never the
+  key; kept in memory for ``SESSION_S``), ``HttpOnly``, ``SameSite=Strict``,
+  ``Path=/``, named ``course_teacher_<port>`` (browsers send a 127.0.0.1 cookie
+  to every port).  At most ``LOGIN_ATTEMPTS_PER_MINUTE`` wrong keys a minute
+  from one address (429 after that).
 * ``GET /health`` - anyone: ``{"status": "ok"}``.
+
+The limits, each answered with a Chinese ``error``, never a traceback:
+
+* ``RESULTS_PER_MINUTE`` results a minute per student token (429; the
+  student's checker keeps them and sends them later).
+* A request's JSON nests at most ``MAX_DEPTH`` deep (400, counted before it
+  is parsed); a string JSON can hold but UTF-8 cannot (a lone surrogate,
+  ``"\\ud800"``) is a 400.
+* Every limit is checked and counted in one step under a lock (``RateLimit``),
+  the join and login limits before the request's body is read, so many
+  requests at once cannot slip past them.
+* Half-open connections (a slowloris): a request's headers and body must have
+  arrived ``READ_DEADLINE_S`` after its connection opened (or its last answer
+  went), and one address holds at most ``MAX_CONNECTIONS_PER_ADDRESS``
+  connections (``guarded_protocol``: uvicorn's own ``timeout_keep_alive`` starts
+  only after an answer).
+* A database another program holds (DB Browser with an edit not yet written):
+  SQLite waits ``BUSY_TIMEOUT_S``, then 503.
+* The CSV export puts a ``'`` wherever a spreadsheet would start a formula,
+  under a ``,`` or a ``;`` separator (``csv_safe``).
 
 The page lists students × exercises (✓n passed after n attempts, ✗n failed n
 times, blank not reached: ✓ and ✗ are in every system's fonts, the emoji are
@@ -48,10 +77,12 @@ with ``html.escape``.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import csv
 import hashlib
 import html
 import io
+import ipaddress
 import json
 import re
 import secrets
@@ -78,12 +109,22 @@ MAX_NAME = 32  # characters of a display name
 STUCK_FAILURES = 3  # failures in a row on one exercise, nothing passed since
 QUIET_S = 10 * 60  # no result for this long while others post: shown as quiet
 REFRESH_S = 5
-JOIN_FAILURES_PER_MINUTE = 10
-COOKIE = "course_teacher"
+JOIN_FAILURES_PER_MINUTE = 10  # wrong class codes from one address (others are never held up)
+LOGIN_ATTEMPTS_PER_MINUTE = 5  # teacher-key guesses from one address (a right key is not counted)
+RESULTS_PER_MINUTE = 240  # results one student token may post (an empty post counts as one)
+MAX_DEPTH = 10  # nesting of a request's JSON (a post of results is 3 deep)
+SESSION_S = 8 * 3600  # a teacher's login lasts a school day
+MAX_SESSIONS = 50  # logins kept at once (the oldest goes first)
+READ_DEADLINE_S = 10.0  # a connection's request (headers and body) must have arrived by then
+MAX_CONNECTIONS_PER_ADDRESS = 64  # open connections from one address; more are closed at once
+BUSY_TIMEOUT_S = 2.0  # how long a write waits for a database another program holds (then 503)
+COOKIE = "course_teacher"  # + "_" + the service's port: browsers do not keep cookies apart by port
 _HEX32 = re.compile(r"[0-9a-f]{32}")
 _EXERCISE = re.compile(r"\d{2}-\d{1,2}")  # the form of every id progress.exercise_ids reads
 _HINT = re.compile(r"[0-9a-z_.]{0,80}")
 _NAME_FORBIDDEN = set('<>&"\'\\')
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_CSV_FORMULA = re.compile(r"(^|[,;])( *)(?=[=+\-@\t\r])")  # where a cell starts under a "," or a ";" separator
 
 
 class BadRequest(Exception):
@@ -178,17 +219,88 @@ def _token_hash(token: object) -> str:
     return hashlib.sha256(token.encode("ascii")).hexdigest()
 
 
+def json_depth(text: str) -> int:
+    """How deep the brackets of JSON ``text`` nest (strings skipped), found without parsing it.
+
+    ``json.loads`` meets a body of 30,000 ``[`` with a ``RecursionError``; this is counted first.
+    """
+    depth = deepest = 0
+    for bracket in re.findall(r"[\[\]{}]", _JSON_STRING.sub("", text)):
+        depth += 1 if bracket in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def csv_safe(cell: str) -> str:
+    """``cell`` with a ``'`` wherever a spreadsheet would start a formula (OWASP "CSV injection").
+
+    That is at the start and after every ``,`` or ``;`` (Excel in some locales splits on ``;``, and
+    a quoted cell is split by a program that ignores quotes), before ``= + - @`` or a tab or CR,
+    spaces between allowed: ``王;=HYPERLINK(...)`` → ``王;'=HYPERLINK(...)``.
+    """
+    return _CSV_FORMULA.sub(lambda m: m.group(1) + m.group(2) + "'", cell)
+
+
+def is_loopback(host: str | None) -> bool:
+    """True for this computer's own addresses (127.0.0.0/8, ::1, ::ffff:127.x.y.z)."""
+    try:
+        address = ipaddress.ip_address(host or "")
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return address.is_loopback or bool(mapped and mapped.is_loopback)
+
+
+class RateLimit:
+    """At most ``limit`` units per key (an address, a token) in any ``window_s`` seconds.
+
+    ``take`` checks and counts in one step under a lock, before the request's body is even read, so
+    200 requests at once get no more than ``limit`` between them; one key's use never holds up another's.
+    """
+
+    def __init__(self, limit: int, window_s: float = 60.0, clock: Callable[[], float] = time.time):
+        self.limit, self.window_s, self.clock = limit, window_s, clock
+        self._lock = threading.Lock()
+        self._taken: dict[str, list[tuple[float, int]]] = {}
+
+    def take(self, key: str, units: int = 1) -> bool:
+        """Count ``units`` for ``key`` and return True, or return False (nothing counted) when over the limit."""
+        with self._lock:
+            now = self.clock()
+            if len(self._taken) > 10_000:  # many keys: forget the ones whose minute is over
+                self._taken = {k: v for k, v in self._taken.items() if now - v[-1][0] < self.window_s}
+            recent = [(at, n) for at, n in self._taken.get(key, ()) if now - at < self.window_s]
+            self._taken[key] = recent
+            if sum(n for _, n in recent) + units > self.limit:
+                return False
+            recent.append((now, units))
+            return True
+
+    def give_back(self, key: str, units: int = 1) -> None:
+        """Uncount the last ``take(key, units)`` (a right class code or teacher key is not a guess)."""
+        with self._lock:
+            recent = self._taken.get(key, [])
+            for i in range(len(recent) - 1, -1, -1):
+                if recent[i][1] == units:
+                    del recent[i]
+                    return
+
+
 class ProgressStore:
     """The results, in SQLite (one connection, one lock: the service is small and requests are short).
 
     Args:
         path: the database file (created with its tables when missing).
+        busy_timeout_s: how long a statement waits while another program holds the file (SQLite's
+            ``busy_timeout``); then ``sqlite3.OperationalError`` ("database is locked"), which the app
+            answers with 503.
     """
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, busy_timeout_s: float = BUSY_TIMEOUT_S):
         self.path = Path(path)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db = sqlite3.connect(self.path, timeout=busy_timeout_s, check_same_thread=False, isolation_level=None)
+        self._db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")  # acknowledged means on disk
         self._db.executescript("""
@@ -442,20 +554,22 @@ def model_line(model: dict[str, Any]) -> str:
 def render_csv(view: dict[str, Any]) -> str:
     """The grading export: one row per student, one column per exercise (``passed`` / ``failed:n`` / empty).
 
-    UTF-8 with a BOM (``utf-8-sig``: Excel then reads the Chinese names right), CRLF rows (``csv``'s default).
+    UTF-8 with a BOM (``utf-8-sig``: Excel then reads the Chinese names right), CRLF rows (``csv``'s default);
+    every cell through ``csv_safe``.
     """
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow([t("progress_service.page_student"), *view["exercises"], t("progress_service.csv_passed")])
+
+    def row_of(cells: list[Any]) -> list[str]:
+        return [csv_safe(str(cell)) for cell in cells]  # every cell: no formula under "," or ";"
+
+    writer.writerow(row_of([t("progress_service.page_student"), *view["exercises"], t("progress_service.csv_passed")]))
     for row in view["students"]:
         cells = []
         for exercise in view["exercises"]:
             cell = row["cells"].get(exercise)
             cells.append("" if cell is None else "passed" if cell["passed"] else f"failed:{cell['attempts']}")
-        name = row["name"]
-        if name[:1] in ("=", "+", "-", "@"):
-            name = "'" + name  # a name a spreadsheet would run as a formula
-        writer.writerow([name, *cells, sum(1 for c in cells if c == "passed")])
+        writer.writerow(row_of([row["name"], *cells, sum(1 for c in cells if c == "passed")]))
     return out.getvalue()
 
 
@@ -464,7 +578,7 @@ def render_csv(view: dict[str, Any]) -> str:
 
 def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_root: str | None = None,
              model_port: int | None = None, join_secret: str | None = None,
-             clock: Callable[[], float] = time.time):
+             clock: Callable[[], float] = time.time, teacher_anywhere: bool = False):
     """The Starlette application (see the module docstring for each route).
 
     Args:
@@ -473,33 +587,59 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
         model_port: the class server's port, for the ``.env`` lines ``/api/join`` hands out.
         join_secret: the class code's secret (20 hex digits, ``class_code``); None = no joining.
         clock: Unix seconds (tests move it).
+        teacher_anywhere: the teacher's routes answer every address, not only this computer's (``--teacher-anywhere``).
     """
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
-    from starlette.requests import Request
+    from starlette.requests import ClientDisconnect, Request
     from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
     from starlette.routing import Route
 
-    join_failures: list[float] = []  # when wrong secrets came (the last minute's are counted)
+    join_limit = RateLimit(JOIN_FAILURES_PER_MINUTE, clock=clock)  # wrong class codes, per address
+    login_limit = RateLimit(LOGIN_ATTEMPTS_PER_MINUTE, clock=clock)  # teacher-key guesses, per address
+    results_limit = RateLimit(RESULTS_PER_MINUTE, clock=clock)  # results, per student token
+    sessions: dict[str, float] = {}  # the teacher's logins: random value -> when it ends (clock)
+    sessions_lock = threading.Lock()
     # Blocking work (SQLite, the model server's /metrics) runs in Starlette's thread pool, so one slow
     # request never holds up the students' posts.
 
     def error(exc: BadRequest) -> JSONResponse:
         return JSONResponse({"error": exc.message}, status_code=exc.status)
 
-    async def body_json(request: Request) -> Any:
+    def address(request: Request) -> str:
+        return request.client.host if request.client else ""
+
+    async def read_body(request: Request, most: int) -> bytes:
         length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-            raise BadRequest(413, t("progress_service.too_big", most=MAX_BODY))
+        if length is not None and (not length.isdigit() or int(length) > most):
+            raise BadRequest(413, t("progress_service.too_big", most=most))
         data = b""
-        async for chunk in request.stream():
-            data += chunk
-            if len(data) > MAX_BODY:
-                raise BadRequest(413, t("progress_service.too_big", most=MAX_BODY))
         try:
-            return json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
+            async for chunk in request.stream():
+                data += chunk
+                if len(data) > most:
+                    raise BadRequest(413, t("progress_service.too_big", most=most))
+        except ClientDisconnect:  # gone, or closed at READ_DEADLINE_S: nobody reads the answer
             raise BadRequest(400, t("progress_service.not_json")) from None
+        return data
+
+    async def body_json(request: Request) -> Any:
+        data = await read_body(request, MAX_BODY)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadRequest(400, t("progress_service.not_json")) from None
+        if json_depth(text) > MAX_DEPTH:
+            raise BadRequest(400, t("progress_service.too_deep", most=MAX_DEPTH))
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            raise BadRequest(400, t("progress_service.not_json")) from None
+        try:  # "\ud800" is valid JSON, but no UTF-8 (nor SQLite, nor a hash) takes it
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise BadRequest(400, t("progress_service.not_text")) from None
+        return value
 
     def bearer(request: Request) -> str:
         value = request.headers.get("authorization", "")
@@ -509,9 +649,31 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
         if not secrets.compare_digest(bearer(request).encode(), class_key.encode()):
             raise BadRequest(401, t("progress_service.class_key_wrong"))
 
+    def cookie_name(request: Request) -> str:
+        server = request.scope.get("server") or ("", 0)
+        return f"{COOKIE}_{server[1]}"
+
     def teacher(request: Request) -> bool:
-        given = bearer(request) or request.cookies.get(COOKIE, "")
-        return secrets.compare_digest(given.encode(), teacher_key.encode())
+        given = bearer(request)
+        if given:
+            return secrets.compare_digest(given.encode(), teacher_key.encode())
+        session = request.cookies.get(cookie_name(request), "")
+        with sessions_lock:
+            ends = sessions.get(session)
+            if ends is not None and ends <= clock():
+                del sessions[session]
+                ends = None
+        return ends is not None
+
+    def elsewhere(request: Request, page: bool = False) -> Response | None:
+        """The 403 for a teacher's route asked from another computer (None when it may be answered)."""
+        if teacher_anywhere or is_loopback(address(request)):
+            return None
+        message = t("progress_service.only_here")
+        if page:
+            return HTMLResponse(f'<!doctype html><html lang="zh-CN"><meta charset="utf-8"><p>{html.escape(message)}</p>',
+                                status_code=403)
+        return JSONResponse({"error": message}, status_code=403)
 
     async def post_results(request: Request) -> Response:
         try:
@@ -523,7 +685,11 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
                 raise BadRequest(413, t("progress_service.too_many", most=MAX_RESULTS))
             name = valid_name(body.get("name"))
             results, refused = sort_results(body["results"])
-            await run_in_threadpool(store.claim, name, body.get("token"))
+            token = body.get("token")
+            if isinstance(token, str) and _HEX32.fullmatch(token) \
+                    and not results_limit.take(hashlib.sha256(token.encode()).hexdigest(), max(1, len(body["results"]))):
+                raise BadRequest(429, t("progress_service.results_slow", most=RESULTS_PER_MINUTE))
+            await run_in_threadpool(store.claim, name, token)
             new = await run_in_threadpool(store.add, name, results)
         except BadRequest as exc:
             return error(exc)
@@ -544,18 +710,16 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
         return JSONResponse({"name": name, "results": mine})
 
     async def post_join(request: Request) -> Response:
-        now = clock()
-        join_failures[:] = [x for x in join_failures if now - x < 60]
         try:
             if join_secret is None:
                 raise BadRequest(404, t("progress_service.join_off"))
-            if len(join_failures) >= JOIN_FAILURES_PER_MINUTE:
+            if not join_limit.take(address(request)):  # counted before the body is read: no race
                 raise BadRequest(429, t("progress_service.join_slow"))
             body = await body_json(request)
             if not isinstance(body, dict) or not isinstance(body.get("secret"), str) \
                     or not secrets.compare_digest(body["secret"].encode(), join_secret.encode()):
-                join_failures.append(now)
                 raise BadRequest(403, t("progress_service.join_wrong"))
+            join_limit.give_back(address(request))  # the right secret is not a guess
             name = valid_name(body.get("name"))
             await run_in_threadpool(store.claim, name, body.get("token"))
         except BadRequest as exc:
@@ -573,6 +737,8 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
         return class_view(store.results(), store.students(), clock())
 
     async def page(request: Request) -> Response:
+        if refused := elsewhere(request, page=True):
+            return refused
         if not teacher(request):
             return RedirectResponse("/login", status_code=303)
         now = clock()
@@ -581,12 +747,16 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
         return HTMLResponse(render_page(view, model, now), headers={"Cache-Control": "no-store"})
 
     async def class_json(request: Request) -> Response:
+        if refused := elsewhere(request):
+            return refused
         if not teacher(request):
             return JSONResponse({"error": t("progress_service.teacher_key_wrong")}, status_code=401)
         view = await run_in_threadpool(view_now)
         return JSONResponse({**view, "model": await run_in_threadpool(model_state, model_root, class_key)})
 
     async def export(request: Request) -> Response:
+        if refused := elsewhere(request):
+            return refused
         if not teacher(request):
             return JSONResponse({"error": t("progress_service.teacher_key_wrong")}, status_code=401)
         stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M")
@@ -595,26 +765,45 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
                         headers={"Content-Disposition": f'attachment; filename="class-progress-{stamp}.csv"'})
 
     async def login_form(request: Request) -> Response:
+        if refused := elsewhere(request, page=True):
+            return refused
         return HTMLResponse(login_page(request.query_params.get("wrong") == "1"))
 
     async def login(request: Request) -> Response:
+        if refused := elsewhere(request, page=True):
+            return refused
+        here = address(request)
+        if not login_limit.take(here):  # counted before the body is read: guesses at once cannot race past it
+            return HTMLResponse(login_page(False, t("progress_service.login_slow")), status_code=429)
         try:
-            data = b""
-            async for chunk in request.stream():
-                data += chunk
-                if len(data) > 4096:
-                    raise BadRequest(413, t("progress_service.too_big", most=4096))
+            data = await read_body(request, 4096)
         except BadRequest as exc:
             return error(exc)
         given = parse_qs(data.decode("utf-8", errors="replace")).get("key", [""])[0].strip()
         if not secrets.compare_digest(given.encode(), teacher_key.encode()):
             return RedirectResponse("/login?wrong=1", status_code=303)
+        login_limit.give_back(here)
+        session = secrets.token_urlsafe(32)  # the cookie holds this, never the key
+        with sessions_lock:
+            now = clock()
+            for old in [s for s, ends in sessions.items() if ends <= now]:
+                del sessions[old]
+            while len(sessions) >= MAX_SESSIONS:
+                del sessions[min(sessions, key=sessions.__getitem__)]
+            sessions[session] = now + SESSION_S
         response = RedirectResponse("/teacher", status_code=303)
-        response.set_cookie(COOKIE, teacher_key, httponly=True, samesite="strict")
+        response.set_cookie(cookie_name(request), session, max_age=SESSION_S, path="/", httponly=True,
+                            samesite="strict")
         return response
 
     async def health(request: Request) -> Response:
         return JSONResponse({"status": "ok"})
+
+    async def database_busy(request: Request, exc: Exception) -> Response:
+        """SQLite's "database is locked" after ``busy_timeout`` (another program holds the file): 503, in Chinese."""
+        if not isinstance(exc, sqlite3.OperationalError) or not re.search(r"locked|busy", str(exc)):
+            raise exc  # any other database error: Starlette's plain 500 (the traceback only in the teacher's window)
+        return JSONResponse({"error": t("progress_service.busy")}, status_code=503, headers={"Retry-After": "5"})
 
     routes = [
         Route("/api/results", post_results, methods=["POST"]),
@@ -628,13 +817,14 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
         Route("/health", health),
         Route("/", lambda request: RedirectResponse("/teacher", status_code=303)),
     ]
-    return Starlette(routes=routes)
+    return Starlette(routes=routes, exception_handlers={sqlite3.OperationalError: database_busy})
 
 
-def login_page(wrong: bool) -> str:
-    """The teacher's login form (the teacher key from ``.teacher-key``)."""
+def login_page(wrong: bool, note: str = "") -> str:
+    """The teacher's login form (the teacher key from ``.teacher-key``); ``note``: a sentence shown above it."""
     e = html.escape
-    note = f'<p style="color:#b00">{e(t("progress_service.login_wrong"))}</p>' if wrong else ""
+    note = note or (t("progress_service.login_wrong") if wrong else "")
+    note = f'<p style="color:#b00">{e(note)}</p>' if note else ""
     return f"""<!doctype html><html lang="zh-CN"><head><meta charset="utf-8">
 <title>{e(t("progress_service.page_title"))}</title></head>
 <body style="font-family: sans-serif; font-size: 20px; margin: 2em">
@@ -644,20 +834,110 @@ def login_page(wrong: bool) -> str:
 </body></html>"""
 
 
+def guarded_protocol(read_deadline_s: float = READ_DEADLINE_S, per_address: int = MAX_CONNECTIONS_PER_ADDRESS):
+    """uvicorn's h11 protocol with two guards against a slowloris (half-open requests that hold a file handle each).
+
+    uvicorn's own timers do not cover it: ``timeout_keep_alive`` starts only after a response, so a
+    connection that sends half its headers (or half its body), or nothing, stays open for ever; and
+    ``limit_concurrency`` answers 503 to the next *request*, it does not close connections.  So:
+
+    * a deadline: each request (headers and body) must have arrived ``read_deadline_s`` after the
+      connection opened or the last answer went out, else the connection is closed.  The time the
+      app takes to answer does not count.
+    * at most ``per_address`` open connections from one client address: one more is closed at once.
+
+    A class (one per call, its counts shared by the connections of one service) for ``uvicorn.Config(http=...)``.
+    """
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    open_from: dict[str, int] = {}  # client address -> open connections (the event loop's thread only)
+
+    class GuardedH11Protocol(H11Protocol):
+        _deadline: asyncio.TimerHandle | None = None
+        _counted: str | None = None
+
+        def connection_made(self, transport):  # type: ignore[override]
+            super().connection_made(transport)
+            host = self.client[0] if self.client else ""
+            if open_from.get(host, 0) >= per_address:
+                transport.close()  # its file handle is freed now, not at the deadline
+                return
+            open_from[host] = open_from.get(host, 0) + 1
+            self._counted = host
+            self._arm()
+
+        def connection_lost(self, exc):
+            self._disarm()
+            if self._counted is not None:
+                left = open_from.get(self._counted, 1) - 1
+                if left > 0:
+                    open_from[self._counted] = left
+                else:
+                    open_from.pop(self._counted, None)
+                self._counted = None
+            super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self.conn.their_state is not h11.IDLE and self.conn.their_state is not h11.SEND_BODY:
+                self._disarm()  # the whole request is in (or the connection is ending)
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing() and self.conn.their_state in (h11.IDLE, h11.SEND_BODY):
+                self._arm()  # the next request has READ_DEADLINE_S too
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._deadline = self.loop.call_later(read_deadline_s, self._too_slow)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _too_slow(self) -> None:
+            self._deadline = None
+            if not self.transport.is_closing():
+                self.transport.close()
+
+    return GuardedH11Protocol
+
+
+def _more_file_handles(wanted: int = 4096) -> None:
+    """Raise this process's soft limit on open files towards ``wanted`` (macOS starts at 256); POSIX only, quietly."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        if soft != resource.RLIM_INFINITY and soft < target:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    except (ValueError, OSError):
+        pass
+
+
 class ProgressService:
     """The service in a background thread of the teacher's command: ``start()``, ``stop()``.
 
     Args:
         app: from ``make_app``.  host, port: where uvicorn listens.
+        read_deadline_s, per_address: the guards against half-open connections (``guarded_protocol``).
     """
 
-    def __init__(self, app: Any, host: str, port: int):
+    def __init__(self, app: Any, host: str, port: int, *, read_deadline_s: float = READ_DEADLINE_S,
+                 per_address: int = MAX_CONNECTIONS_PER_ADDRESS):
         import uvicorn
 
+        _more_file_handles()
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
-                                lifespan="off")
+                                lifespan="off", http=guarded_protocol(read_deadline_s, per_address),
+                                proxy_headers=False,  # the client's address is the socket's: no X-Forwarded-For
+                                h11_max_incomplete_event_size=16 * 1024)  # headers: 16 KiB at most
         self.server = uvicorn.Server(config)
-        self.server.install_signal_handlers = lambda: None  # the teacher's command handles Ctrl-C
         self.thread = threading.Thread(target=self.server.run, name="progress-service", daemon=True)
 
     def start(self, timeout: float = 10.0) -> "ProgressService":
@@ -683,11 +963,11 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m course_lib.progress_service``: the service alone (tests, or a teacher without the model server).
 
     Options: ``--host``, ``--port``, ``--db`` (the SQLite file), ``--class-key-file``, ``--teacher-key-file``,
-    ``--model-root`` (a class server to show), ``--join-secret``.
+    ``--model-root`` (a class server to show), ``--join-secret``, ``--new-key`` (new class and teacher keys),
+    ``--teacher-anywhere`` (the teacher's routes for every address, not only this computer's).
     """
-    import uvicorn
-
     from .keys import KEY_FILE, TEACHER_KEY_FILE, class_key, teacher_key
+    from .local_server import LocalModelError
 
     parser = argparse.ArgumentParser(prog="python -m course_lib.progress_service",
                                      description=__doc__.split("\n")[0])
@@ -699,11 +979,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-root", default=None)
     parser.add_argument("--model-port", type=int, default=None)
     parser.add_argument("--join-secret", default=None)
+    parser.add_argument("--new-key", action="store_true", help="make new class and teacher keys")
+    parser.add_argument("--teacher-anywhere", action="store_true",
+                        help="answer the teacher's routes from every address, not only this computer")
     opts = parser.parse_args(argv)
+    try:
+        keys = class_key(opts.class_key_file, new=opts.new_key), teacher_key(opts.teacher_key_file, new=opts.new_key)
+    except LocalModelError as exc:
+        print(t("providers.error_line", error=exc), file=sys.stderr)
+        return 1
     store = ProgressStore(opts.db)
-    app = make_app(store, class_key(opts.class_key_file), teacher_key(opts.teacher_key_file),
-                   model_root=opts.model_root, model_port=opts.model_port, join_secret=opts.join_secret)
-    uvicorn.run(app, host=opts.host, port=opts.port, log_level="warning", access_log=False, lifespan="off")
+    app = make_app(store, *keys, model_root=opts.model_root, model_port=opts.model_port,
+                   join_secret=opts.join_secret, teacher_anywhere=opts.teacher_anywhere)
+    ProgressService(app, opts.host, opts.port).server.run()  # in this thread: uvicorn handles Ctrl-C
     store.close()
     return 0
 

@@ -40,6 +40,10 @@ _ZH_PROVIDERS: dict[str, str] = {
     "classroom.key_bad_char": "课堂密钥文件 {path} 里的密钥的第 {position} 个字符是 {char}：学生的电脑发不出这个字符"
                               "（密钥只能由英文字母、数字和符号组成，中间不能有空格）。改正这个文件，"
                               "或者运行 python course.py serve --new-key 换一把新密钥（学生要换那一行）。",
+    "classroom.key_weak": "密钥文件 {path} 里的密钥是自己写的，太容易猜了：同一个 Wi-Fi 上的学生可以一个一个试。"
+                          "自己写的密钥至少要 {length} 个字符、至少有两类字符（小写字母、大写字母、数字、符号），"
+                          "并且至少有 {distinct} 个不同的字符。改写这个文件，或者运行 python course.py serve --new-key，"
+                          "让课程生成随机的新密钥（课堂密钥和老师密钥都会换，学生要重新 join）。",
     "classroom.leftover_stopped": "上一次的课堂服务器还在运行（进程 {pid}，端口 {port}）：上一次的 python course.py serve "
                                   "被强行结束了，没能关掉它。已经把它停掉了。",
     "classroom.other_addresses": "（这台电脑还有这些地址：{addresses}；学生连不上时换一个试试）\n",
@@ -54,7 +58,8 @@ _ZH_PROVIDERS: dict[str, str] = {
                        "{lines}\n\n{others}"
                        "学生的电脑要和这台电脑在同一个局域网（同一个 Wi-Fi）里，防火墙要允许 TCP 端口 {port} 和 {progress_port}。\n"
                        "课堂进度页（在这台电脑的浏览器里打开）：http://127.0.0.1:{progress_port}/teacher\n"
-                       "  第一次打开要输入老师密钥：它在 {teacher_file} 文件里（不要投影、不要发给学生）。\n"
+                       "  第一次打开要输入老师密钥：它在 {teacher_file} 文件里（不要投影、不要发给学生）。"
+                       "这个页面只在这台电脑上打得开（要在别的电脑上看，用 --teacher-anywhere 启动）。\n"
                        "课堂密钥保存在项目根目录的 {key_file} 里（不会被 git 提交）；换一个新密钥：python course.py serve --new-key。\n"
                        "按 Ctrl-C 停止服务器。\n",
     "classroom.starting": "正在启动课堂服务器（llama-server，模型 {model}，同时处理 {slots} 个请求），日志：{log}",
@@ -583,7 +588,10 @@ _ZH_PROGRESS: dict[str, str] = {
     "progress_service.join_off": "这个进度服务没有开放加入（没有班级代码）",
     "progress_service.join_slow": "最近一分钟输错班级代码的次数太多了，请等一分钟再试",
     "progress_service.join_wrong": "班级代码不对，或者已经过期（老师每次重新启动 serve 都会换一个新代码）",
+    "progress_service.busy": "进度数据库暂时被别的程序占着（是不是用 DB Browser 之类的工具打开了 class-progress.sqlite3？"
+                             "关掉它）。结果没有丢：学生那边会过一会儿自动重发。",
     "progress_service.login_button": "进入",
+    "progress_service.login_slow": "一分钟里输错老师密钥的次数太多了，请等一分钟再试",
     "progress_service.login_label": "老师密钥（在老师电脑项目根目录的 .teacher-key 文件里）：",
     "progress_service.login_wrong": "老师密钥不对。",
     "progress_service.model_busy": "正在生成 {processing} 个请求，排队 {deferred} 个",
@@ -598,6 +606,11 @@ _ZH_PROGRESS: dict[str, str] = {
     "progress_service.name_missing": "没有名字：在 .env 里写 COURSE_STUDENT_NAME=你的名字（或者重新运行 python course.py join 班级代码）",
     "progress_service.name_taken": "名字「{name}」已经被另一台电脑用了：在 .env 里把 COURSE_STUDENT_NAME 换一个（比如加上学号）",
     "progress_service.not_json": "请求的内容不是 UTF-8 的 JSON",
+    "progress_service.not_text": "请求里有无法编码的字符（例如单独的代理字符 \\ud800）",
+    "progress_service.only_here": "老师的页面只在运行 python course.py serve 的这台电脑上打得开"
+                                  "（在这台电脑的浏览器里打开 http://127.0.0.1:端口/teacher）",
+    "progress_service.results_slow": "一分钟里发来的结果太多了（每个学生每分钟最多 {most} 条）：等一分钟，没发出的结果会自动重发",
+    "progress_service.too_deep": "请求的 JSON 嵌套太深了（最多 {most} 层）",
     "progress_service.not_started": "进度服务没能在端口 {port} 上启动（端口被占用了吗？可以用 --progress-port 换一个）",
     "progress_service.page_counts": "{students} 个学生，{stuck} 个可能卡住了",
     "progress_service.page_csv": "下载 CSV（评分用）",

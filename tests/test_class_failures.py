@@ -171,10 +171,11 @@ def test_a_key_file_the_teacher_edited_keeps_its_key(tmp_path, written):
 
 
 def test_a_teachers_own_key_without_the_course_prefix_is_kept_until_new_key(tmp_path):
+    """A strong one (keys.check_strength; a weak one is refused: tests/test_progress_limits.py)."""
     path = tmp_path / ".class-key"
-    path.write_text("Physics-7B-2026\n", encoding="utf-8")
-    assert classroom.class_key(path) == "Physics-7B-2026"
-    assert classroom.class_key(path) == "Physics-7B-2026"
+    path.write_text("Physics-7B-2026-spring\n", encoding="utf-8")
+    assert classroom.class_key(path) == "Physics-7B-2026-spring"
+    assert classroom.class_key(path) == "Physics-7B-2026-spring"
     new = classroom.class_key(path, new=True)  # only --new-key replaces it
     assert new.startswith(classroom.KEY_PREFIX) and path.read_text(encoding="utf-8").strip() == new
 
