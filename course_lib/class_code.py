@@ -119,21 +119,80 @@ def progress_dir() -> Path:
     return Path(os.environ.get("COURSE_PROGRESS_DIR") or PROJECT_ROOT / ".progress")
 
 
+TOKEN_DIR_ENV = "COURSE_STUDENT_TOKEN_DIR"  # another folder for the student token (the tests set it)
+APP_FOLDER = "llm-agent-course"
+
+
+def token_dir() -> Path:
+    """The folder of this OS user's student token: ``COURSE_STUDENT_TOKEN_DIR`` when set, else
+    ``llm-agent-course`` in the user's configuration folder - ``%APPDATA%`` on Windows,
+    ``~/Library/Application Support`` on macOS, ``$XDG_CONFIG_HOME`` or ``~/.config`` elsewhere.
+
+    Outside the course folder on purpose: a copied course folder does not carry the token, and a
+    course downloaded again on the same computer finds it.
+    """
+    if os.environ.get(TOKEN_DIR_ENV):
+        return Path(os.environ[TOKEN_DIR_ENV])
+    if sys.platform == "win32":
+        base = os.environ.get("APPDATA") or os.path.expanduser("~/AppData/Roaming")
+    elif sys.platform == "darwin":
+        base = os.path.expanduser("~/Library/Application Support")
+    else:
+        base = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
+    return Path(base) / APP_FOLDER
+
+
+def token_file() -> Path:
+    """``token_dir() / "student-token"``."""
+    return token_dir() / "student-token"
+
+
+def _read_token(path: Path) -> str | None:
+    try:
+        token = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return token if len(token) == 32 and all(c in "0123456789abcdef" for c in token) else None
+
+
 def student_token(folder: Path | None = None) -> str:
-    """This computer's student token (32 hex digits), made once and kept in ``student-token`` (owner only).
+    """This OS user's student token (32 hex digits), made once and kept in ``token_file()`` (owner only).
 
     The teacher's service ties the display name to it, so nobody else can post
     or read under that name; it never leaves this computer except to that service.
+    A token that an older course kept in the progress folder (``folder``, default
+    ``progress_dir()``: ``.progress/student-token``) is moved there the first time, when
+    this user has none yet; once the user has one, a token in a course folder is ignored.
     """
-    path = (folder or progress_dir()) / "student-token"
-    if path.is_file():
-        token = path.read_text(encoding="utf-8").strip()
-        if len(token) == 32 and all(c in "0123456789abcdef" for c in token):
-            return token
-    token = secrets.token_hex(16)
+    path = token_file()
+    token = _read_token(path)
+    if token is not None:
+        return token
+    old = (folder or progress_dir()) / "student-token"
+    token = _read_token(old) or secrets.token_hex(16)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(token + "\n", encoding="utf-8")
+    try:
+        path.parent.chmod(0o700)
+    except OSError:
+        pass
+    try:  # created owner-only, and only once (two kernels starting together keep the first token)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        fd = None
+    if fd is None:
+        kept = _read_token(path)
+        if kept is not None:
+            return kept
+        path.write_text(token + "\n", encoding="utf-8")  # an unreadable leftover: replaced
+    else:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(token + "\n")
     path.chmod(0o600)
+    if old.is_file():
+        try:
+            old.unlink()
+        except OSError:
+            pass
     return token
 
 
@@ -184,9 +243,26 @@ def env_lines(path: Path) -> list[str]:
         raise CodeError(t("class_code.env_not_utf8", path=path, position=exc.start)) from exc
 
 
+def dotenv_quote(value: str) -> str:
+    r"""``value`` as a ``.env`` value that python-dotenv 1.2 (``dotenv/parser.py``, ``variables.py``) and the
+    course (``setup_check.dotenv_line``) read back exactly.
+
+    Letters, digits and ``_ . : / - + @`` are written as they are (URLs, keys, most names).  Anything else
+    goes in single quotes, where python-dotenv's only escapes are ``\`` and ``'`` (so ``#`` and spaces
+    are kept).  Single quotes do not stop python-dotenv's ``${VAR}`` expansion, and it has no escape for
+    ``$``: a ``$`` before ``{`` is written ``${:-$}`` (an empty variable name, never set, with ``$`` as
+    its default), which reads back as ``$``.
+    """
+    if value and all(c.isalnum() or c in "_.:/-+@" for c in value):
+        return value
+    escaped = value.replace("\\", "\\\\").replace("'", "\\'").replace("${", "${:-$}{")
+    return "'" + escaped + "'"
+
+
 def write_env(values: dict[str, str], path: Path | None = None) -> Path:
     """Put ``values`` into ``.env``: each line ``NAME=value`` replaced where it was, else added at the end.
 
+    Values are written with ``dotenv_quote`` (a name with ``#``, ``${HOME}`` or ``'`` reads back the same).
     Other lines are kept as they were.  The file is read as ``env_lines`` reads
     it and written as UTF-8 without a BOM, ``\n`` line ends.  Returns the path.
 
@@ -200,11 +276,11 @@ def write_env(values: dict[str, str], path: Path | None = None) -> Path:
         name = line.split("=", 1)[0].strip().removeprefix("export ").strip()
         if "=" in line and name in values:
             if name not in done:  # the first line of that name gets the value; repeats would override it
-                kept.append(f"{name}={values[name]}")
+                kept.append(f"{name}={dotenv_quote(values[name])}")
                 done.add(name)
             continue
         kept.append(line)
-    lines = kept + [f"{name}={value}" for name, value in values.items() if name not in done]
+    lines = kept + [f"{name}={dotenv_quote(value)}" for name, value in values.items() if name not in done]
     path.write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
     return path
 

@@ -24,8 +24,8 @@ by ``python course.py join``, and the class key ``COURSE_CLASS_KEY``), every res
 not yet acknowledged is also posted to the teacher's progress service
 (``progress_service``): ``POST <COURSE_PROGRESS_URL>/api/results`` with the class
 key as ``Authorization: Bearer``, the display name and this computer's student
-token (``.progress/student-token``: the service ties the name to it, so nobody
-else can post or read under that name).  Acknowledged ids go to ``sent.txt``.
+token (``class_code.student_token``, kept per OS user outside the course folder:
+the service ties the name to it, so nobody else can post or read under that name).  Acknowledged ids go to ``sent.txt``.
 When posting fails (no Wi-Fi, the teacher's command stopped), nothing is lost:
 the result stays unsent and goes with the next one.  A checker waits at most
 ``TIMEOUT_S`` for the post, after a failure it does not try again for

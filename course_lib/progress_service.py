@@ -14,18 +14,22 @@ Who may do what:
 
 * ``POST /api/results`` - a student, with the class key (``Authorization:
   Bearer``), a display name and their student token.  The first post (or
-  ``/api/join``) ties the name to that token (only its SHA-256 is stored);
-  another token under the same name is refused (409).  Bodies over
-  ``MAX_BODY`` bytes, more than ``MAX_RESULTS`` results, names that are not
-  1-``MAX_NAME`` printable characters (no ``<>&"'`` and no control
-  characters) are refused with a Chinese ``error``.  The results are judged
+  ``/api/join``) ties the name to that token (only its SHA-256 is stored):
+  one student, one identity (``ProgressStore.claim``) - another token under
+  the same name, or under a name that only looks the same (its TR39 skeleton,
+  ``name_skeleton``), is refused (409), and so is a second name for a token
+  that has one.  Bodies over ``MAX_BODY`` bytes, more than ``MAX_RESULTS``
+  results, names that are not 1-``MAX_NAME`` visible characters once
+  NFKC-normalised (``valid_name``: no ``<>&"'\\``, nothing hidden) are
+  refused with a Chinese ``error``.  The results are judged
   one by one: one whose fields are not what ``progress.FIELDS`` says is
   refused alone (``refused``: its place, its id when it has one, why), the
   others are kept; one for an exercise this copy of the course does not
   know (a well-formed ``"NN-k"`` missing from ``progress.EXERCISES``: the
   teacher has not pulled a new exercise yet) is kept and named in
   ``unknown``, and the page shows it in a column of its own, marked.
-* ``POST /api/mine`` - a student reads back their own results (name + token), nobody else's.
+* ``POST /api/mine`` - a student reads back their own results (name + token), nobody else's;
+  it only reads (``ProgressStore.owner``): an unknown name is a 404, never a new student.
 * ``POST /api/join`` - ``python course.py join CODE`` (``class_code``): the
   class code's secret buys the ``.env`` lines (model URL, class key, this
   service's URL).  At most ``JOIN_FAILURES_PER_MINUTE`` wrong secrets a minute
@@ -97,6 +101,7 @@ from typing import Any, Callable
 from urllib.parse import parse_qs
 
 from . import local_server
+from .name_skeleton import skeleton
 from .progress import EXERCISES, FIELDS
 from .settings import PROJECT_ROOT
 from .texts import t
@@ -136,20 +141,48 @@ class BadRequest(Exception):
 
 
 def valid_name(raw: object) -> str:
-    """The display name as stored: NFC, spaces around it removed.
+    """The display name as stored: NFKC, runs of spaces made one, spaces around it removed.
+
+    NFKC turns fullwidth letters and Kangxi radicals into the ordinary characters; what still only
+    looks like another name (Cyrillic ``А`` for ``A``) is caught by ``ProgressStore.claim``'s skeleton.
 
     Raises:
-        BadRequest: not a string of 1-``MAX_NAME`` characters, or with a control
-            character or one of ``<>&"'\\`` (400).
+        BadRequest (400): not a string; one of ``<>&"'\\``; a character that shows nothing or
+            steers the text (``_hidden``: control and format characters, zero-width and bidi
+            controls, variation selectors, fillers, any space but U+0020); a combining mark with
+            no character before it; not 1-``MAX_NAME`` characters once spaces are trimmed.
     """
     if not isinstance(raw, str):
         raise BadRequest(400, t("progress_service.name_missing"))
-    name = unicodedata.normalize("NFC", raw).strip()
+    name = unicodedata.normalize("NFKC", raw)
+    if any(c in _NAME_FORBIDDEN for c in name):
+        raise BadRequest(400, t("progress_service.name_chars"))
+    hidden = next((c for c in name if _hidden(c)), None)
+    if hidden is not None:
+        raise BadRequest(400, t("progress_service.name_invisible", char=f"U+{ord(hidden):04X}"))
+    name = re.sub(" +", " ", name).strip(" ")
     if not 1 <= len(name) <= MAX_NAME:
         raise BadRequest(400, t("progress_service.name_length", most=MAX_NAME))
-    if any(c in _NAME_FORBIDDEN or unicodedata.category(c)[0] in "CZ" and c != " " for c in name):
-        raise BadRequest(400, t("progress_service.name_chars"))
+    if any(unicodedata.category(c)[0] == "M" and (i == 0 or name[i - 1] == " ") for i, c in enumerate(name)):
+        raise BadRequest(400, t("progress_service.name_mark_alone"))
     return name
+
+
+# Characters that show nothing, or nothing of their own, though their category is a letter, a mark or a
+# symbol: Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt; the combining grapheme
+# joiner, Hangul fillers, Khmer inherent vowels, Mongolian variation selectors, variation selectors,
+# tag characters...) and the blank braille pattern.
+_IGNORABLE = ((0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+              (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x2800, 0x2800),
+              (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0x1BCA0, 0x1BCA3),
+              (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF))
+
+
+def _hidden(c: str) -> bool:
+    """Whether ``c`` cannot be in a name: ``_IGNORABLE``, any other category ``C*`` (control, format,
+    surrogate, private use, unassigned) or a space other than U+0020 (``Z*``)."""
+    code = ord(c)
+    return (unicodedata.category(c)[0] in "CZ" and c != " ") or any(lo <= code <= hi for lo, hi in _IGNORABLE)
 
 
 def valid_result(raw: object) -> dict[str, Any]:
@@ -305,32 +338,76 @@ class ProgressStore:
         self._db.execute("PRAGMA synchronous=FULL")  # acknowledged means on disk
         self._db.executescript("""
             CREATE TABLE IF NOT EXISTS students (
-                name TEXT PRIMARY KEY, token_hash TEXT NOT NULL, joined TEXT NOT NULL);
+                name TEXT PRIMARY KEY, token_hash TEXT NOT NULL, joined TEXT NOT NULL, skeleton TEXT);
             CREATE TABLE IF NOT EXISTS results (
                 id TEXT PRIMARY KEY, name TEXT NOT NULL REFERENCES students(name), exercise TEXT NOT NULL,
                 passed INTEGER NOT NULL, hint TEXT NOT NULL, attempt INTEGER NOT NULL,
                 time TEXT NOT NULL, received REAL NOT NULL);
             CREATE INDEX IF NOT EXISTS results_by_name ON results(name, received);
         """)
+        # Each name's TR39 skeleton (``claim``), added to a database made before it, and worked out
+        # again at every start (the data may be newer); the token's index finds a token's one name.
+        if "skeleton" not in [row[1] for row in self._db.execute("PRAGMA table_info(students)")]:
+            self._db.execute("ALTER TABLE students ADD COLUMN skeleton TEXT")
+        names = [row[0] for row in self._db.execute("SELECT name FROM students")]
+        self._db.executemany("UPDATE students SET skeleton = ? WHERE name = ?", [(skeleton(n), n) for n in names])
+        self._db.executescript("""
+            CREATE INDEX IF NOT EXISTS students_by_skeleton ON students(skeleton);
+            CREATE INDEX IF NOT EXISTS students_by_token ON students(token_hash);
+        """)
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
 
-    def claim(self, name: str, token: object) -> None:
-        """Tie ``name`` to ``token`` (first come), or check that it is tied to it.
+    def claim(self, name: str, token: object, joining: bool = False) -> str:
+        """Tie ``name`` (from ``valid_name``) to ``token``, or check that it is tied to it; return the name as stored.
+
+        One student, one name: a name whose skeleton (``name_skeleton``: TR39, so a Cyrillic or
+        radical lookalike is the same name) is already tied to another token is taken (409), and a
+        token that already has a name cannot take a second one (409, the sentence names its name).
+        The same token under a lookalike of its own name gets its own stored name back.
+        ``joining``: the sentences say what to do at ``python course.py join`` (``--name``), not in ``.env``.
 
         Raises:
-            BadRequest: the token is malformed (400), or the name belongs to another token (409).
+            BadRequest: the token is malformed (400), the name is taken or the token has another (409).
+        """
+        digest = _token_hash(token)
+        key = skeleton(name)
+        with self._lock:
+            rows = self._db.execute("SELECT name, token_hash FROM students WHERE skeleton = ? ORDER BY joined, name",
+                                    (key,)).fetchall()
+            own = [n for n, h in rows if secrets.compare_digest(h, digest)]
+            if own:
+                return name if name in own else own[0]
+            if rows:
+                raise BadRequest(409, t("progress_service.name_taken_join" if joining else "progress_service.name_taken",
+                                        name=rows[0][0]))
+            other = self._db.execute("SELECT name FROM students WHERE token_hash = ? ORDER BY joined, name LIMIT 1",
+                                     (digest,)).fetchone()
+            if other is not None:
+                raise BadRequest(409, t("progress_service.token_has_name_join" if joining
+                                        else "progress_service.token_has_name", name=other[0]))
+            self._db.execute("INSERT INTO students(name, token_hash, joined, skeleton) VALUES (?, ?, ?, ?)",
+                             (name, digest, _now_text(), key))
+            return name
+
+    def owner(self, name: str, token: object) -> str:
+        """The stored name that ``name`` is for ``token`` (read only: nothing is ever added).
+
+        Raises:
+            BadRequest: a malformed token (400), no such student (404), someone else's name (409).
         """
         digest = _token_hash(token)
         with self._lock:
-            row = self._db.execute("SELECT token_hash FROM students WHERE name = ?", (name,)).fetchone()
-            if row is None:
-                self._db.execute("INSERT INTO students(name, token_hash, joined) VALUES (?, ?, ?)",
-                                 (name, digest, _now_text()))
-            elif not secrets.compare_digest(row[0], digest):
-                raise BadRequest(409, t("progress_service.name_taken", name=name))
+            rows = self._db.execute("SELECT name, token_hash FROM students WHERE skeleton = ? ORDER BY joined, name",
+                                    (skeleton(name),)).fetchall()
+        own = [n for n, h in rows if secrets.compare_digest(h, digest)]
+        if own:
+            return name if name in own else own[0]
+        if rows:
+            raise BadRequest(409, t("progress_service.name_taken", name=rows[0][0]))
+        raise BadRequest(404, t("progress_service.name_unknown", name=name))
 
     def add(self, name: str, results: list[dict[str, Any]]) -> int:
         """Store ``results`` under ``name`` (each id once: a second copy is ignored); return how many were new."""
@@ -689,7 +766,7 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
             if isinstance(token, str) and _HEX32.fullmatch(token) \
                     and not results_limit.take(hashlib.sha256(token.encode()).hexdigest(), max(1, len(body["results"]))):
                 raise BadRequest(429, t("progress_service.results_slow", most=RESULTS_PER_MINUTE))
-            await run_in_threadpool(store.claim, name, token)
+            name = await run_in_threadpool(store.claim, name, token)
             new = await run_in_threadpool(store.add, name, results)
         except BadRequest as exc:
             return error(exc)
@@ -702,8 +779,7 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
             body = await body_json(request)
             if not isinstance(body, dict):
                 raise BadRequest(400, t("progress_service.not_json"))
-            name = valid_name(body.get("name"))
-            await run_in_threadpool(store.claim, name, body.get("token"))
+            name = await run_in_threadpool(store.owner, valid_name(body.get("name")), body.get("token"))
             mine = [{k: r[k] for k in FIELDS} for r in await run_in_threadpool(store.results, name)]
         except BadRequest as exc:
             return error(exc)
@@ -720,8 +796,7 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
                     or not secrets.compare_digest(body["secret"].encode(), join_secret.encode()):
                 raise BadRequest(403, t("progress_service.join_wrong"))
             join_limit.give_back(address(request))  # the right secret is not a guess
-            name = valid_name(body.get("name"))
-            await run_in_threadpool(store.claim, name, body.get("token"))
+            name = await run_in_threadpool(store.claim, valid_name(body.get("name")), body.get("token"), True)
         except BadRequest as exc:
             return error(exc)
         host = request.url.hostname or "127.0.0.1"

@@ -604,7 +604,18 @@ _ZH_PROGRESS: dict[str, str] = {
     "progress_service.name_chars": "名字里不能有 < > & \" ' \\ 这些符号，也不能有控制字符",
     "progress_service.name_length": "名字要有 1 到 {most} 个字",
     "progress_service.name_missing": "没有名字：在 .env 里写 COURSE_STUDENT_NAME=你的名字（或者重新运行 python course.py join 班级代码）",
-    "progress_service.name_taken": "名字「{name}」已经被另一台电脑用了：在 .env 里把 COURSE_STUDENT_NAME 换一个（比如加上学号）",
+    "progress_service.name_invisible": "名字里有看不见的字符或控制字符 {char}（零宽字符、文字方向控制符、变体选择符、填充符、特殊空格之类）："
+    "同学在进度页上看不出区别，所以不能用。请只用看得见的字，中间的空格用普通空格",
+    "progress_service.name_mark_alone": "名字里有一个单独的组合符号（比如声调符号），前面没有字：这样的名字在进度页上看不清。请换一个名字",
+    "progress_service.name_taken": "名字「{name}」已经有同学用了（看起来一样的名字也算同一个，比如换成形近的符号或外文字母）："
+    "在 .env 里把 COURSE_STUDENT_NAME 换一个（比如加上学号）",
+    "progress_service.name_taken_join": "名字「{name}」已经有同学用了（看起来一样的名字也算同一个）：换一个名字再加入，"
+    "比如加上学号：python course.py join 班级代码 --name 新名字",
+    "progress_service.name_unknown": "本班还没有学生用你的电脑以名字「{name}」交过练习结果",
+    "progress_service.token_has_name": "你的电脑已经用名字「{name}」加入了本班，一个同学只能有一个名字："
+    "在 .env 里把 COURSE_STUDENT_NAME 改回「{name}」；要改名字请问老师",
+    "progress_service.token_has_name_join": "你的电脑已经用名字「{name}」加入了本班，一个同学只能有一个名字："
+    "用原来的名字再加入：python course.py join 班级代码 --name \"{name}\"；要改名字请问老师",
     "progress_service.not_json": "请求的内容不是 UTF-8 的 JSON",
     "progress_service.not_text": "请求里有无法编码的字符（例如单独的代理字符 \\ud800）",
     "progress_service.only_here": "老师的页面只在运行 python course.py serve 的这台电脑上打得开"
@@ -629,7 +640,7 @@ _ZH_PROGRESS: dict[str, str] = {
     "progress_service.stuck_nothing": "还没有任何结果",
     "progress_service.stuck_quiet": "{minutes} 分钟没有新结果",
     "progress_service.teacher_key_wrong": "需要老师密钥（.teacher-key）",
-    "progress_service.token_bad": "学生令牌不对（应该是 32 个十六进制数字，保存在 .progress/student-token）",
+    "progress_service.token_bad": "学生令牌不对（应该是 32 个十六进制数字，保存在你电脑用户设置文件夹里的 llm-agent-course/student-token）",
     "progress_service.too_big": "请求太大了（最多 {most} 字节）",
     "progress_service.too_many": "一次最多发 {most} 条结果",
 }

@@ -9,6 +9,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Every checker keeps its result (course_lib/progress.py): during the tests, in a folder of their own,
 # never in the student's .progress/ (notebook kernels started by the tests inherit this too).
 os.environ.setdefault("COURSE_PROGRESS_DIR", tempfile.mkdtemp(prefix="course-progress-tests-"))
+# The student token lives per OS user (class_code.token_dir): the tests keep theirs in a folder of their own.
+os.environ.setdefault("COURSE_STUDENT_TOKEN_DIR", tempfile.mkdtemp(prefix="course-token-tests-"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/fakes.py
 
 from fakes import FakeLLM  # noqa: E402

@@ -97,6 +97,7 @@ def student_env(copy: Path) -> dict:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("COURSE_") and k not in ("PYTHONPATH",)}
     env["PYTHONPATH"] = str(copy)
+    env["COURSE_STUDENT_TOKEN_DIR"] = str(copy.parent / "student-config")  # their own OS user's folder
     return env
 
 

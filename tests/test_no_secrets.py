@@ -53,13 +53,14 @@ KEY_PATTERNS: dict[str, re.Pattern] = {
 
 def class_keys() -> list[str]:
     """The class and teacher keys made on this machine (``.class-key``, ``.teacher-key``, git-ignored), and this
-    machine's student token (``.progress/student-token``): their exact text is searched too."""
-    from course_lib.class_code import progress_dir
+    machine's student token (``class_code.token_file()``, and ``.progress/student-token`` where an older
+    course kept it): their exact text is searched too."""
+    from course_lib.class_code import progress_dir, token_file
     from course_lib.classroom import KEY_FILE, read_key
     from course_lib.keys import TEACHER_KEY_FILE
 
     keys = []
-    for file in (KEY_FILE, TEACHER_KEY_FILE, progress_dir() / "student-token"):
+    for file in (KEY_FILE, TEACHER_KEY_FILE, token_file(), progress_dir() / "student-token"):
         try:
             key = read_key(file)  # as the class server reads it: a Notepad BOM or CRLF is not part of the key
         except Exception:  # noqa: BLE001 - a key no client could send (LocalModelError): its raw lines are searched

@@ -26,6 +26,7 @@ from course_lib.checkers import nb06
 def folder(tmp_path, monkeypatch):
     """A fresh progress folder, and no class (the tests never post anywhere unless they say so)."""
     monkeypatch.setenv("COURSE_PROGRESS_DIR", str(tmp_path / "progress"))
+    monkeypatch.setenv("COURSE_STUDENT_TOKEN_DIR", str(tmp_path / "config"))
     for name in ("COURSE_PROGRESS_URL", "COURSE_STUDENT_NAME", "COURSE_CLASS_KEY"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("COURSE_IGNORE_DOTENV", "1")
@@ -124,7 +125,8 @@ def test_the_student_token_is_made_once_and_private(folder):
     token = class_code.student_token()
     assert len(token) == 32 and class_code.student_token() == token
     if sys.platform != "win32":
-        assert (folder / "student-token").stat().st_mode & 0o077 == 0
+        assert class_code.token_file().stat().st_mode & 0o077 == 0
+    assert class_code.token_file() == folder.parent / "config" / "student-token"
 
 
 # --------------------------------------------------------------------------- the class code
