@@ -1,7 +1,7 @@
 """The chat box: ChatSession logic and the ChatBox view, driven with a fake server.
 
-``StreamingFakeLLM`` extends ``fakes.FakeLLM``: for a request with
-``"stream": true`` it answers the same scripted reply as server-sent events
+``fakes.FakeLLM`` (a ``checkers.scripted.ScriptedModel``) answers a request with
+``"stream": true`` with the same scripted reply as server-sent events
 (``data: {chunk}`` lines, then ``data: [DONE]``), cut into small pieces the
 way llama-server does, with a usage chunk at the end when
 ``stream_options.include_usage`` is set.
@@ -24,38 +24,9 @@ from course_lib.tools.products import PRODUCT_TOOL, query_by_product_name
 from course_lib.widgets import ChatBox, ChatSession, chat_box
 
 
-class StreamingFakeLLM(FakeLLM):
-    """FakeLLM that streams when asked to (``stream=True``); pieces of ``piece_chars`` characters."""
-
-    piece_chars = 2
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        response = super().__call__(request)
-        body = self.requests[-1]
-        if not body.get("stream") or response.status_code != 200 or "event-stream" in response.headers.get("content-type", ""):
-            return response  # not streamed, an error, or a stream written by hand (fakes.sse_response)
-        completion = response.json()
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=self.sse(completion, body))
-
-    def sse(self, completion: dict, body: dict) -> bytes:
-        head = {k: completion[k] for k in ("id", "created", "model")}
-        head["object"] = "chat.completion.chunk"
-        choice = completion["choices"][0]
-        message = choice["message"]
-        deltas = [{"role": "assistant"}]
-        text = message.get("content") or ""
-        deltas += [{"content": text[i:i + self.piece_chars]} for i in range(0, len(text), self.piece_chars)]
-        for i, call in enumerate(message.get("tool_calls") or []):
-            args = call["function"]["arguments"]
-            deltas.append({"tool_calls": [{"index": i, "id": call["id"], "type": "function",
-                                           "function": {"name": call["function"]["name"], "arguments": args[:3]}}]})
-            deltas += [{"tool_calls": [{"index": i, "function": {"arguments": args[j:j + 3]}}]} for j in range(3, len(args), 3)]
-        chunks = [{**head, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
-        chunks.append({**head, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]})
-        if (body.get("stream_options") or {}).get("include_usage"):
-            chunks.append({**head, "choices": [], "usage": completion["usage"]})
-        lines = [f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks] + ["data: [DONE]\n\n"]
-        return "".join(lines).encode()
+# ScriptedModel (under fakes.FakeLLM) answers a "stream": true request as server-sent events itself,
+# two characters of text a chunk (ScriptedModel.TEXT_PIECE), as llama-server does.
+StreamingFakeLLM = FakeLLM
 
 
 @pytest.fixture

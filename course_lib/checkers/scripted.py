@@ -55,6 +55,8 @@ class ScriptedModel:
     """
 
     base_url = "http://scripted.checker/v1"
+    TEXT_PIECE = 2  # characters of text per streamed chunk (``events``)
+    ARGUMENT_PIECE = 3  # characters of a tool call's arguments per streamed chunk
     api_key = "not-a-real-key"
 
     def __init__(self, replies: Sequence[Any] = (), when_done: Any = SCRIPT_OVER, model: str = "scripted"):
@@ -117,33 +119,33 @@ class ScriptedModel:
             return self.events(completion, bool((body.get("stream_options") or {}).get("include_usage")))
         return httpx.Response(200, json=completion)
 
-    @staticmethod
-    def events(completion: dict, include_usage: bool = False) -> httpx.Response:
-        """``completion`` (a ``chat.completion`` dict) as a ``text/event-stream`` response."""
+    def events(self, completion: dict, include_usage: bool = False) -> httpx.Response:
+        """``completion`` (a ``chat.completion`` dict) as a ``text/event-stream`` response, cut as llama-server cuts it.
+
+        A role chunk, the text in pieces of ``TEXT_PIECE`` characters, each tool call in a chunk with
+        its id, type, name and the first ``ARGUMENT_PIECE`` characters of ``arguments`` followed by
+        chunks of the rest, a chunk with ``finish_reason``, a usage chunk when ``include_usage``, and
+        ``data: [DONE]``.
+        """
         head = {key: completion[key] for key in ("id", "created", "model")}
         head["object"] = "chat.completion.chunk"
         choice = completion["choices"][0]
         message = choice["message"]
-
-        def chunk(delta: dict, finish_reason: str | None = None) -> dict:
-            return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
-
-        text = message.get("content") or ""
-        chunks = [chunk({"role": "assistant", "content": text[: len(text) // 2]})]
-        if text[len(text) // 2:]:
-            chunks.append(chunk({"content": text[len(text) // 2:]}))
+        text, a = message.get("content") or "", self.ARGUMENT_PIECE
+        deltas: list[dict] = [{"role": "assistant"}]
+        deltas += [{"content": text[i:i + self.TEXT_PIECE]} for i in range(0, len(text), self.TEXT_PIECE)]
         for k, call in enumerate(message.get("tool_calls") or []):
             arguments = call["function"]["arguments"]
-            cut = len(arguments) // 2
-            chunks.append(chunk({"tool_calls": [{"index": k, "id": call["id"], "type": "function",
-                                                 "function": {"name": call["function"]["name"],
-                                                              "arguments": arguments[:cut]}}]}))
-            chunks.append(chunk({"tool_calls": [{"index": k, "function": {"arguments": arguments[cut:]}}]}))
-        chunks.append(chunk({}, choice.get("finish_reason") or "stop"))
+            deltas.append({"tool_calls": [{"index": k, "id": call["id"], "type": "function",
+                                           "function": {"name": call["function"]["name"], "arguments": arguments[:a]}}]})
+            deltas += [{"tool_calls": [{"index": k, "function": {"arguments": arguments[j:j + a]}}]}
+                       for j in range(a, len(arguments), a)]
+        chunks = [{**head, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+        chunks.append({**head, "choices": [{"index": 0, "delta": {}, "finish_reason": choice.get("finish_reason") or "stop"}]})
         if include_usage:
             chunks.append({**head, "choices": [], "usage": completion.get("usage")})
-        text = "".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks) + "data: [DONE]\n\n"
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=text.encode())
+        body = "".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body.encode())
 
     def completion(self, reply: Any, body: dict) -> dict:
         """The ``chat.completion`` JSON answering ``body`` with ``reply`` (a str or a dict, see the class)."""
