@@ -199,7 +199,7 @@ ENTRY = {"id": "parallel_0", "question": [[{"role": "user", "content": "Hypot of
 
 
 def test_one_fc_request_offers_the_converted_tools_and_keeps_the_reply():
-    from tests.fakes import FakeLLM
+    from fakes import FakeLLM
 
     fake = FakeLLM([{"tool_calls": [("math_hypot", {"x": 3})]}])
     reply = bfcl.run_fc(fake.client(), "fake-model", ENTRY, 300)
@@ -210,7 +210,7 @@ def test_one_fc_request_offers_the_converted_tools_and_keeps_the_reply():
 
 
 def test_the_prompt_based_run_records_every_action_that_ran():
-    from tests.fakes import FakeLLM
+    from fakes import FakeLLM
 
     fake = FakeLLM([
         'Thought: first\nAction:\n```json\n{"action": "math_hypot", "action_input": {"x": 3}}\n```',

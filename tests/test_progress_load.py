@@ -17,6 +17,7 @@ about 15 s on 2 cores.  The figures are printed (``-s``), not asserted.
 from __future__ import annotations
 
 import os
+import secrets
 import sqlite3
 import subprocess
 import sys
@@ -58,6 +59,9 @@ def _healthy(port):
 def test_thirty_students_lose_nothing_across_a_restart(tmp_path, monkeypatch):
     monkeypatch.setattr(progress, "RETRY_AFTER_S", 0.2)
     monkeypatch.setattr(progress, "_said", {"progress.not_sent", "progress.refused"})  # keep the output quiet
+    # Thirty computers in one process: each student folder gets its own token (on a laptop it is the OS user's).
+    tokens = {tmp_path / f"student{n:02d}": secrets.token_hex(16) for n in range(STUDENTS)}
+    monkeypatch.setattr(progress, "student_token", lambda folder=None: tokens[folder])
     port = free_port()
     service = start_service(tmp_path, port)
     settings = {"url": f"http://127.0.0.1:{port}", "key": CLASS_KEY}
