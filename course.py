@@ -440,10 +440,19 @@ def requirements_hash(plan):
     else:
         files = ("requirements.txt", "requirements-client.txt", "pyproject.toml")
         extra = plan.cmake_args if plan.compiles else "engine=" + str(plan.engine)
+    return files_hash(files, extra + "\n")
+
+
+def files_hash(names, extra=None):
+    """sha256 (hex) of the files ``names`` (under the root, in order), then ``extra`` (text) when given.
+
+    What every stamp in .venv holds: the set-up's (``requirements_hash``), the bench's and the exercises'.
+    """
     digest = hashlib.sha256()
-    for name in files:
+    for name in names:
         digest.update(root_path(name).read_bytes())
-    digest.update((extra + "\n").encode("utf-8", "surrogateescape"))
+    if extra is not None:
+        digest.update(extra.encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 
@@ -791,10 +800,7 @@ def cmd_bench(args):
     bench_site = site_packages(bench_python)
     write_line(root_path(bench_site, "course-venv.pth"), bench_pth_line(course_site))  # bench_site is absolute
     stamp = root_path(BENCH_VENV, BENCH_STAMP)
-    digest = hashlib.sha256()
-    for name in ("requirements.txt", "requirements-bench.txt", "requirements-bench-nodeps.txt"):
-        digest.update(root_path(name).read_bytes())
-    want = digest.hexdigest()
+    want = files_hash(("requirements.txt", "requirements-bench.txt", "requirements-bench-nodeps.txt"))
     if read_text(stamp) != want:
         say(t("course.bench_installing", venv=BENCH_VENV))
         constraints = root_path(BENCH_VENV, "constraints.txt")
@@ -828,14 +834,11 @@ def exercise_venv(command):
         setup(command)
     python = venv_python()
     pins = test_runner_pins()
-    digest = hashlib.sha256()
-    for name in ("requirements-client.txt", "pyproject.toml"):
-        digest.update(root_path(name).read_bytes())
-    digest.update("\n".join(pins).encode("utf-8"))
+    want = files_hash(("requirements-client.txt", "pyproject.toml"), "\n".join(pins))
     stamp = root_path(VENV, EXERCISE_STAMP)
-    if read_text(stamp) != digest.hexdigest():
+    if read_text(stamp) != want:
         run([python, "-m", "pip", "install", "--quiet", "-r", "requirements-client.txt"] + pins)
-        write_line(stamp, digest.hexdigest())
+        write_line(stamp, want)
     return python
 
 
