@@ -50,7 +50,13 @@ from .class_code import progress_dir, student_token
 from .texts import t
 
 CHECKERS_DIR = Path(__file__).resolve().parent / "checkers"
-_EXERCISE_ID = re.compile(r"(\d{2})-(\d{1,2})")
+EXERCISE_ID = re.compile(r"(\d{2})-(\d{1,2})")  # "NN-k": notebook NN, exercise k (what @exercise takes)
+
+
+def exercise_order(exercise: str) -> tuple[int, int]:
+    """``"06-10"`` -> ``(6, 10)``: the sort key that puts 06-10 after 06-9 (``exercise`` matches ``EXERCISE_ID``)."""
+    notebook, number = EXERCISE_ID.fullmatch(exercise).groups()
+    return int(notebook), int(number)
 
 
 def exercise_ids(folder: Path = CHECKERS_DIR) -> tuple[str, ...]:
@@ -75,9 +81,9 @@ def exercise_ids(folder: Path = CHECKERS_DIR) -> tuple[str, ...]:
                     if (isinstance(decorator, ast.Call) and getattr(decorator.func, "id", None) == "exercise"
                             and decorator.args and isinstance(decorator.args[0], ast.Constant)
                             and isinstance(decorator.args[0].value, str)
-                            and _EXERCISE_ID.fullmatch(decorator.args[0].value)):
+                            and EXERCISE_ID.fullmatch(decorator.args[0].value)):
                         found.add(decorator.args[0].value)
-    return tuple(sorted(found, key=lambda e: tuple(int(n) for n in e.split("-"))))
+    return tuple(sorted(found, key=exercise_order))
 
 
 # Every exercise that has a checker ("NN-k" = notebook NN, 练习 k), in the order of the notebooks.

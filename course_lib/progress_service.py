@@ -102,7 +102,7 @@ from urllib.parse import parse_qs
 
 from . import local_server
 from .name_skeleton import skeleton
-from .progress import EXERCISES, FIELDS
+from .progress import EXERCISE_ID, EXERCISES, FIELDS, exercise_order
 from .settings import PROJECT_ROOT
 from .texts import t
 
@@ -125,7 +125,6 @@ MAX_CONNECTIONS_PER_ADDRESS = 64  # open connections from one address; more are 
 BUSY_TIMEOUT_S = 2.0  # how long a write waits for a database another program holds (then 503)
 COOKIE = "course_teacher"  # + "_" + the service's port: browsers do not keep cookies apart by port
 _HEX32 = re.compile(r"[0-9a-f]{32}")
-_EXERCISE = re.compile(r"\d{2}-\d{1,2}")  # the form of every id progress.exercise_ids reads
 _HINT = re.compile(r"[0-9a-z_.]{0,80}")
 _NAME_FORBIDDEN = set('<>&"\'\\')
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
@@ -197,7 +196,7 @@ def valid_result(raw: object) -> dict[str, Any]:
     if not isinstance(raw, dict) or set(raw) != set(FIELDS):
         raise BadRequest(400, t("progress_service.result_fields", fields=", ".join(FIELDS)))
     ok = (isinstance(raw["id"], str) and _HEX32.fullmatch(raw["id"])
-          and isinstance(raw["exercise"], str) and _EXERCISE.fullmatch(raw["exercise"])
+          and isinstance(raw["exercise"], str) and EXERCISE_ID.fullmatch(raw["exercise"])
           and isinstance(raw["passed"], bool)
           and isinstance(raw["hint"], str) and _HINT.fullmatch(raw["hint"])
           and type(raw["attempt"]) is int and 1 <= raw["attempt"] <= 100_000
@@ -223,7 +222,7 @@ def sort_results(raw: list) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]
             rid, exercise = given.get("id"), given.get("exercise")
             refused.append({"index": index,
                             "id": rid if isinstance(rid, str) and _HEX32.fullmatch(rid) else None,
-                            "exercise": exercise if isinstance(exercise, str) and _EXERCISE.fullmatch(exercise)
+                            "exercise": exercise if isinstance(exercise, str) and EXERCISE_ID.fullmatch(exercise)
                             else None,
                             "error": exc.message})
     return kept, refused
@@ -232,11 +231,6 @@ def sort_results(raw: list) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]
 def unknown_exercises(results: list[dict[str, Any]]) -> list[str]:
     """The exercises of ``results`` that this copy of the course does not know (not in ``EXERCISES``), sorted."""
     return sorted({r["exercise"] for r in results if r["exercise"] not in EXERCISES}, key=exercise_order)
-
-
-def exercise_order(exercise: str) -> tuple[int, ...]:
-    """``"06-10"`` → ``(6, 10)``: the sort key that puts 06-10 after 06-9."""
-    return tuple(int(n) for n in exercise.split("-"))
 
 
 def _parse_time(text: str) -> datetime | None:

@@ -27,7 +27,7 @@ import re
 import sys
 from pathlib import Path
 
-from ..progress import CHECKERS_DIR, exercise_ids
+from ..progress import CHECKERS_DIR, exercise_ids, exercise_order
 from ..texts import t
 
 ROOT = CHECKERS_DIR.parent.parent  # the course folder
@@ -39,7 +39,7 @@ class ScaffoldError(Exception):
 
 def next_exercise(notebook: str, checkers: Path = CHECKERS_DIR) -> str:
     """The id the next exercise of notebook ``notebook`` (``"06"``) gets: ``"06-3"`` after 06-1 and 06-2."""
-    numbers = [int(e.split("-")[1]) for e in exercise_ids(checkers) if e.split("-")[0] == notebook]
+    numbers = [k for n, k in map(exercise_order, exercise_ids(checkers)) if n == int(notebook)]
     return f"{notebook}-{max(numbers, default=0) + 1}"
 
 
