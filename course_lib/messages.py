@@ -49,6 +49,7 @@ class ToolSchemaError(ValueError):
         self.index = index
 
 
+ROLES = ("system", "developer", "user", "assistant", "tool")  # the roles the Chat Completions API accepts
 # OpenAI's rule for a function name (API reference, chat/create: tools[].function.name).
 TOOL_NAME_RE = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 TOOL_NAME_MAX = 64
@@ -284,7 +285,7 @@ def validate(messages: list[dict], strict: bool = False) -> None:
         if not isinstance(msg, dict):
             msg = to_dict(msg)
         role = msg.get("role")
-        if role not in {"system", "developer", "user", "assistant", "tool"}:
+        if role not in ROLES:
             raise MessageError(i, t("messages.unknown_role", role=repr(role)))
         if role in {"user", "assistant", "system", "developer"} and pending:
             ids = ", ".join(sorted(pending))

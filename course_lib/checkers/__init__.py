@@ -28,11 +28,12 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from .. import progress, texts
+from ..messages import ROLES
 from ..recording import Recording, recording
 from . import sentences
 
 __all__ = ["CheckResult", "Difference", "Hint", "Recording", "described", "exercise", "first_difference", "recording",
-           "report", "request_problem", "safely", "same_behaviour", "t"]
+           "report", "request_problem", "safely", "same_behaviour", "short_repr", "t"]
 
 texts.register("zh", sentences.ZH)  # the check.* sentences: from here on texts.t finds them
 
@@ -117,13 +118,16 @@ def described(value: Any, limit: int = 80) -> str:
     ``limit`` characters of the ``repr`` at most (an ellipsis marks a cut); never raises, even when
     the value's own ``repr`` does.
     """
+    return f"{type(value).__name__} {short_repr(value, limit)}"
+
+
+def short_repr(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` cut at ``limit`` characters (an ellipsis marks a cut); ``"<?>"`` when the ``repr`` raises."""
     try:
         text = repr(value)
     except Exception:  # noqa: BLE001 - a student's class may have a broken __repr__
         text = "<?>"
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
-    return f"{type(value).__name__} {text}"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def described_error(exc: BaseException) -> str:
@@ -154,7 +158,7 @@ class Difference:
 
     def call(self, name: str) -> str:
         """The call as a student would write it: ``name(arg1, arg2)`` (each argument's ``repr``, cut at 60)."""
-        return f"{name}({', '.join(described(a, 60).split(' ', 1)[1] for a in self.args)})"
+        return f"{name}({', '.join(short_repr(a, 60) for a in self.args)})"
 
 
 def first_difference(
@@ -294,6 +298,5 @@ def request_problem(kwargs: dict) -> str | None:
     return None
 
 
-ROLES = ("system", "developer", "user", "assistant", "tool")  # what the Chat Completions API accepts
 MESSAGE_KEYS = {"role", "content", "name", "tool_calls", "tool_call_id", "refusal", "audio", "function_call",
                 "annotations", "reasoning_content", "prefix"}  # the API's message fields (and DeepSeek's)
