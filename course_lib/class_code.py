@@ -45,7 +45,10 @@ CHECK_MODULUS = 1021  # a prime below 32**2
 SECRET_BYTES = 5
 PAYLOAD_SYMBOLS = 18  # ceil((4 + 2 + 5) * 8 / 5)
 CODE_SYMBOLS = PAYLOAD_SYMBOLS + 2
-ENV_NAMES = ("COURSE_PROVIDER", "COURSE_BASE_URL", "COURSE_CLASS_KEY", "COURSE_PROGRESS_URL", "COURSE_STUDENT_NAME")
+ENV_NAMES = ("COURSE_PROVIDER", "COURSE_BASE_URL", "COURSE_PROGRESS_URL", "COURSE_STUDENT_NAME")
+# Lines an older join wrote that no longer belong in .env: the class key stays on the teacher's computer
+# (class_gateway); a student reaches the model with their own token.  join removes them.
+STALE_NAMES = ("COURSE_CLASS_KEY",)
 JOIN_TIMEOUT_S = 10.0
 
 
@@ -155,6 +158,15 @@ def _read_token(path: Path) -> str | None:
     return token if len(token) == 32 and all(c in "0123456789abcdef" for c in token) else None
 
 
+def joined_token() -> str | None:
+    """This OS user's student token if there is one (``token_file()``), else None; never makes one.
+
+    The ``classroom`` provider sends it as its key (``providers.get_provider``): the teacher's
+    door to the model (``class_gateway``) knows the token once ``join`` has handed it over.
+    """
+    return _read_token(token_file())
+
+
 def student_token(folder: Path | None = None) -> str:
     """This OS user's student token (32 hex digits), made once and kept in ``token_file()`` (owner only).
 
@@ -259,8 +271,9 @@ def dotenv_quote(value: str) -> str:
     return "'" + escaped + "'"
 
 
-def write_env(values: dict[str, str], path: Path | None = None) -> Path:
-    """Put ``values`` into ``.env``: each line ``NAME=value`` replaced where it was, else added at the end.
+def write_env(values: dict[str, str], path: Path | None = None, remove: tuple[str, ...] = ()) -> Path:
+    """Put ``values`` into ``.env``: each line ``NAME=value`` replaced where it was, else added at the end;
+    the lines of the names in ``remove`` are left out (``join`` passes ``STALE_NAMES``).
 
     Values are written with ``dotenv_quote`` (a name with ``#``, ``${HOME}`` or ``'`` reads back the same).
     Other lines are kept as they were.  The file is read as ``env_lines`` reads
@@ -274,6 +287,8 @@ def write_env(values: dict[str, str], path: Path | None = None) -> Path:
     kept, done = [], set()
     for line in lines:
         name = line.split("=", 1)[0].strip().removeprefix("export ").strip()
+        if "=" in line and name in remove and name not in values:
+            continue
         if "=" in line and name in values:
             if name not in done:  # the first line of that name gets the value; repeats would override it
                 kept.append(f"{name}={dotenv_quote(values[name])}")
@@ -296,7 +311,7 @@ def join(code: str, name: str | None = None, env_path: Path | None = None) -> in
         if name is None:
             name = input(t("class_code.ask_name")).strip()
         values = ask_service(address, port, secret, name, student_token())
-        path = write_env(values, env_path)
+        path = write_env(values, env_path, remove=STALE_NAMES)
     except CodeError as exc:
         print(t("class_code.error_line", error=exc), file=sys.stderr)
         return 1

@@ -9,10 +9,13 @@ What it starts is the embedded server of ``local_server`` with five changes,
 and nothing else: the same binary, model file, chat template, seed and
 context per slot, so the class sees the replies the lessons describe.
 
-* It listens on the LAN (``--host 0.0.0.0``) on its own port (8766, beside
-  the embedded server's 8765), so a teacher can run both.
+* It listens on its own port (8766, beside the embedded server's 8765), so a
+  teacher can run both, and on this computer only (127.0.0.1): the students
+  reach it through the door of the progress service (``class_gateway``, on
+  the LAN, port 8767), each with their own student token, in fair turns.
 * Every request must carry the class key (``Authorization: Bearer <key>``):
-  llama-server answers 401 without it.  The key is made once with
+  llama-server answers 401 without it.  The door adds it; no student's
+  computer ever has it.  The key is made once with
   ``secrets`` and kept in ``.class-key`` at the project root (git-ignored,
   readable by its owner only).  A teacher may edit that file or write a key
   of their own (at least 16 characters of two kinds: ``keys.check_strength``):
@@ -41,8 +44,9 @@ too) is found, named and stopped by the next ``serve``
 (``ClassServer.stop_leftover``).
 
 Beside it, the same command runs the teacher's progress service
-(``progress_service``, on the next port, 8767) and prints the class code
-(``class_code``) that lets a student join with ``python course.py join CODE``.
+(``progress_service``, on the next port, 8767, with the students' door to
+the model, ``class_gateway``) and prints the class code (``class_code``) that
+lets a student join with ``python course.py join CODE``.
 
 Where the numbers come from: ``bench/classroom.py`` (``python course.py bench
 --parts classroom``) replays notebooks 01, 02 and 06 as N simulated students
@@ -61,7 +65,7 @@ import threading
 import time
 from pathlib import Path
 
-from . import class_code, keys, local_server, progress_service, server_process
+from . import class_code, class_gateway, keys, local_server, progress_service, server_process
 from .keys import KEY_FILE, KEY_PREFIX, class_key, read_key, write_key  # noqa: F401 - the class key's home is keys.py
 from .settings import PROJECT_ROOT, EnvFileError, load_env
 from .texts import t
@@ -130,15 +134,6 @@ def lan_addresses() -> list[str]:
         if not (ip.is_loopback or ip.is_unspecified or ip.is_link_local) and address not in usable:
             usable.append(address)
     return usable
-
-
-def env_lines(base_url: str, key: str, progress_url: str | None = None, name: str | None = None) -> str:
-    """The ``.env`` lines a student pastes: provider, URL, key; with ``progress_url`` also
-    ``COURSE_PROGRESS_URL`` and ``COURSE_STUDENT_NAME`` (the five that ``python course.py join`` writes)."""
-    lines = f"COURSE_PROVIDER=classroom\nCOURSE_BASE_URL={base_url}\nCOURSE_CLASS_KEY={key}"
-    if progress_url is not None:
-        lines += f"\nCOURSE_PROGRESS_URL={progress_url}\nCOURSE_STUDENT_NAME={name or ''}"
-    return lines
 
 
 class ClassServer:
@@ -246,31 +241,36 @@ class ClassServer:
 
 
 def serve(host: str = "0.0.0.0", port: int = DEFAULT_PORT, slots: int | None = None, new_key: bool = False,
-          key_file: Path = KEY_FILE, progress_port: int | None = None, teacher_anywhere: bool = False) -> int:
+          key_file: Path = KEY_FILE, progress_port: int | None = None, teacher_anywhere: bool = False,
+          budget: int = class_gateway.DEFAULT_BUDGET) -> int:
     """``python course.py serve``: start the class server, print the students' ``.env`` lines, run until Ctrl-C.
 
     A server an earlier command left running is stopped first (``ClassServer.stop_leftover``).
 
     Args:
-        host, port, slots: see ``ClassServer``.  new_key: make new class and teacher keys.
+        host: where the progress service and the students' door listen (llama-server: 127.0.0.1 only).
+        port, slots: see ``ClassServer``.  new_key: make new class and teacher keys.
         key_file: the teacher's class key file (``class_key``); the teacher key (``.teacher-key``) and
             the progress database (``class-progress.sqlite3``) are kept beside it.
         progress_port: the progress service's port (default ``port + 1``: 8767).
         teacher_anywhere: the teacher's page answers every address, not only this computer (``--teacher-anywhere``).
+        budget: tokens per student per minute at the door (0 = none; ``class_gateway``, ``--budget``).
     Returns:
         The exit status: 0 after Ctrl-C (or SIGTERM / SIGHUP, see ``end_like_ctrl_c``),
         1 when the server could not start.
     """
-    server = ClassServer(host, port, slots, key_file=server_key_file())
+    server = ClassServer("127.0.0.1", port, slots, key_file=server_key_file())  # students come through the door
     try:
-        return _serve(server, host, port, new_key, key_file, progress_port or port + 1, teacher_anywhere)
+        return _serve(server, host, port, new_key, key_file, progress_port or port + 1, teacher_anywhere, budget)
     finally:
         server.stop()  # whatever ended the command (the guard also stops it if this process is killed)
 
 
 def start_progress(server: "ClassServer", host: str, progress_port: int, key: str, key_file: Path,
-                   new_key: bool = False, teacher_anywhere: bool = False):
-    """Start the teacher's progress service beside the class server (``progress_service``).
+                   new_key: bool = False, teacher_anywhere: bool = False,
+                   budget: int = class_gateway.DEFAULT_BUDGET):
+    """Start the teacher's progress service beside the class server (``progress_service``), with the
+    students' door to it (``class_gateway``: ``server.slots`` turns, ``budget`` tokens a minute each).
 
     ``new_key``: a new teacher key too (``--new-key``).  ``teacher_anywhere``: see ``progress_service.make_app``.
 
@@ -284,12 +284,13 @@ def start_progress(server: "ClassServer", host: str, progress_port: int, key: st
     store = progress_service.ProgressStore(key_file.parent / progress_service.DB_FILE.name)
     secret = class_code.new_secret()
     app = progress_service.make_app(store, key, teacher, model_root=server.root, model_port=server.port,
-                                    join_secret=secret, teacher_anywhere=teacher_anywhere)
+                                    join_secret=secret, teacher_anywhere=teacher_anywhere,
+                                    model_slots=server.slots, budget=budget)
     return progress_service.ProgressService(app, host, progress_port).start(), secret
 
 
 def _serve(server: "ClassServer", host: str, port: int, new_key: bool, key_file: Path, progress_port: int,
-           teacher_anywhere: bool = False) -> int:
+           teacher_anywhere: bool = False, budget: int = class_gateway.DEFAULT_BUDGET) -> int:
     try:
         leftover = server.stop_leftover()  # before a new key is made: another serve may still use the old one
         if leftover:
@@ -301,7 +302,7 @@ def _serve(server: "ClassServer", host: str, port: int, new_key: bool, key_file:
         print(t("classroom.starting", slots=server.slots, model=local_server.MODEL_ALIAS, log=server.log), flush=True)
         server.wait()
         service, secret = start_progress(server, host, progress_port, key, key_file,
-                                         teacher_anywhere=teacher_anywhere)
+                                         teacher_anywhere=teacher_anywhere, budget=budget)
     except (local_server.LocalModelError, OSError) as exc:
         server.stop()
         print(t("providers.error_line", error=exc), file=sys.stderr)
@@ -323,9 +324,9 @@ def _serve(server: "ClassServer", host: str, port: int, new_key: bool, key_file:
         code = class_code.make_code(shown, progress_port, secret)
     except ValueError:  # no IPv4 address to put in a code: the lines still work
         code = t("classroom.no_code")
-    lines = env_lines(f"http://{shown}:{port}/v1", key, f"http://{shown}:{progress_port}", t("classroom.your_name"))
-    print(t("classroom.ready", lines=lines, others=others, port=port, key_file=named(key_file), code=code,
-            progress_port=progress_port, teacher_file=named(key_file.parent / keys.TEACHER_KEY_FILE.name)),
+    print(t("classroom.ready", others=others, key_file=named(key_file), code=code, progress_port=progress_port,
+            teacher_file=named(key_file.parent / keys.TEACHER_KEY_FILE.name),
+            budget=t("classroom.budget_on", budget=budget) if budget else t("classroom.budget_off")),
           flush=True)
     try:
         while server.process.poll() is None:
@@ -362,9 +363,10 @@ def end_like_ctrl_c() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m course_lib.classroom [--host H] [--port P] [--slots N] [--new-key] [--key-file F]
-    [--progress-port P] [--teacher-anywhere]``."""
+    [--progress-port P] [--teacher-anywhere] [--budget TOKENS]``."""
     parser = argparse.ArgumentParser(prog="python course.py serve", description=__doc__.split("\n")[0])
-    parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
+    parser.add_argument("--host", default="0.0.0.0",
+                        help="where the students' door listens (default: every interface; the model: 127.0.0.1 only)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)
     parser.add_argument("--slots", type=int, default=None,
                         help=f"requests decoded together (default {DEFAULT_SLOTS}; bench/results/classroom.md)")
@@ -375,6 +377,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="the progress service's port (default: --port + 1)")
     parser.add_argument("--teacher-anywhere", action="store_true",
                         help="the progress page answers every computer, not only this one (default: this one only)")
+    parser.add_argument("--budget", type=int, default=class_gateway.DEFAULT_BUDGET,
+                        help="tokens per student per minute (0 = none; changeable on the teacher's page)")
     opts = parser.parse_args(argv)
     end_like_ctrl_c()
     try:
@@ -383,7 +387,7 @@ def main(argv: list[str] | None = None) -> int:
         print(t("providers.error_line", error=exc), file=sys.stderr)
         return 1
     return serve(opts.host, opts.port, opts.slots, opts.new_key, opts.key_file, opts.progress_port,
-                 opts.teacher_anywhere)
+                 opts.teacher_anywhere, max(0, opts.budget))
 
 
 if __name__ == "__main__":

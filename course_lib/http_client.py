@@ -49,7 +49,7 @@ import openai
 from . import local_server
 from .messages import validate_tools
 from .request_rules import apply_request_rules, remember_no_stream_options
-from .settings import PROJECT_ROOT, SOURCE_DOTENV, source_label, source_of
+from .settings import PROJECT_ROOT, SOURCE_DOTENV, SOURCE_STUDENT_TOKEN, source_label, source_of
 from .texts import shorten, t
 
 REQUEST_TIMEOUT_S = 120.0  # one request; a 1.5B model on 2 cores can take a while
@@ -304,11 +304,13 @@ def classroom_error(provider: Any, request: httpx.Request,
             body = None
         if problem.status_code == 401:
             key_env = provider.preset.key_env
-            if provider.api_key:
+            if provider.api_key and provider.key_source == SOURCE_STUDENT_TOKEN:
+                text = t("providers.classroom_token_unknown", url=url, root=PROJECT_ROOT)
+            elif provider.api_key:
                 source = source_label(provider.key_source or source_of(key_env) or SOURCE_DOTENV)
                 text = t("providers.classroom_key_rejected", url=url, key_env=key_env, source=source)
             else:
-                text = t("providers.classroom_key_missing", url=url, key_env=key_env, root=PROJECT_ROOT)
+                text = t("providers.classroom_key_missing", url=url, root=PROJECT_ROOT)
             return openai.AuthenticationError(text, response=problem, body=body)
         return openai.InternalServerError(t("providers.classroom_loading", url=url), response=problem, body=body)
     if isinstance(problem, httpx.TimeoutException) and not isinstance(problem, httpx.ConnectTimeout):

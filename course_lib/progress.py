@@ -20,12 +20,13 @@ progress folder, ``.progress/`` at the project root (git-ignored;
 ``COURSE_PROGRESS_DIR`` names another).  Always, with or without a class.
 
 In class (``.env`` has ``COURSE_PROGRESS_URL`` and ``COURSE_STUDENT_NAME``, written
-by ``python course.py join``, and the class key ``COURSE_CLASS_KEY``), every result
-not yet acknowledged is also posted to the teacher's progress service
-(``progress_service``): ``POST <COURSE_PROGRESS_URL>/api/results`` with the class
-key as ``Authorization: Bearer``, the display name and this computer's student
-token (``class_code.student_token``, kept per OS user outside the course folder:
-the service ties the name to it, so nobody else can post or read under that name).  Acknowledged ids go to ``sent.txt``.
+by ``python course.py join``), every result not yet acknowledged is also posted to
+the teacher's progress service (``progress_service``): ``POST
+<COURSE_PROGRESS_URL>/api/results`` with the display name and this computer's
+student token (``class_code.student_token``, kept per OS user outside the course
+folder; ``join`` tied the name to it, so nobody else can post or read under that
+name), the token also as ``Authorization: Bearer`` (a ``COURSE_CLASS_KEY`` in
+``.env``, the teacher's own computer, is sent there instead).  Acknowledged ids go to ``sent.txt``.
 When posting fails (no Wi-Fi, the teacher's command stopped), nothing is lost:
 the result stays unsent and goes with the next one.  A checker waits at most
 ``TIMEOUT_S`` for the post, after a failure it does not try again for
@@ -170,7 +171,8 @@ def record(exercise: str, passed: bool, hint: str = "", folder: Path | None = No
 def class_settings() -> dict[str, str] | None:
     """The class this computer has joined: ``{"url", "name", "key"}`` from the environment / ``.env``, or None.
 
-    None unless ``COURSE_PROGRESS_URL``, ``COURSE_STUDENT_NAME`` and ``COURSE_CLASS_KEY`` are all set.
+    None unless ``COURSE_PROGRESS_URL`` and ``COURSE_STUDENT_NAME`` are set.  ``key`` is ``COURSE_CLASS_KEY``
+    when set (the teacher's own computer), else "" (the student token is sent: ``send_pending``).
     """
     from .settings import EnvFileError, load_env
 
@@ -181,7 +183,7 @@ def class_settings() -> dict[str, str] | None:
     url = os.environ.get("COURSE_PROGRESS_URL", "").strip().rstrip("/")
     name = os.environ.get("COURSE_STUDENT_NAME", "").strip()
     key = os.environ.get("COURSE_CLASS_KEY", "").strip()
-    if not (url and name and key):
+    if not (url and name):
         return None
     return {"url": url, "name": name, "key": key}
 
@@ -219,7 +221,7 @@ def send_pending(folder: Path | None = None, settings: dict[str, str] | None = N
             for start in range(0, len(pending), BATCH):
                 body = {"name": settings["name"], "token": token, "results": pending[start:start + BATCH]}
                 reply = http.post(settings["url"] + "/api/results", json=body,
-                                  headers={"Authorization": "Bearer " + settings["key"]})
+                                  headers={"Authorization": "Bearer " + (settings.get("key") or token)})
                 if reply.status_code != 200:
                     _retry_at[folder] = time.monotonic() + RETRY_AFTER_S
                     _say_once("progress.refused", status=reply.status_code, why=_why(reply))

@@ -12,9 +12,11 @@ twice is stored once.
 
 Who may do what:
 
-* ``POST /api/results`` - a student, with the class key (``Authorization:
-  Bearer``), a display name and their student token.  The first post (or
-  ``/api/join``) ties the name to that token (only its SHA-256 is stored):
+* ``POST /api/results`` - a student who has joined: their student token as
+  ``Authorization: Bearer`` and in the body, with their display name (or the
+  class key, which only the teacher's computer has: the teacher's own scripts).
+  ``/api/join`` tied the name to that token (only its SHA-256 is stored);
+  a token that never joined is refused (401), so a student's post never creates a student:
   one student, one identity (``ProgressStore.claim``) - another token under
   the same name, or under a name that only looks the same (its TR39 skeleton,
   ``name_skeleton``), is refused (409), and so is a second name for a token
@@ -31,8 +33,9 @@ Who may do what:
 * ``POST /api/mine`` - a student reads back their own results (name + token), nobody else's;
   it only reads (``ProgressStore.owner``): an unknown name is a 404, never a new student.
 * ``POST /api/join`` - ``python course.py join CODE`` (``class_code``): the
-  class code's secret buys the ``.env`` lines (model URL, class key, this
-  service's URL).  At most ``JOIN_FAILURES_PER_MINUTE`` wrong secrets a minute
+  class code's secret ties the student's name to their token and buys the
+  ``.env`` lines (the model's URL - this service's door, ``/v1`` - and this
+  service's URL; no key).  At most ``JOIN_FAILURES_PER_MINUTE`` wrong secrets a minute
   from one address are answered (429 after that; other addresses are not held
   up), see ``class_code`` for the arithmetic.
 * ``GET /teacher`` (the page), ``GET /teacher.csv``, ``GET /api/class``,
@@ -46,6 +49,11 @@ Who may do what:
   ``Path=/``, named ``course_teacher_<port>`` (browsers send a 127.0.0.1 cookie
   to every port).  At most ``LOGIN_ATTEMPTS_PER_MINUTE`` wrong keys a minute
   from one address (429 after that).
+* ``POST /v1/chat/completions``, ``GET /v1/models``, ``POST /tokenize``,
+  ``POST /apply-template`` - a student who has joined, with their token: the
+  door to the class model (``class_gateway``: the class key added here, one
+  request in flight per student, the quietest first, a token budget).
+* ``POST /teacher/budget`` - the teacher (as the page): the door's token budget per student per minute.
 * ``GET /health`` - anyone: ``{"status": "ok"}``.
 
 The limits, each answered with a Chinese ``error``, never a traceback:
@@ -73,8 +81,9 @@ times, blank not reached: ✓ and ✗ are in every system's fonts, the emoji are
 not), who seems stuck (``STUCK_FAILURES`` failures in a row on one
 exercise, or nothing for ``QUIET_S`` while the class goes on), and the model
 server's own state from its ``/metrics`` (llama-server's Prometheus counters:
-requests being decoded, requests waiting, generation speed), and reloads
-itself every ``REFRESH_S`` seconds.  Every name and field is put into the page
+requests being decoded, requests waiting, generation speed), each student's
+use of the model through the door (``render_use``) with the budget form, and
+reloads itself every ``REFRESH_S`` seconds.  Every name and field is put into the page
 with ``html.escape``.
 """
 
@@ -100,7 +109,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs
 
-from . import local_server
+from . import class_gateway, local_server
 from .name_skeleton import skeleton
 from .progress import EXERCISE_ID, EXERCISES, FIELDS, exercise_order
 from .settings import PROJECT_ROOT
@@ -123,6 +132,7 @@ MAX_SESSIONS = 50  # logins kept at once (the oldest goes first)
 READ_DEADLINE_S = 10.0  # a connection's request (headers and body) must have arrived by then
 MAX_CONNECTIONS_PER_ADDRESS = 64  # open connections from one address; more are closed at once
 BUSY_TIMEOUT_S = 2.0  # how long a write waits for a database another program holds (then 503)
+DEFAULT_MODEL_SLOTS = 4  # the class server's slots when not told (classroom.DEFAULT_SLOTS)
 COOKIE = "course_teacher"  # + "_" + the service's port: browsers do not keep cookies apart by port
 _HEX32 = re.compile(r"[0-9a-f]{32}")
 _HINT = re.compile(r"[0-9a-z_.]{0,80}")
@@ -386,6 +396,13 @@ class ProgressStore:
                              (name, digest, _now_text(), key))
             return name
 
+    def student_of(self, digest: str) -> str | None:
+        """The name tied to the token whose SHA-256 is ``digest`` (from ``/api/join`` or a post), or None."""
+        with self._lock:
+            row = self._db.execute("SELECT name FROM students WHERE token_hash = ? ORDER BY joined, name LIMIT 1",
+                                   (digest,)).fetchone()
+        return row[0] if row else None
+
     def owner(self, name: str, token: object) -> str:
         """The stored name that ``name`` is for ``token`` (read only: nothing is ever added).
 
@@ -551,8 +568,42 @@ def parse_metrics(text: str) -> dict[str, float]:
 # --------------------------------------------------------------------------- the page and the CSV
 
 
-def render_page(view: dict[str, Any], model: dict[str, Any], now: float) -> str:
-    """The teacher's page (HTML, Chinese, reloads itself every ``REFRESH_S`` s); every value escaped."""
+def render_use(use: dict[str, Any] | None) -> str:
+    """The page's section on the model's use (``class_gateway.FairShare.snapshot``): the budget form and one
+    row per student (requests, prompt and completion tokens, tokens in the last minute, how much of it they
+    kept the model busy - marked when ``is_busy`` -, how often they let others go first, now). "" without a model."""
+    if use is None:
+        return ""
+    e = html.escape
+    rows = []
+    for r in use["students"]:
+        now = (t("progress_service.use_answering") if r["in_flight"] else "") + \
+              (t("progress_service.use_waiting", n=r["waiting"]) if r["waiting"] else "")
+        rows.append(f'<tr><th class="name">{e(r["name"])}</th><td>{r["requests"]}</td><td>{r["prompt_tokens"]}</td>'
+                    f'<td>{r["completion_tokens"]}</td><td>{r["last_minute"]}</td>'
+                    f'<td{" class=\"busy\"" if r["busy"] else ""}>{r["busy_percent"]}%</td><td>{r["yielded"]}</td>'
+                    f'<td>{e(now)}</td></tr>')
+    heads = "".join(f"<th>{e(t(k))}</th>" for k in (
+        "progress_service.page_student", "progress_service.use_requests", "progress_service.use_prompt",
+        "progress_service.use_completion", "progress_service.use_last_minute", "progress_service.use_busy",
+        "progress_service.use_yielded",
+        "progress_service.use_now"))
+    budget = use["budget"]
+    said = t("progress_service.use_budget_on", budget=budget) if budget else t("progress_service.use_budget_off")
+    table = (f'<table id="use"><thead><tr>{heads}</tr></thead><tbody>{"".join(rows)}</tbody></table>' if rows
+             else f'<p class="empty">{e(t("progress_service.use_empty"))}</p>')
+    return f"""<h2>{e(t("progress_service.use_title", slots=use["slots"]))}</h2>
+<form method="post" action="/teacher/budget" id="budget">{e(said)}
+<label>{e(t("progress_service.use_budget_label"))} <input name="budget" type="number" min="0" step="1000" value="{budget}" size="8"></label>
+<button type="submit">{e(t("progress_service.use_budget_button"))}</button></form>
+{table}"""
+
+
+def render_page(view: dict[str, Any], model: dict[str, Any], now: float, use: dict[str, Any] | None = None) -> str:
+    """The teacher's page (HTML, Chinese, reloads itself every ``REFRESH_S`` s); every value escaped.
+
+    ``use``: the model's use per student (``render_use``), shown under the grid.
+    """
     e = html.escape
     unknown = set(view.get("unknown", ()))
     head_cells = "".join(
@@ -588,7 +639,7 @@ body {{ font-family: "Noto Sans CJK SC", "WenQuanYi Zen Hei", "Microsoft YaHei",
 table {{ border-collapse: collapse; }} th, td {{ border: 1px solid #999; padding: 4px 8px; text-align: center; white-space: nowrap; }}
 th.name {{ text-align: left; white-space: nowrap; }} td.pass {{ background: #c8f0c8; }} td.fail {{ background: #f8d0d0; }}
 td.none {{ background: #fff; }} .stuck {{ color: #b00; margin-left: .5em; font-size: 16px; }}
-.model {{ font-size: 22px; margin-bottom: .6em; }} .empty {{ color: #666; }} .unknown {{ color: #a60; }}
+.model {{ font-size: 22px; margin-bottom: .6em; }} td.busy {{ background: #fde8b0; }} .empty {{ color: #666; }} .unknown {{ color: #a60; }}
 </style></head><body>
 <h1>{e(t("progress_service.page_title"))}</h1>
 <div class="model" id="model">{e(model_line(model))}</div>
@@ -601,6 +652,7 @@ td.none {{ background: #fff; }} .stuck {{ color: #b00; margin-left: .5em; font-s
 <tbody>{"".join(body)}</tbody>
 <tfoot><tr><th>{e(t("progress_service.page_passed"))}</th>{totals}</tr></tfoot></table>
 <p>{e(t("progress_service.page_legend", seconds=REFRESH_S))}</p>
+{render_use(use)}
 </body></html>"""
 
 
@@ -649,16 +701,22 @@ def render_csv(view: dict[str, Any]) -> str:
 
 def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_root: str | None = None,
              model_port: int | None = None, join_secret: str | None = None,
-             clock: Callable[[], float] = time.time, teacher_anywhere: bool = False):
+             clock: Callable[[], float] = time.time, teacher_anywhere: bool = False,
+             model_slots: int | None = None, budget: int = class_gateway.DEFAULT_BUDGET):
     """The Starlette application (see the module docstring for each route).
 
     Args:
-        store: where results live.  class_key: what students send.  teacher_key: what the page needs.
-        model_root: the class server as this machine reaches it (``http://127.0.0.1:8766``), for its state.
-        model_port: the class server's port, for the ``.env`` lines ``/api/join`` hands out.
+        store: where results live.  class_key: llama-server's key (kept on this computer; the teacher's
+            own scripts may post results with it).  teacher_key: what the page needs.
+        model_root: the class server as this machine reaches it (``http://127.0.0.1:8766``): its state on
+            the page, and the students' door to it (``class_gateway``, under ``/v1``).  None: no model.
+        model_port: unused (kept for callers of the service alone; the students' URL is this service's).
         join_secret: the class code's secret (20 hex digits, ``class_code``); None = no joining.
         clock: Unix seconds (tests move it).
         teacher_anywhere: the teacher's routes answer every address, not only this computer's (``--teacher-anywhere``).
+        model_slots: requests the door passes on at once (the class server's ``--parallel``; default
+            ``classroom.DEFAULT_SLOTS``).  budget: tokens per student per minute (0 = none; ``class_gateway``).
+    The app's ``state.share`` is the door's ``class_gateway.FairShare`` (None without a model).
     """
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
@@ -669,6 +727,9 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
     join_limit = RateLimit(JOIN_FAILURES_PER_MINUTE, clock=clock)  # wrong class codes, per address
     login_limit = RateLimit(LOGIN_ATTEMPTS_PER_MINUTE, clock=clock)  # teacher-key guesses, per address
     results_limit = RateLimit(RESULTS_PER_MINUTE, clock=clock)  # results, per student token
+    share, gateway_routes = None, []  # the students' door to the model (class_gateway)
+    if model_root:
+        share = class_gateway.FairShare(model_slots or DEFAULT_MODEL_SLOTS, budget)
     sessions: dict[str, float] = {}  # the teacher's logins: random value -> when it ends (clock)
     sessions_lock = threading.Lock()
     # Blocking work (SQLite, the model server's /metrics) runs in Starlette's thread pool, so one slow
@@ -716,9 +777,25 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
         value = request.headers.get("authorization", "")
         return value[7:].strip() if value[:7].lower() == "bearer " else ""
 
-    def student(request: Request) -> None:
-        if not secrets.compare_digest(bearer(request).encode(), class_key.encode()):
-            raise BadRequest(401, t("progress_service.class_key_wrong"))
+    async def student(request: Request, token: object) -> bool:
+        """Who may post or read results: the student's own token as the bearer (a token that has joined),
+        or the class key (the teacher's own scripts).  Returns True for the class key.
+
+        Raises:
+            BadRequest (401): neither.
+        """
+        given = bearer(request)
+        if secrets.compare_digest(given.encode(), class_key.encode()):
+            return True
+        digest = class_gateway.token_hash(given)
+        if digest is not None and isinstance(token, str) and secrets.compare_digest(given, token) \
+                and await run_in_threadpool(store.student_of, digest) is not None:
+            return False
+        raise BadRequest(401, t("progress_service.not_joined"))
+
+    if share is not None:
+        gateway_routes = class_gateway.routes(share, model_root, class_key, store.student_of, read_body, bearer,
+                                              BadRequest)
 
     def cookie_name(request: Request) -> str:
         server = request.scope.get("server") or ("", 0)
@@ -748,15 +825,15 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
 
     async def post_results(request: Request) -> Response:
         try:
-            student(request)
             body = await body_json(request)
             if not isinstance(body, dict) or not isinstance(body.get("results"), list):
                 raise BadRequest(400, t("progress_service.result_fields", fields=", ".join(FIELDS)))
             if len(body["results"]) > MAX_RESULTS:
                 raise BadRequest(413, t("progress_service.too_many", most=MAX_RESULTS))
+            token = body.get("token")
+            await student(request, token)
             name = valid_name(body.get("name"))
             results, refused = sort_results(body["results"])
-            token = body.get("token")
             if isinstance(token, str) and _HEX32.fullmatch(token) \
                     and not results_limit.take(hashlib.sha256(token.encode()).hexdigest(), max(1, len(body["results"]))):
                 raise BadRequest(429, t("progress_service.results_slow", most=RESULTS_PER_MINUTE))
@@ -769,10 +846,10 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
 
     async def post_mine(request: Request) -> Response:
         try:
-            student(request)
             body = await body_json(request)
             if not isinstance(body, dict):
                 raise BadRequest(400, t("progress_service.not_json"))
+            await student(request, body.get("token"))
             name = await run_in_threadpool(store.owner, valid_name(body.get("name")), body.get("token"))
             mine = [{k: r[k] for k in FIELDS} for r in await run_in_threadpool(store.results, name)]
         except BadRequest as exc:
@@ -793,12 +870,11 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
             name = await run_in_threadpool(store.claim, valid_name(body.get("name")), body.get("token"), True)
         except BadRequest as exc:
             return error(exc)
-        host = request.url.hostname or "127.0.0.1"
-        return JSONResponse({
+        here = f"http://{request.url.hostname or '127.0.0.1'}:{request.url.port}"
+        return JSONResponse({  # the model through this service's door (class_gateway): no class key
             "COURSE_PROVIDER": "classroom",
-            "COURSE_BASE_URL": f"http://{host}:{model_port}/v1",
-            "COURSE_CLASS_KEY": class_key,
-            "COURSE_PROGRESS_URL": f"http://{host}:{request.url.port}",
+            "COURSE_BASE_URL": here + "/v1",
+            "COURSE_PROGRESS_URL": here,
             "COURSE_STUDENT_NAME": name,
         })
 
@@ -813,7 +889,7 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
         now = clock()
         view = await run_in_threadpool(view_now)
         model = await run_in_threadpool(model_state, model_root, class_key)
-        return HTMLResponse(render_page(view, model, now), headers={"Cache-Control": "no-store"})
+        return HTMLResponse(render_page(view, model, now, model_use()), headers={"Cache-Control": "no-store"})
 
     async def class_json(request: Request) -> Response:
         if refused := elsewhere(request):
@@ -821,7 +897,42 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
         if not teacher(request):
             return JSONResponse({"error": t("progress_service.teacher_key_wrong")}, status_code=401)
         view = await run_in_threadpool(view_now)
-        return JSONResponse({**view, "model": await run_in_threadpool(model_state, model_root, class_key)})
+        return JSONResponse({**view, "model": await run_in_threadpool(model_state, model_root, class_key),
+                             "model_use": model_use()})
+
+    def model_use() -> dict[str, Any] | None:
+        """The door's counts for the page and ``/api/class``: ``{"budget", "slots", "students": [...]}``."""
+        if share is None:
+            return None
+        return {"budget": share.budget, "slots": share.capacity, "students": share.snapshot()}
+
+    async def set_budget(request: Request) -> Response:
+        """``POST /teacher/budget``: the teacher changes the token budget (a form's ``budget``, or JSON)."""
+        if refused := elsewhere(request):
+            return refused
+        if not teacher(request):
+            return JSONResponse({"error": t("progress_service.teacher_key_wrong")}, status_code=401)
+        try:
+            data = await read_body(request, 4096)
+        except BadRequest as exc:
+            return error(exc)
+        if request.headers.get("content-type", "").startswith("application/json"):
+            try:
+                value = json.loads(data).get("budget")
+            except (ValueError, AttributeError):
+                value = None
+        else:
+            value = parse_qs(data.decode("utf-8", errors="replace")).get("budget", [""])[0].strip()
+        try:
+            tokens = int(value)
+        except (TypeError, ValueError):
+            tokens = -1
+        if share is None or not 0 <= tokens <= 10_000_000:
+            return error(BadRequest(400, t("progress_service.budget_bad")))
+        share.budget = tokens
+        if request.headers.get("content-type", "").startswith("application/json"):
+            return JSONResponse({"budget": share.budget})
+        return RedirectResponse("/teacher", status_code=303)
 
     async def export(request: Request) -> Response:
         if refused := elsewhere(request):
@@ -875,6 +986,8 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
         return JSONResponse({"error": t("progress_service.busy")}, status_code=503, headers={"Retry-After": "5"})
 
     routes = [
+        *gateway_routes,
+        Route("/teacher/budget", set_budget, methods=["POST"]),
         Route("/api/results", post_results, methods=["POST"]),
         Route("/api/mine", post_mine, methods=["POST"]),
         Route("/api/join", post_join, methods=["POST"]),
@@ -886,7 +999,9 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
         Route("/health", health),
         Route("/", lambda request: RedirectResponse("/teacher", status_code=303)),
     ]
-    return Starlette(routes=routes, exception_handlers={sqlite3.OperationalError: database_busy})
+    app = Starlette(routes=routes, exception_handlers={sqlite3.OperationalError: database_busy})
+    app.state.share = share
+    return app
 
 
 def login_page(wrong: bool, note: str = "") -> str:

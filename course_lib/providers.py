@@ -39,8 +39,12 @@ that says what to do.  ``COURSE_REQUEST_LOG`` adds ``request_log.RequestLog``.
 The classroom
 -------------
 ``classroom`` is the teacher's server (``python course.py serve``, see
-``classroom``): three ``.env`` lines (provider, ``COURSE_BASE_URL``,
-``COURSE_CLASS_KEY``) and nothing to install but the Python packages.  Its
+``classroom``): the ``.env`` lines ``python course.py join`` writes (provider,
+``COURSE_BASE_URL`` = the teacher's door to the model, ``class_gateway``) and
+nothing to install but the Python packages.  Its key is this computer's
+student token (``class_code.joined_token``), which ``join`` handed to the
+teacher; a ``COURSE_CLASS_KEY`` line (the teacher's own computer, straight to
+llama-server) is used instead when there is one.  Its
 requests wait in the server's queue behind the class's, so they get a long
 timeout (``CLASSROOM_TIMEOUT_S``) and no automatic retries (a retry would
 queue the same work twice).
@@ -82,7 +86,9 @@ from .http_client import (CHAT_PATH, CLASSROOM_TIMEOUT_S, REQUEST_TIMEOUT_S, Cou
 from .messages import request_kwargs
 from .replies import read_reply
 from .request_log import RequestLog
-from .settings import PROJECT_ROOT, SOURCE_DOTENV, EnvFileError, load_env, source_label, source_of
+from .class_code import joined_token
+from .settings import (PROJECT_ROOT, SOURCE_DOTENV, SOURCE_STUDENT_TOKEN, EnvFileError, load_env, source_label,
+                       source_of)
 from .setup_check import cache_dir_path
 from .texts import t
 
@@ -192,6 +198,8 @@ class Provider:
         """
         if not self.preset.key_env:
             key = t("providers.describe_key_not_needed")
+        elif self.api_key and self.key_source == SOURCE_STUDENT_TOKEN:
+            key = t("providers.describe_student_token")
         elif self.api_key:
             key = t("providers.describe_key_set", key_env=self.preset.key_env,
                     source=source_label(self.key_source or source_of(self.preset.key_env) or SOURCE_DOTENV))
@@ -503,11 +511,14 @@ def get_provider(name: str | None = None, extra_body: dict | None = None) -> Pro
         raise ProviderError(t("providers.needs_model", name=name))
     # Stripped: a key pasted with a trailing space or newline breaks the HTTP header.
     api_key = os.environ.get(preset.key_env, "").strip() if preset.key_env else ""
+    source = source_of(preset.key_env) if api_key else None
+    if preset.name == "classroom" and not api_key:  # the student's own token, as join handed it to the teacher
+        api_key = joined_token() or ""
+        source = SOURCE_STUDENT_TOKEN if api_key else None
     if preset.key_env and preset.key_required and not api_key:
         raise ProviderError(t("providers.key_missing", label=preset.label, root=PROJECT_ROOT, key_env=preset.key_env))
     check_key_characters(api_key, preset.key_env)
     body = {**extra_body_from_env(), **(extra_body or {})}
-    source = source_of(preset.key_env) if api_key else None
     return Provider(preset, base_url.rstrip("/"), model, api_key, key_source=source, extra_body=body)
 
 

@@ -144,6 +144,7 @@ _DOTENV_VALUES: dict[str, str] = {}
 # Neutral ids; what a student reads is source_label(source), from texts.py.
 SOURCE_DOTENV = ".env"
 SOURCE_ENVIRONMENT = "environment"
+SOURCE_STUDENT_TOKEN = "student-token"  # the classroom provider's key: the token join handed to the teacher
 
 
 class EnvFileError(ValueError):
@@ -280,5 +281,8 @@ def source_of(name: str) -> str | None:
 
 def source_label(source: str | None) -> str | None:
     """The words a student reads for a ``source_of`` id: ``".env"`` stays, ``"environment"``
-    becomes ``t("settings.source_environment")`` (环境变量); None stays None."""
+    becomes ``t("settings.source_environment")`` (环境变量), ``"student-token"`` (``SOURCE_STUDENT_TOKEN``)
+    ``t("settings.source_student_token")``; None stays None."""
+    if source == SOURCE_STUDENT_TOKEN:
+        return t("settings.source_student_token")
     return t("settings.source_environment") if source == SOURCE_ENVIRONMENT else source

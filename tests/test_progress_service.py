@@ -71,11 +71,26 @@ def test_a_result_is_stored_once_however_often_it_is_sent(service):
     assert [r["id"] for r in service.store.results()] == [one["id"]]
 
 
-def test_the_wrong_class_key_is_refused_in_chinese(service):
-    for key in ("", "course-class-" + "9" * 32):
+def test_neither_the_class_key_nor_a_joined_token_is_refused_in_chinese(service):
+    """A token that never joined cannot create a student by posting: only /api/join (or the teacher's class key) can."""
+    for key in ("", "course-class-" + "9" * 32, TOKEN_A):
         reply = post(service, {"name": "王小明", "token": TOKEN_A, "results": [result()]}, key=key)
-        assert reply.status_code == 401 and "课堂密钥" in reply.json()["error"]
-    assert service.store.results() == []
+        assert reply.status_code == 401 and "join" in reply.json()["error"]
+    assert service.store.results() == [] and service.store.students() == []
+
+
+def test_a_joined_student_posts_and_reads_with_their_own_token(service):
+    joined = httpx.post(service.url + "/api/join", json={"secret": SECRET, "name": "王小明", "token": TOKEN_A}, timeout=10)
+    assert joined.status_code == 200
+    one = result()
+    reply = post(service, {"name": "王小明", "token": TOKEN_A, "results": [one]}, key=TOKEN_A)
+    assert reply.status_code == 200 and reply.json()["stored"] == 1
+    mine = httpx.post(service.url + "/api/mine", json={"name": "王小明", "token": TOKEN_A},
+                      headers={"Authorization": f"Bearer {TOKEN_A}"}, timeout=10)
+    assert mine.status_code == 200 and [r["id"] for r in mine.json()["results"]] == [one["id"]]
+    # the bearer must be the body's own token: a joined token cannot speak for another one
+    other = post(service, {"name": "李雷", "token": TOKEN_B, "results": [result()]}, key=TOKEN_A)
+    assert other.status_code == 401 and service.store.students() == ["王小明"]
 
 
 def test_a_name_belongs_to_the_first_computer(service):
@@ -246,13 +261,15 @@ def test_joining_hands_out_the_env_lines_for_the_right_secret(service, tmp_path,
     monkeypatch.setenv("COURSE_PROGRESS_DIR", str(tmp_path / "student"))
     code = class_code.make_code("127.0.0.1", service.port, SECRET)
     env = tmp_path / ".env"
+    env.write_text("COURSE_CLASS_KEY=course-class-left-by-an-older-join\nCOURSE_MODEL_NOTE=kept\n", encoding="utf-8")
     assert class_code.join(code, "王小明", env_path=env) == 0
     from dotenv import dotenv_values
 
     values = dotenv_values(env)
-    assert values["COURSE_CLASS_KEY"] == CLASS_KEY and values["COURSE_STUDENT_NAME"] == "王小明"
-    assert values["COURSE_BASE_URL"] == "http://127.0.0.1:8766/v1"
-    assert values["COURSE_PROGRESS_URL"] == service.url
+    assert "COURSE_CLASS_KEY" not in values and CLASS_KEY not in env.read_text(encoding="utf-8")  # stays home
+    assert values["COURSE_STUDENT_NAME"] == "王小明"
+    assert values["COURSE_BASE_URL"] == service.url + "/v1"  # the teacher's door to the model (class_gateway)
+    assert values["COURSE_PROGRESS_URL"] == service.url and values["COURSE_MODEL_NOTE"] == "kept"
     assert service.store.students() == ["王小明"]
 
 

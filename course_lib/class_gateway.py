@@ -1,0 +1,508 @@
+"""The class model's door: each student reaches it with their own token, in fair turns.
+
+Not taught in a notebook: ``python course.py serve`` runs it inside the
+teacher's progress service (``progress_service.make_app``, port 8767), and the
+students' notebooks talk to it through the ``classroom`` provider, whose
+``COURSE_BASE_URL`` (``http://<teacher>:8767/v1``, written by ``python course.py
+join``) points here.  llama-server itself listens on the teacher's computer
+only (127.0.0.1:8766); the class key stays there: this door adds it to every
+request it passes on.
+
+Who may pass: a student whose token has joined the class (``Authorization:
+Bearer <student token>``, the token ``class_code.student_token`` keeps per OS
+user, tied to the student's name by ``/api/join``).  Anything else gets 401
+with a Chinese sentence that says to run ``python course.py join``.
+
+What it passes on, byte for byte (so the replies are the ones the lessons
+describe, and the prompt cache works as before):
+
+* ``POST /v1/chat/completions`` - in turns (``FairShare``), streamed or not;
+* ``GET /v1/models``, ``POST /tokenize``, ``POST /apply-template`` - at once
+  (no generation: notebook 07 uses the last two).
+
+The turns (``FairShare``):
+
+* **One request in flight per student.**  A student's second request waits
+  until their first has its answer (a looping cell holds one turn, never the
+  four slots).  At most ``MAX_WAITING`` requests of one student wait at
+  once; one more is answered 429.
+* **The quietest student goes first.**  Requests are passed on while fewer
+  than ``capacity`` (the server's slots) are being answered; when a turn
+  frees, of the students waiting, the one who used the fewest tokens in the
+  last minute goes next (ties: the one who has waited longest).
+* **A student who keeps the model busy lets the others go first.**  A
+  student counts as *busy* when, in the last ``WINDOW_S`` seconds, they had a
+  request waiting or being answered more than ``BUSY_FRACTION`` of the time
+  and more than ``BUSY_TIMES_MEDIAN`` times as long as the median of the other
+  students who used the model in that minute - a cell in a ``while True``, or
+  notebook 10's evaluation run again, not an agent's few quick steps - or,
+  when the teacher set a token budget, used more tokens than it (``budget``:
+  tokens per student per minute, ``usage.prompt_tokens +
+  usage.completion_tokens`` as the server reports them, the way providers
+  bill; ``serve --budget N`` or the teacher's page; 0, the default, means
+  none).  While other students are working (used the model in the last
+  minute), each request of a busy student first waits ``YIELD_S`` seconds,
+  then still goes after anyone else waiting.  Nothing fails; a student alone
+  is never held back.  Why a pause and not only the order: on a CPU the
+  requests answered together share its cores, so a looping student who merely
+  waits their turn still takes every idle moment and slows every request
+  that arrives while theirs is being answered (``bench/results/fairness.md``
+  measured the order alone too).
+* The teacher's page shows, per student: requests, prompt and completion
+  tokens, tokens in the last minute, how much of the last minute they kept
+  the model busy, how often they let others go first, and whether they are
+  waiting or being answered now (``FairShare.snapshot``); kept in memory
+  while ``serve`` runs.
+
+The numbers: ``bench/fairness.py`` (``python -m bench.fairness``) runs 8 and 16
+simulated students, one of whom loops, straight to llama-server and through
+this door; ``bench/results/fairness.md`` has the table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import itertools
+import json
+import re
+import statistics
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .texts import t
+
+MAX_WAITING = 8  # requests of one student waiting at once (a notebook sends one at a time)
+WINDOW_S = 60.0  # "the last minute" of every count
+DEFAULT_BUDGET = 0  # tokens per student per minute; 0 = no budget (the busy rule alone)
+BUSY_FRACTION = 0.5  # waiting or answered more than half of the last minute ...
+BUSY_TIMES_MEDIAN = 2  # ... and more than twice as long as the other students' median
+YIELD_S = 10.0  # how long each request of a busy student waits while others are working
+MAX_MODEL_BODY = 4 * 1024 * 1024  # bytes of one request (a full 8192-token context is about 40 KB of text)
+GONE_CHECK_S = 0.5  # how often a waiting request looks whether its student is still connected
+UPSTREAM_TIMEOUT_S = 600.0  # as the student's own client waits (http_client.CLASSROOM_TIMEOUT_S)
+_TOKEN = re.compile(r"[0-9a-f]{32}")
+
+
+class TooManyWaiting(Exception):
+    """A student already has ``MAX_WAITING`` requests waiting (answered 429)."""
+
+
+@dataclass
+class StudentUse:
+    """One student's use of the class model since ``serve`` started (``FairShare``)."""
+
+    name: str
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    in_flight: int = 0
+    waiting: int = 0
+    yielded: int = 0  # requests that waited YIELD_S (busy while others were working)
+    last_at: float | None = None  # when a request of theirs last arrived or ended (clock)
+    busy_since: float | None = None  # since when they have had a request waiting or answered (None: not now)
+    busy: deque = field(default_factory=deque)  # (start, end) of their busy stretches in the last WINDOW_S
+    recent: deque = field(default_factory=deque)  # (clock, tokens) of the last WINDOW_S
+
+
+class FairShare:
+    """Turns at the class model (see the module docstring): ``await acquire(name)``, then ``release(name, usage)``.
+
+    Runs in one asyncio event loop (uvicorn's).  Args:
+        capacity: requests passed on at once (the server's slots; more would only wait in its own queue,
+            first come first served).
+        budget: tokens per student per ``WINDOW_S`` above which a student counts as busy (0 = none); the
+            teacher may change it while it runs.
+        clock: seconds (tests move it).
+    """
+
+    def __init__(self, capacity: int, budget: int = DEFAULT_BUDGET, clock: Callable[[], float] = time.monotonic):
+        if capacity < 1:
+            raise ValueError("capacity must be at least 1")
+        self.capacity, self.clock = capacity, clock
+        self._budget = max(0, int(budget))
+        self.students: dict[str, StudentUse] = {}
+        self._queue: list[list] = []  # [arrival, name, its turn (a future), has yielded, when it came (clock)]
+        self._arrivals = itertools.count()
+        self._timer: asyncio.TimerHandle | None = None
+
+    @property
+    def budget(self) -> int:
+        return self._budget
+
+    @budget.setter
+    def budget(self, tokens: int) -> None:
+        self._budget = max(0, int(tokens))
+        self._dispatch()
+
+    def use(self, name: str) -> StudentUse:
+        return self.students.setdefault(name, StudentUse(name))
+
+    def in_flight(self) -> int:
+        return sum(s.in_flight for s in self.students.values())
+
+    def last_minute(self, name: str) -> int:
+        """Tokens ``name`` used in the last ``WINDOW_S`` seconds."""
+        use = self.use(name)
+        now = self.clock()
+        while use.recent and now - use.recent[0][0] >= WINDOW_S:
+            use.recent.popleft()
+        return sum(tokens for _, tokens in use.recent)
+
+    def busy_fraction(self, name: str) -> float:
+        """The part of the last ``WINDOW_S`` seconds (0-1) in which ``name`` had a request waiting or answered."""
+        use = self.use(name)
+        now = self.clock()
+        start = now - WINDOW_S
+        while use.busy and use.busy[0][1] <= start:
+            use.busy.popleft()
+        spans = list(use.busy) + ([(use.busy_since, now)] if use.busy_since is not None else [])
+        return sum(max(0.0, end - max(begin, start)) for begin, end in spans) / WINDOW_S
+
+    def is_busy(self, name: str) -> bool:
+        """Whether ``name`` keeps the model busy (the module docstring's rule: time, or the teacher's budget)."""
+        if self._budget and self.last_minute(name) > self._budget:
+            return True
+        mine = self.busy_fraction(name)
+        if mine <= BUSY_FRACTION:
+            return False
+        others = [x for x in (self.busy_fraction(n) for n in list(self.students) if n != name) if x > 0]
+        return bool(others) and mine > BUSY_TIMES_MEDIAN * statistics.median(others)
+
+    def others_working(self, name: str) -> bool:
+        """Whether another student is being answered, waiting, or used the model in the last ``WINDOW_S``."""
+        now = self.clock()
+        return any(u.in_flight or u.waiting or (u.last_at is not None and now - u.last_at < WINDOW_S)
+                   for n, u in self.students.items() if n != name)
+
+    def _mark(self, use: StudentUse) -> None:
+        """Open or close ``use``'s busy stretch after its counts changed."""
+        now = self.clock()
+        use.last_at = now
+        if use.in_flight or use.waiting:
+            if use.busy_since is None:
+                use.busy_since = now
+        elif use.busy_since is not None:
+            use.busy.append((use.busy_since, now))
+            use.busy_since = None
+
+    async def acquire(self, name: str) -> None:
+        """Wait for ``name``'s turn (see the module docstring).
+
+        Raises:
+            TooManyWaiting: ``name`` already has ``MAX_WAITING`` requests waiting.
+            asyncio.CancelledError: the request was cancelled while waiting (nothing is held then).
+        """
+        use = self.use(name)
+        if use.waiting >= MAX_WAITING:
+            raise TooManyWaiting(name)
+        turn = asyncio.get_running_loop().create_future()
+        entry = [next(self._arrivals), name, turn, False, self.clock()]
+        self._queue.append(entry)
+        use.waiting += 1
+        self._mark(use)
+        self._dispatch()
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if entry in self._queue:
+                self._queue.remove(entry)
+                use.waiting -= 1
+                self._mark(use)
+                self._dispatch()
+            elif turn.done() and not turn.cancelled():
+                self.release(name)  # given the turn just as it was cancelled: give it back
+            raise
+
+    def release(self, name: str, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
+        """End ``name``'s turn and count what it used (``usage``'s two counts; 0 when unknown)."""
+        use = self.use(name)
+        use.in_flight = max(0, use.in_flight - 1)
+        use.prompt_tokens += prompt_tokens
+        use.completion_tokens += completion_tokens
+        if prompt_tokens or completion_tokens:
+            use.recent.append((self.clock(), prompt_tokens + completion_tokens))
+        self._mark(use)
+        self._dispatch()
+
+    def _dispatch(self) -> None:
+        """Pass on waiting requests while there is room: one per student, the quietest first, and a request
+        of a busy student only after ``YIELD_S`` while others are working (module docstring).
+
+        Called whenever something changes (a request arrives, a turn ends, the budget changes), and by a
+        timer when a yielding request's ``YIELD_S`` is over.
+        """
+        while self.in_flight() < self.capacity:
+            ready, later = [], []
+            now = self.clock()
+            for entry in self._queue:
+                name = entry[1]
+                if self.use(name).in_flight or entry[2].done():
+                    continue  # one at a time per student (a cancelled entry is removed by acquire)
+                if now - entry[4] < YIELD_S and self.is_busy(name) and self.others_working(name):
+                    if not entry[3]:
+                        entry[3] = True
+                        self.use(name).yielded += 1
+                    later.append(entry[4] + YIELD_S - now)
+                    continue
+                ready.append(entry)
+            if not ready:
+                if later:
+                    self._wake_in(min(later))
+                return
+            entry = min(ready, key=lambda e: (self.last_minute(e[1]), e[0]))
+            self._queue.remove(entry)
+            use = self.use(entry[1])
+            use.waiting -= 1
+            use.in_flight += 1
+            use.requests += 1
+            entry[2].set_result(None)
+
+    def _wake_in(self, seconds: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = asyncio.get_running_loop().call_later(max(0.01, seconds), self._dispatch)
+
+    def snapshot(self) -> list[dict[str, Any]]:
+        """Each student's use for the teacher's page, most tokens first: name, requests, prompt_tokens,
+        completion_tokens, last_minute (tokens), busy_percent (of the last minute), busy (``is_busy``),
+        yielded, in_flight, waiting."""
+        rows = [{"name": u.name, "requests": u.requests, "prompt_tokens": u.prompt_tokens,
+                 "completion_tokens": u.completion_tokens, "last_minute": self.last_minute(u.name),
+                 "busy_percent": round(100 * self.busy_fraction(u.name)), "busy": self.is_busy(u.name),
+                 "yielded": u.yielded, "in_flight": u.in_flight, "waiting": u.waiting}
+                for u in self.students.values()]
+        return sorted(rows, key=lambda r: (-(r["prompt_tokens"] + r["completion_tokens"]), r["name"]))
+
+
+def usage_of(data: Any) -> tuple[int, int] | None:
+    """``(prompt_tokens, completion_tokens)`` of one llama-server reply or stream chunk, or None.
+
+    From ``usage`` (a reply; a stream's last chunk with ``stream_options.include_usage``), else from
+    llama-server's own ``timings`` (every stream's last chunk): ``cache_n + prompt_n`` prompt tokens,
+    ``predicted_n`` generated.
+    """
+    if not isinstance(data, dict):
+        return None
+    usage = data.get("usage")
+    if isinstance(usage, dict) and isinstance(usage.get("prompt_tokens"), int):
+        return usage["prompt_tokens"], int(usage.get("completion_tokens") or 0)
+    timings = data.get("timings")
+    if isinstance(timings, dict) and isinstance(timings.get("predicted_n"), int):
+        return int(timings.get("cache_n") or 0) + int(timings.get("prompt_n") or 0), timings["predicted_n"]
+    return None
+
+
+class StreamUsage:
+    """Reads the usage out of server-sent events as they pass (``feed`` each piece; ``usage`` at the end)."""
+
+    def __init__(self) -> None:
+        self._rest = b""
+        self.usage: tuple[int, int] | None = None
+
+    def feed(self, piece: bytes) -> None:
+        lines = (self._rest + piece).split(b"\n")
+        self._rest = lines.pop()[-MAX_MODEL_BODY:]
+        for line in lines:
+            if line.startswith(b"data:") and (b'"usage"' in line or b'"timings"' in line):
+                try:
+                    found = usage_of(json.loads(line[5:]))
+                except ValueError:
+                    continue
+                if found is not None:
+                    self.usage = found
+
+
+def _relayed_class():
+    from starlette.responses import StreamingResponse
+
+    class Relayed(StreamingResponse):
+        """A ``StreamingResponse`` that calls ``ended()`` however it ends.  Starlette runs a background task
+        only after a stream that was sent to the end; a student who stops the cell mid-stream (the client
+        disconnects) would otherwise keep the turn until the generator is garbage-collected."""
+
+        def __init__(self, content: Any, ended: Callable, **kwargs: Any):
+            super().__init__(content, **kwargs)
+            self.ended = ended
+
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            try:
+                await super().__call__(scope, receive, send)
+            finally:
+                await self.ended()
+
+    return Relayed
+
+
+def token_hash(raw: str) -> str | None:
+    """SHA-256 (hex) of a well-formed student token (32 hex digits), else None - what the store keeps."""
+    return hashlib.sha256(raw.encode("ascii")).hexdigest() if _TOKEN.fullmatch(raw) else None
+
+
+def routes(share: FairShare, model_root: str, class_key: str, student_of: Callable[[str], str | None],
+           read_body: Callable, bearer: Callable, refused_body: type[Exception]) -> list:
+    """The door's Starlette routes (mounted by ``progress_service.make_app``).
+
+    Args:
+        share: the turns.  model_root: llama-server as this machine reaches it (``http://127.0.0.1:8766``).
+        class_key: what llama-server wants (added here; never sent to a student).
+        student_of: token hash -> the student's name, or None (not joined); may block (run in a thread).
+        read_body: ``await read_body(request, most)`` -> bytes, raising ``refused_body`` (with ``status`` and a
+            Chinese ``message``: ``progress_service.BadRequest``) for a body too big or broken off.
+        bearer: the request's ``Authorization: Bearer`` value ("" when none).
+    """
+    import httpx
+    from starlette.concurrency import run_in_threadpool
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
+
+    upstream = httpx.AsyncClient(base_url=model_root, trust_env=False,
+                                 timeout=httpx.Timeout(UPSTREAM_TIMEOUT_S, connect=5.0),
+                                 limits=httpx.Limits(max_connections=None, max_keepalive_connections=32))
+    _Relayed = _relayed_class()
+    names: dict[str, str] = {}  # token hash -> name (a joined token keeps its name)
+
+    def refuse(status: int, message: str, kind: str) -> JSONResponse:
+        # The OpenAI error shape, so the SDK's exception carries the sentence (``e.body["error"]["message"]``).
+        return JSONResponse({"error": {"message": message, "type": kind, "code": status}}, status_code=status)
+
+    async def who(request: Request) -> str | None:
+        digest = token_hash(bearer(request))
+        if digest is None:
+            return None
+        if digest not in names:
+            name = await run_in_threadpool(student_of, digest)
+            if name is None:
+                return None
+            names[digest] = name
+        return names[digest]
+
+    def passed_headers(response: httpx.Response) -> dict[str, str]:
+        return {k: v for k, v in response.headers.items()
+                if k.lower() in ("content-type", "cache-control", "x-request-id")}
+
+    async def body_of(request: Request) -> bytes | JSONResponse:
+        try:
+            return await read_body(request, MAX_MODEL_BODY)
+        except refused_body as exc:
+            return refuse(exc.status, exc.message, "invalid_request_error")
+
+    async def while_there(request: Request, work) -> bool:
+        """Await ``work`` while the student is still connected: True when it finished, False (``work``
+        cancelled) when the student went away first - the stop button, or the client's time-out.  Starlette
+        does not cancel a handler whose client left, so a waiting request would otherwise keep its place
+        (and the student's next request would wait behind it)."""
+        task = asyncio.ensure_future(work)
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=GONE_CHECK_S)
+            if done:
+                task.result()  # raises what the work raised
+                return True
+            if await request.is_disconnected():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+                if task.cancelled():
+                    return False
+                task.result()  # it finished just before the cancel: as if the student were still there
+                return True
+
+    async def chat(request: Request) -> Response:
+        name = await who(request)
+        if name is None:
+            return refuse(401, t("class_gateway.not_joined"), "authentication_error")
+        body = await body_of(request)
+        if isinstance(body, Response):
+            return body
+        try:
+            streamed = json.loads(body).get("stream") is True
+        except (ValueError, AttributeError, RecursionError):
+            return refuse(400, t("class_gateway.not_json"), "invalid_request_error")
+        try:
+            if not await while_there(request, share.acquire(name)):
+                return Response(status_code=499)  # the student stopped the cell while waiting: nothing was sent
+        except TooManyWaiting:
+            return refuse(429, t("class_gateway.too_many_waiting", most=MAX_WAITING), "rate_limit_error")
+        released = False
+
+        def release(usage: tuple[int, int] | None) -> None:
+            nonlocal released
+            if not released:
+                released = True
+                share.release(name, *(usage or (0, 0)))
+
+        try:
+            sent = upstream.build_request("POST", "/v1/chat/completions", content=body,
+                                          headers={"Content-Type": "application/json",
+                                                   "Authorization": "Bearer " + class_key})
+            answer = await upstream.send(sent, stream=True)
+        except httpx.HTTPError:
+            release(None)
+            return refuse(502, t("class_gateway.model_unreachable"), "api_error")
+        except BaseException:
+            release(None)
+            raise
+        if not streamed or answer.status_code != 200:
+            try:
+                if not await while_there(request, answer.aread()):
+                    release(None)  # gone mid-answer: closing the connection stops llama-server's work too
+                    return Response(status_code=499)
+                content = answer.content
+            except httpx.HTTPError:
+                release(None)
+                return refuse(502, t("class_gateway.model_unreachable"), "api_error")
+            finally:
+                await answer.aclose()
+            try:
+                release(usage_of(json.loads(content)))
+            except ValueError:
+                release(None)
+            return Response(content, status_code=answer.status_code, headers=passed_headers(answer))
+        seen = StreamUsage()
+
+        async def relay():
+            try:
+                async for piece in answer.aiter_raw():
+                    seen.feed(piece)
+                    yield piece
+            except httpx.HTTPError:
+                return  # the server broke off: the student's client sees the stream end early
+            finally:
+                await answer.aclose()
+                release(seen.usage)
+
+        stream = relay()
+
+        async def ended() -> None:  # however the response ended: sent, the student gone, or never begun
+            await stream.aclose()
+            await answer.aclose()
+            release(seen.usage)
+
+        return _Relayed(stream, ended, status_code=200, headers=passed_headers(answer))
+
+    def passthrough(method: str, path: str):
+        async def handler(request: Request) -> Response:
+            if await who(request) is None:
+                return refuse(401, t("class_gateway.not_joined"), "authentication_error")
+            body = b""
+            if method == "POST":
+                body = await body_of(request)
+                if isinstance(body, Response):
+                    return body
+            try:
+                answer = await upstream.request(method, path, content=body or None,
+                                                headers={"Content-Type": "application/json",
+                                                         "Authorization": "Bearer " + class_key})
+            except httpx.HTTPError:
+                return refuse(502, t("class_gateway.model_unreachable"), "api_error")
+            return Response(answer.content, status_code=answer.status_code, headers=passed_headers(answer))
+        return handler
+
+    return [
+        Route("/v1/chat/completions", chat, methods=["POST"]),
+        Route("/v1/models", passthrough("GET", "/v1/models"), methods=["GET"]),
+        Route("/tokenize", passthrough("POST", "/tokenize"), methods=["POST"]),
+        Route("/apply-template", passthrough("POST", "/apply-template"), methods=["POST"]),
+    ]
