@@ -77,7 +77,8 @@ _CREATE_ARGS = set(inspect.signature(openai.resources.chat.Completions.create).p
 
 
 def _send(client, body: dict) -> dict:
-    """One request as the student's notebook sent it; returns the reply's content, calls and tokens."""
+    """One request as the student's notebook sent it; returns the reply's content, calls and tokens
+    (``prompt_tokens``, ``completion_tokens`` from its ``usage``; 0 when the server sent none)."""
     kwargs = {k: v for k, v in body.items() if k in _CREATE_ARGS and k != "stream_options"}
     extra = {k: v for k, v in body.items() if k not in _CREATE_ARGS}
     if extra:
@@ -89,6 +90,7 @@ def _send(client, body: dict) -> dict:
     calls = [{"name": c["function"]["name"], "arguments": c["function"]["arguments"]}
              for c in reply.message.get("tool_calls") or []] or None
     return {"content": reply.message.get("content"), "tool_calls": calls,
+            "prompt_tokens": (reply.usage or {}).get("prompt_tokens") or 0,
             "completion_tokens": (reply.usage or {}).get("completion_tokens") or 0}
 
 
