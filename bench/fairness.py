@@ -112,7 +112,8 @@ def summarize(run: dict, students: int, looper: int | None) -> dict:
     row = {"students": students, "requests": len(ok), "failures": len(others) - len(ok),
            "p50_s": percentile(seconds, 50), "p95_s": percentile(seconds, 95),
            "max_s": round(max(seconds), 1) if seconds else None, "wall_s": run["wall_s"],
-           "tokens_per_min": per_minute(ok, students)}
+           "tokens_per_min": per_minute(ok, students),
+           "errors": sorted({d["error"] for d in others if d["error"]})[:3]}
     if looper is not None:
         mine = [d for d in run["done"] if d["student"] == looper and not d["error"]]
         row["looper_requests"] = len(mine)

@@ -31,7 +31,8 @@ The turns (``FairShare``):
   frees, of the students waiting, the one who used the fewest tokens in the
   last minute goes next (ties: the one who has waited longest).
 * **A student who keeps the model busy lets the others go first.**  A
-  student counts as *busy* when, in the last ``WINDOW_S`` seconds, they had a
+  student counts as *busy* when, in the last ``WINDOW_S`` seconds (or since
+  their first request, when that is shorter, but at least ``FIRST_LOOK_S``), they had a
   request waiting or being answered more than ``BUSY_FRACTION`` of the time
   and more than ``BUSY_TIMES_MEDIAN`` times as long as the median of the other
   students who used the model in that minute - a cell in a ``while True``, or
@@ -80,6 +81,7 @@ DEFAULT_BUDGET = 0  # tokens per student per minute; 0 = no budget (the busy rul
 BUSY_FRACTION = 0.5  # waiting or answered more than half of the last minute ...
 BUSY_TIMES_MEDIAN = 2  # ... and more than twice as long as the other students' median
 YIELD_S = 10.0  # how long each request of a busy student waits while others are working
+FIRST_LOOK_S = 20.0  # a newcomer's busy part is taken over at least this long
 MAX_MODEL_BODY = 4 * 1024 * 1024  # bytes of one request (a full 8192-token context is about 40 KB of text)
 GONE_CHECK_S = 0.5  # how often a waiting request looks whether its student is still connected
 UPSTREAM_TIMEOUT_S = 600.0  # as the student's own client waits (http_client.CLASSROOM_TIMEOUT_S)
@@ -102,6 +104,7 @@ class StudentUse:
     waiting: int = 0
     yielded: int = 0  # requests that waited YIELD_S (busy while others were working)
     last_at: float | None = None  # when a request of theirs last arrived or ended (clock)
+    first_at: float | None = None  # when their first request arrived (clock)
     busy_since: float | None = None  # since when they have had a request waiting or answered (None: not now)
     busy: deque = field(default_factory=deque)  # (start, end) of their busy stretches in the last WINDOW_S
     recent: deque = field(default_factory=deque)  # (clock, tokens) of the last WINDOW_S
@@ -152,14 +155,17 @@ class FairShare:
         return sum(tokens for _, tokens in use.recent)
 
     def busy_fraction(self, name: str) -> float:
-        """The part of the last ``WINDOW_S`` seconds (0-1) in which ``name`` had a request waiting or answered."""
+        """The part (0-1) of the last ``WINDOW_S`` seconds in which ``name`` had a request waiting or answered;
+        of the time since their first request when that is shorter, but at least ``FIRST_LOOK_S`` (a student
+        who starts with a loop is seen sooner, one request of a newcomer is not a loop)."""
         use = self.use(name)
         now = self.clock()
         start = now - WINDOW_S
         while use.busy and use.busy[0][1] <= start:
             use.busy.popleft()
         spans = list(use.busy) + ([(use.busy_since, now)] if use.busy_since is not None else [])
-        return sum(max(0.0, end - max(begin, start)) for begin, end in spans) / WINDOW_S
+        seen = WINDOW_S if use.first_at is None else min(WINDOW_S, max(FIRST_LOOK_S, now - use.first_at))
+        return sum(max(0.0, end - max(begin, start)) for begin, end in spans) / seen
 
     def is_busy(self, name: str) -> bool:
         """Whether ``name`` keeps the model busy (the module docstring's rule: time, or the teacher's budget)."""
@@ -181,6 +187,8 @@ class FairShare:
         """Open or close ``use``'s busy stretch after its counts changed."""
         now = self.clock()
         use.last_at = now
+        if use.first_at is None:
+            use.first_at = now
         if use.in_flight or use.waiting:
             if use.busy_since is None:
                 use.busy_since = now

@@ -140,12 +140,29 @@ def test_an_agents_few_quick_steps_are_not_busy():
     async def main():
         clock = Clock()
         share = FairShare(capacity=4, clock=clock)
+        await busy_for(share, clock, "甲", 2)  # 甲 has been in class for a while (notebooks 00-05)
+        clock.now += 120
         await busy_for(share, clock, "乙", 3)
         for _ in range(4):  # four steps of an agent, 4 s each, then reading for the rest of the minute
-            await busy_for(share, clock, "甲", 4)
+            assert not share.is_busy("甲")
+            await asyncio.wait_for(busy_for(share, clock, "甲", 4), 1)
         clock.now += 30
         assert share.busy_fraction("甲") == pytest.approx(16 / 60) and not share.is_busy("甲")
         await asyncio.wait_for(share.acquire("甲"), 1)
+    run(main())
+
+
+def test_a_newcomer_who_starts_with_a_loop_is_seen_within_the_first_look():
+    async def main():
+        clock = Clock()
+        share = FairShare(capacity=4, clock=clock)
+        for _ in range(3):  # 乙 works, now and then
+            await busy_for(share, clock, "乙", 2)
+            clock.now += 4
+        for _ in range(4):  # 甲 arrives and loops: 3 s requests back to back
+            await busy_for(share, clock, "甲", 3)
+        # 12 s busy of the FIRST_LOOK_S that count for a newcomer: more than half, more than twice 乙's part
+        assert share.is_busy("甲") and class_gateway.FIRST_LOOK_S < class_gateway.WINDOW_S
     run(main())
 
 
