@@ -526,12 +526,12 @@ _ZH_EVALUATION: dict[str, str] = {
 
 _ZH_TRACING: dict[str, str] = {
     # notebook 10: traces of an agent run (tracing.py) and their timeline chart
-    "tracing.bad_line": "追踪文件 {path} 的第 {line} 行不是一个 span 的 JSON（{error}）。这个文件的每一行应该是 Tracer 写下的一个 span；"
-                        "这一行可能被手工改坏了，或者程序在写这一行时被强行结束了。删掉这一行（或者换一个新文件）再读",
     "tracing.chart_agent": "整次运行（invoke_agent）",
     "tracing.chart_agent_plain": "the whole run (invoke_agent)",
     "tracing.chart_chat": "模型请求（chat）",
     "tracing.chart_chat_plain": "model request (chat)",
+    "tracing.chart_empty": "没有可以画的 span",
+    "tracing.chart_empty_plain": "no spans to draw",
     "tracing.chart_error": "出错（status ERROR）",
     "tracing.chart_error_plain": "error (status ERROR)",
     "tracing.chart_title": "一次运行的时间线（trace {trace}）",
@@ -541,12 +541,20 @@ _ZH_TRACING: dict[str, str] = {
     "tracing.chart_x": "从这次运行开始算起的毫秒数（ms）",
     "tracing.chart_x_plain": "ms since the run started",
     "tracing.closed": "这个 Tracer 已经关闭了（调用过 close()，或者 with 块已经结束），不会再往 {path} 里写 span。请新建一个 Tracer(路径)",
+    "tracing.keep_runs": "keep_runs 是追踪文件最多留几次运行（每个 Tracer 算一次），要是不小于 1 的整数；收到的是 {value!r}",
     "tracing.no_file": "找不到追踪文件 {path}：先用 Tracer(路径).run(agent, 问题) 记录一次运行，再用 load_spans 读同一个路径",
-    "tracing.no_spans": "没有可以画的 span：列表是空的（追踪文件里还没有记录任何一次运行？）",
+    "tracing.no_run": "追踪文件 {path} 里没有运行 {run!r}（文件只留最近几次运行，更早的已经删掉了）。文件里的运行，从旧到新：{known}",
+    "tracing.no_spans": "没有可以画的 span：列表是空的（追踪文件里还没有记录任何一次运行？环境变量 OTEL_SDK_DISABLED=true 时，Tracer 什么也不记录）",
     "tracing.no_trace": "没有正好一个 trace 对得上 {trace_id!r}（可以写完整的 trace id、它开头的几位，或者 case id）。文件里的 trace：{known}",
     "tracing.not_native": "{kind} 没有 send 和 run_call 这两个钩子，不能这样追踪：Tracer 只追踪原生的工具调用循环 agent.Agent"
                           "（notebook 06、08 里的 Agent 都可以，带审批钩子的也可以）。ReAct 循环（LineReAct、JsonReAct）"
                           "在 step 里面直接发请求、运行工具，没有可以替换的钩子",
+    "tracing.sdk_disabled": "环境变量 OTEL_SDK_DISABLED 是 true（多半是别的工具设的）：按 OpenTelemetry 的规定，这个 Tracer 不记录任何 span，"
+                            "也不写 {path}；智能体照常运行。要记录追踪：先运行 import os; os.environ.pop(\"OTEL_SDK_DISABLED\")，再新建一个 Tracer",
+    "tracing.sdk_disabled_read": "{path} 里没有读到 span：环境变量 OTEL_SDK_DISABLED 是 true，Tracer 按 OpenTelemetry 的规定什么也没有记录。"
+                                 "要记录追踪：先运行 import os; os.environ.pop(\"OTEL_SDK_DISABLED\")，再新建 Tracer、重新运行",
+    "tracing.skipped_lines": "追踪文件 {path} 里有 {count} 行不是 span，读的时候跳过了（第一处是第 {line} 行：{error}）。"
+                             "常见的原因：内核在写最后一行时被停下了（只写了半行），或者有一行被手工改坏了。其余的 span 照常读出来了",
 }
 
 _ZH_PROGRESS: dict[str, str] = {

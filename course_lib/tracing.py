@@ -46,9 +46,62 @@ Use::
 
     with Tracer(Path("traces/run.jsonl")) as tracer:
         result = tracer.run(agent, "北京和上海哪个更热？", case_id="P1")
-    spans = load_spans(Path("traces/run.jsonl"))
+    spans = load_spans(Path("traces/run.jsonl"))   # the latest run: this Tracer's spans
     spans_table(spans)          # one row per span
     plot_timeline(spans)        # the last trace as a timeline
+
+Runs, and a file that does not grow without bound: each ``Tracer`` is one *run*
+with its own id (``Tracer.run_id``, e.g. ``"20261204T184512Z-3f2a1c"``), kept in every
+span's resource as ``llm_course.run_id`` (the course's namespace; a resource
+attribute because it is the same for everything one Tracer records).  The
+spans of every run are appended to the same file; ``load_spans`` gives the
+latest run (the run of the file's last span) unless asked for ``run="all"`` or
+one run id, so the same case ids run again are not read as one run.  When a
+new Tracer opens a file that already holds ``keep_runs`` runs (default
+``KEEP_RUNS`` = 5), it first rewrites the file with the last ``keep_runs - 1``
+of them (a new file beside it, then ``os.replace``), so the file holds at most
+``keep_runs`` runs (lines that are not spans stay, but for torn ones: a JSON
+object cut short).  It does not cut a file that another open Tracer of this
+process writes to, nor one whose rewrite fails (Windows refuses to replace a
+file another program has open): that file is cut by a later Tracer.  A
+Tracer that recorded nothing (every case reused) leaves no run in the file.
+Lines written before runs had ids have no run id: they count as one run, the
+oldest (as ``Spans.runs`` shows them: None).
+
+Lines that are not spans - a last line torn when the kernel was stopped
+while it was written, a line edited by hand - are skipped, counted
+(``Spans.skipped``) and named in one Chinese sentence; a new Tracer starts a
+new line after a torn one, so its spans never stick to it.
+
+``OTEL_SDK_DISABLED=true`` (any case, as the sdk reads it in
+``TracerProvider.__init__``; OpenTelemetry's configuration spec: "Disable the
+SDK for all signals") is honoured: the sdk's provider hands out a no-op
+tracer, so a Tracer then records no span and writes no file, and says so once
+when it is made; the agent runs as usual, ``last_trace_id`` stays None, and
+``load_spans`` of a path with nothing in it says why instead of failing.
+
+Times: the sdk stamps a span with the wall clock (``time.time_ns``), which
+can step back (NTP, a resumed virtual machine) and make a span end before it
+started.  Here every start, end and event time is given to the sdk
+explicitly: the wall clock read once when a run starts, plus the monotonic
+``time.perf_counter_ns`` since (as OpenTelemetry JS does with
+``performance.timeOrigin + performance.now()``), and never before a time this
+Tracer gave already.  Durations are then never negative and a child lies
+inside its parent; the timestamps may be off the wall clock by as much as it
+stepped during the run.
+
+Attribute values: OpenTelemetry's attribute types are str, bool, int
+(64-bit signed), float and homogeneous arrays of them (the spec's
+"Attribute" in common/README.md; ``opentelemetry.attributes`` turns anything
+else into ``str`` with a warning, and ``to_json`` then fails on bytes and writes
+NaN as ``NaN``, which is not JSON).  ``attribute_value`` turns what a caller
+passes into one of them first: numpy numbers into Python ones, a NaN or an
+infinity into the text ``"NaN"`` / ``"Infinity"`` / ``"-Infinity"`` (JSON's
+missing numbers as Python's json spells them: the file stays strict JSON),
+``Decimal`` into its exact text (``"19.90"``), an int beyond 64 bits into its
+digits, bytes into UTF-8 text, a set into a sorted list, a list of one scalar
+type into a list (ints and floats mixed: floats), and anything else - a dict,
+nested or mixed lists - into JSON text.
 
 The loop is not changed: ``Tracer.wrap(agent)`` puts a traced ``send`` and
 ``run_call`` on the agent *instance* (instance attributes shadow the class's
@@ -60,12 +113,18 @@ two hooks; the ReAct loops (``react.py``) send and run their tools inside
 from __future__ import annotations
 
 import json
+import math
+import numbers
+import os
+import secrets
+import time
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timezone
+from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -96,6 +155,19 @@ SPAN_COLUMNS = ["trace", "depth", "operation", "span", "start_ms", "duration_ms"
 COLOURS = {"invoke_agent": "#94a3b8", "chat": "#3b82f6", "execute_tool": "#f59e0b"}
 ERROR_COLOUR = "#dc2626"
 LEGEND_KEYS = {"invoke_agent": "tracing.chart_agent", "chat": "tracing.chart_chat", "execute_tool": "tracing.chart_tool"}
+# How many runs (Tracers) a trace file keeps: a new Tracer cuts the file to the last KEEP_RUNS - 1 first.
+KEEP_RUNS = 5
+# The resource attribute that names a span's run (one id per Tracer).
+RUN_ID_KEY = "llm_course.run_id"
+# OTEL_SDK_DISABLED: the variable of OpenTelemetry's environment-variable spec that turns the sdk off.
+SDK_DISABLED_VARIABLE = "OTEL_SDK_DISABLED"
+# An attribute int is signed 64-bit (OpenTelemetry's common spec, "Attribute").
+INT64_MIN, INT64_MAX = -(2 ** 63), 2 ** 63 - 1
+# How deep attribute_value follows nested containers before it writes the rest as text (a list that holds itself).
+MAX_DEPTH = 20
+_NOT_SCALAR = object()
+# The Tracers of this process whose file is open: a new Tracer does not cut a file one of them writes.
+_OPEN: "weakref.WeakSet[Tracer]" = weakref.WeakSet()
 
 
 def provider_name(agent: Any) -> str:
@@ -108,20 +180,129 @@ def provider_name(agent: Any) -> str:
     return PROVIDER_NAMES.get(name, name)
 
 
-def _value(value: Any) -> Any:
-    """An attribute value OpenTelemetry accepts: str, bool, int, float, or a list of one of them;
-    anything else as JSON text.  None stays None (the attribute is left out)."""
-    if value is None or isinstance(value, (str, bool, int, float)):
+def sdk_disabled() -> bool:
+    """True when ``OTEL_SDK_DISABLED`` is ``true`` (any case, spaces around allowed): the rule the sdk's
+    ``TracerProvider.__init__`` applies, which then hands out no-op tracers (no span is recorded)."""
+    return os.environ.get(SDK_DISABLED_VARIABLE, "").strip().lower() == "true"
+
+
+# -- attribute values ----------------------------------------------------------------------
+
+
+def _text(value: Any) -> str:
+    """``str(value)``, or the type's name when even that fails."""
+    try:
+        return str(value)
+    except Exception:  # a broken __str__ must not cost the span
+        return f"<{type(value).__name__}>"
+
+
+def _plain(value: Any) -> Any:
+    """A numpy number or array as Python's own value (its ``tolist()``: ``np.int64(3)`` -> 3, an array -> a
+    list), anything else as it is.  By the type's module, so numpy is not imported here."""
+    if type(value).__module__ == "numpy" and callable(getattr(value, "tolist", None)):
+        return value.tolist()
+    return value
+
+
+def _scalar(value: Any) -> Any:
+    """``value`` as one attribute scalar (str, bool, int, float), or ``_NOT_SCALAR`` for a container
+    or an object.  NaN / ±inf -> ``"NaN"`` / ``"Infinity"`` / ``"-Infinity"`` (JSON has no such numbers)."""
+    value = _plain(value)
+    if isinstance(value, bool):
         return value
-    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-        return list(value)
-    return json.dumps(value, ensure_ascii=False, default=str)
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", errors="backslashreplace")
+    if isinstance(value, Decimal):
+        return str(value)  # exact ("19.90"); "NaN", "Infinity", "-Infinity" for those
+    if isinstance(value, numbers.Integral):
+        number = int(value)
+        return number if INT64_MIN <= number <= INT64_MAX else str(number)
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        if math.isnan(number):
+            return "NaN"
+        if math.isinf(number):
+            return "Infinity" if number > 0 else "-Infinity"
+        return number
+    return _NOT_SCALAR
+
+
+def _sorted(items: Any) -> list:
+    """A set's items in a stable order: sorted, or by type name and text when they do not compare."""
+    try:
+        return sorted(items)
+    except TypeError:
+        return sorted(items, key=lambda v: (type(v).__name__, _text(v)))
+
+
+def _jsonable(value: Any, depth: int = 0) -> Any:
+    """``value`` as plain JSON data (dict with str keys, list, str, bool, int, float, None): no NaN."""
+    if value is None:
+        return None
+    scalar = _scalar(value)
+    if scalar is not _NOT_SCALAR:
+        return scalar
+    if depth >= MAX_DEPTH:
+        return _text(value)
+    value = _plain(value)
+    if isinstance(value, Mapping):
+        return {k if isinstance(k, str) else _text(_jsonable(k, MAX_DEPTH)): _jsonable(v, depth + 1)
+                for k, v in value.items()}
+    if isinstance(value, Set):
+        return [_jsonable(v, depth + 1) for v in _sorted(value)]
+    if isinstance(value, Sequence):
+        return [_jsonable(v, depth + 1) for v in value]
+    return _text(value)
+
+
+def attribute_value(value: Any) -> Any:
+    """``value`` as an OpenTelemetry attribute value the trace file can hold as strict JSON.
+
+    Returns:
+        None for None (the attribute is left out: OpenTelemetry refuses None); a str, bool, int or
+        float (numpy numbers as Python ones; NaN / ±inf as ``"NaN"`` / ``"Infinity"`` /
+        ``"-Infinity"``; ``Decimal`` as its exact text; an int beyond signed 64 bits as its digits;
+        bytes as UTF-8 text); a list of one of those types for a list, tuple, numpy array or set
+        (a set sorted; ints among floats become floats); anything else - a dict, nested or mixed
+        lists, an object - as JSON text (``ensure_ascii=False``) or ``str(value)``.  Never raises.
+
+    The types are OpenTelemetry's "Attribute" (specification/common/README.md): a string, a
+    boolean, a double or a signed 64-bit integer, or a homogeneous array of one of them.
+    """
+    try:
+        if value is None:
+            return None
+        scalar = _scalar(value)
+        if scalar is not _NOT_SCALAR:
+            return scalar
+        value = _plain(value)
+        if isinstance(value, Set):
+            items = _sorted(value)
+        elif isinstance(value, Sequence):
+            items = list(value)
+        elif isinstance(value, Mapping):
+            return json.dumps(_jsonable(value), ensure_ascii=False, allow_nan=False)
+        else:
+            return _text(value)
+        scalars = [_scalar(v) if v is not None else _NOT_SCALAR for v in items]
+        kinds = {type(v) for v in scalars}
+        if _NOT_SCALAR not in scalars:
+            if len(kinds) <= 1:
+                return scalars
+            if kinds == {int, float}:
+                return [float(v) for v in scalars]
+        return json.dumps(_jsonable(items), ensure_ascii=False, allow_nan=False)
+    except Exception:  # anything unforeseen: the run and the span go on, the value as text
+        return _text(value)
 
 
 def _set(span: Any, attributes: dict[str, Any]) -> None:
-    """Set the attributes whose value is not None (OpenTelemetry refuses None)."""
+    """Set the attributes whose value is not None, each as ``attribute_value`` makes it."""
     for key, value in attributes.items():
-        value = _value(value)
+        value = attribute_value(value)
         if value is not None:
             span.set_attribute(key, value)
 
@@ -131,48 +312,175 @@ def _caller_attributes(attributes: dict[str, Any]) -> dict[str, Any]:
     return {key if "." in key else f"llm_course.{key}": value for key, value in attributes.items()}
 
 
+# -- span times -----------------------------------------------------------------------------
+
+
+class _Clock:
+    """Span timestamps in nanoseconds since the epoch that never go back.
+
+    ``anchor()`` (at the start of each run) reads the wall clock once (``time.time_ns``), but never
+    earlier than a time already given; ``now()`` is that anchor plus ``time.perf_counter_ns`` since
+    (monotonic, ``time.get_clock_info("perf_counter").monotonic``, and fine-grained on Windows too).
+    """
+
+    def __init__(self) -> None:
+        self._last = 0
+        self._wall = self._mono = 0
+        self.anchor()
+
+    def anchor(self) -> None:
+        self._wall = max(time.time_ns(), self._last + 1)
+        self._mono = time.perf_counter_ns()
+
+    def now(self) -> int:
+        self._last = max(self._last, self._wall + time.perf_counter_ns() - self._mono)
+        return self._last
+
+
 @contextmanager
-def _recorded(span: Any) -> Iterator[Any]:
+def _recorded(span: Any, clock: _Clock) -> Iterator[Any]:
     """Make ``span`` current; an exception inside (``KeyboardInterrupt`` too) is recorded on it -
-    an ``exception`` event, status ERROR, ``error.type`` - and raised again.  The span then ends."""
-    with trace.use_span(span, end_on_exit=True, record_exception=False, set_status_on_exception=False):
+    an ``exception`` event, status ERROR, ``error.type`` - and raised again.  The span then ends,
+    at ``clock``'s time (not the sdk's wall clock)."""
+    with trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
         try:
             yield span
         except BaseException as exc:
-            span.record_exception(exc)
+            span.record_exception(exc, timestamp=clock.now())
             span.set_attribute("error.type", type(exc).__qualname__)
-            span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
+            span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {_text(exc)}"))
             raise
+        finally:
+            span.end(end_time=clock.now())
+
+
+# -- the file: runs, and cutting the old ones ----------------------------------------------
+
+
+def new_run_id() -> str:
+    """A run id: the UTC time a Tracer was made and 6 random hex digits, ``"20261204T184512Z-3f2a1c"``."""
+    return f"{datetime.now(timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+
+
+def _same_file(path: Path) -> str:
+    """A key that is equal for two spellings of one path (relative / absolute, case on Windows)."""
+    return os.path.normcase(str(path.resolve()))
+
+
+def _close_file(file: TextIO | None) -> None:
+    if file is not None:
+        file.close()
+
+
+def _cut_old_runs(path: Path, keep_runs: int) -> None:
+    """Rewrite ``path`` with the spans of its last ``keep_runs - 1`` runs when it holds ``keep_runs`` or more.
+
+    Runs in the order they first appear.  A line that is not a span stays where it is (the file may
+    not be only the course's), unless it is a JSON object cut short (``_torn``: a
+    span whose writing was stopped).  A file with fewer runs (a file that is not a trace file has
+    none) is left as it is; so is one that cannot be read or replaced (another program has it open
+    on Windows, a read-only folder): a later Tracer cuts it.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return
+    lines = [(span, raw) for _, raw, span, _ in _scan(data) if span is not None or not _torn(raw)]
+    runs = list(dict.fromkeys(span["run_id"] for span, _ in lines if span is not None))
+    if len(runs) < keep_runs:
+        return
+    keep = set(runs[len(runs) - (keep_runs - 1):])
+    kept = b"".join(raw + b"\n" for span, raw in lines if span is None or span["run_id"] in keep)
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_bytes(kept)
+        os.replace(temporary, path)
+    except OSError:
+        try:
+            temporary.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def _torn(raw: bytes) -> bool:
+    """True for a line that starts a JSON object but is not JSON: a span whose writing was stopped."""
+    if not raw.lstrip().startswith(b"{"):
+        return False
+    try:
+        json.loads(raw)
+    except ValueError:  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
+        return True
+    return False
+
+
+def _ends_a_line(path: Path) -> bool:
+    """True when ``path`` is missing, empty or ends with a newline (not with a torn half line)."""
+    try:
+        with open(path, "rb") as file:
+            if file.seek(0, os.SEEK_END) == 0:
+                return True
+            file.seek(-1, os.SEEK_END)
+            return file.read(1) == b"\n"
+    except OSError:
+        return True
 
 
 class Tracer:
-    """Record agent runs as OpenTelemetry spans in one local JSON-lines file.
+    """Record agent runs as OpenTelemetry spans in one local JSON-lines file; one Tracer is one run.
 
     Args:
-        path: the file (created with its folder if needed; new spans are appended).
+        path: the file (created with its folder if needed; new spans are appended after the
+            older runs' lines, on a new line after a torn one).
+        keep_runs: how many runs (Tracers) the file keeps, this one included (default ``KEEP_RUNS``
+            = 5): a file that holds ``keep_runs`` runs already is first cut to the last
+            ``keep_runs - 1`` (see the module's docstring for when it is not).
 
     Attributes:
         path: the file.
+        run_id: this Tracer's run id (``new_run_id``), in every span's resource as ``llm_course.run_id``.
         provider: this tracer's own ``opentelemetry.sdk.trace.TracerProvider`` (never the global one),
-            with the resource ``service.name = "llm-agent-course"``.
-        last_trace_id: the trace id (32 hex digits) of the last ``run``, or None.
+            with the resource ``service.name = "llm-agent-course"`` and the run id.
+        disabled: True when ``OTEL_SDK_DISABLED=true`` was set when it was made (``sdk_disabled``):
+            it records nothing and writes no file, and said so once (printed) when it was made.
+        last_trace_id: the trace id (32 hex digits) of the last ``run``, or None (none yet, or disabled).
 
     Use it as a context manager, or call ``close()`` when done (both flush and close the file).
+
+    Raises:
+        ValueError: ``keep_runs`` is not a whole number of at least 1.
+        OSError: the folder cannot be made or the file cannot be opened for appending.
     """
 
-    def __init__(self, path: Path | str):
+    def __init__(self, path: Path | str, *, keep_runs: int = KEEP_RUNS):
+        if isinstance(keep_runs, bool) or not isinstance(keep_runs, int) or keep_runs < 1:
+            raise ValueError(t("tracing.keep_runs", value=keep_runs))
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = open(self.path, "a", encoding="utf-8", newline="\n")
-        self._finalizer = weakref.finalize(self, self._file.close)  # a tracer dropped unclosed still closes it
-        exporter = ConsoleSpanExporter(out=self._file, formatter=lambda span: span.to_json(indent=None) + "\n")
-        # Every span is kept (not OTEL_TRACES_SAMPLER's choice); close() shuts it down, not the exit.
-        self.provider = TracerProvider(resource=Resource.create({"service.name": SERVICE_NAME}), sampler=ALWAYS_ON,
-                                       shutdown_on_exit=False)
-        self.provider.add_span_processor(SimpleSpanProcessor(exporter))
-        self._tracer = self.provider.get_tracer("course_lib.tracing")
+        self.keep_runs = keep_runs
+        self.run_id = new_run_id()
+        self.disabled = sdk_disabled()
         self.last_trace_id: str | None = None
         self.closed = False
+        self._clock = _Clock()
+        # Every span is kept (not OTEL_TRACES_SAMPLER's choice); close() shuts it down, not the exit.
+        self.provider = TracerProvider(resource=Resource.create({"service.name": SERVICE_NAME, RUN_ID_KEY: self.run_id}),
+                                       sampler=ALWAYS_ON, shutdown_on_exit=False)
+        self._file: TextIO | None = None
+        if self.disabled:
+            print(t("tracing.sdk_disabled", path=self.path))
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            key = _same_file(self.path)
+            if not any(not other.closed and _same_file(other.path) == key for other in list(_OPEN)):
+                _cut_old_runs(self.path, keep_runs)
+            torn = not _ends_a_line(self.path)
+            self._file = open(self.path, "a", encoding="utf-8", newline="\n")
+            if torn:
+                self._file.write("\n")  # the half line stays a line of its own (load_spans skips it)
+            exporter = ConsoleSpanExporter(out=self._file, formatter=lambda span: span.to_json(indent=None) + "\n")
+            self.provider.add_span_processor(SimpleSpanProcessor(exporter))
+            _OPEN.add(self)
+        self._finalizer = weakref.finalize(self, _close_file, self._file)  # a tracer dropped unclosed still closes it
+        self._tracer = self.provider.get_tracer("course_lib.tracing")  # the sdk's no-op tracer when disabled
 
     # -- the run: one trace ----------------------------------------------------------
 
@@ -183,14 +491,16 @@ class Tracer:
         ``gen_ai.provider.name``, ``gen_ai.request.model``, the run's tokens (``gen_ai.usage.input_tokens``
         / ``output_tokens``, summed over its requests), ``llm_course.stopped_reason``, ``llm_course.steps``,
         ``llm_course.question``, ``llm_course.answer`` and the caller's ``attributes``; each model request
-        and each tool call is a child span (see ``wrap``).
+        and each tool call is a child span (see ``wrap``).  Times come from this Tracer's clock
+        (wall clock at the start, monotonic since: durations are never negative).
 
         Args:
             agent: an ``agent.Agent`` (any, also one with an ``approve`` hook).
             question: as for ``Agent.run``.
             agent_name: ``gen_ai.agent.name`` (default ``"course-agent"``).
             **attributes: more attributes of the root span: ``case_id="P1"`` is recorded as
-                ``llm_course.case_id``; a key with a dot (``**{"app.user": "x"}``) as it is.
+                ``llm_course.case_id``; a key with a dot (``**{"app.user": "x"}``) as it is.  Any value:
+                ``attribute_value`` makes it one OpenTelemetry accepts.
         Raises:
             TypeError: ``agent`` is not a loop with ``send`` and ``run_call`` (the ReAct loops).
             RuntimeError: the tracer is closed.
@@ -198,13 +508,15 @@ class Tracer:
         """
         self._require_open()
         with self.wrap(agent):
+            self._clock.anchor()
             span = self._tracer.start_span(
                 f"invoke_agent {agent_name}", context=otel_context.Context(), kind=SpanKind.INTERNAL,  # a new trace
                 attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": agent_name,
-                            "gen_ai.provider.name": provider_name(agent)})
+                            "gen_ai.provider.name": provider_name(agent)}, start_time=self._clock.now())
             _set(span, {"gen_ai.request.model": getattr(agent, "model", None), **_caller_attributes(attributes)})
-            self.last_trace_id = format(span.get_span_context().trace_id, "032x")
-            with _recorded(span):
+            context = span.get_span_context()
+            self.last_trace_id = format(context.trace_id, "032x") if context.is_valid else None
+            with _recorded(span, self._clock):
                 try:
                     result = agent.run(question)
                     _set(span, {"llm_course.answer": getattr(result, "answer", None)})
@@ -238,17 +550,19 @@ class Tracer:
         own = {name: vars(agent)[name] for name in ("send", "run_call") if name in vars(agent)}
         send, run_call = agent.send, agent.run_call  # the hooks as they are now (maybe already replaced)
         provider = provider_name(agent)
+        clock = self._clock
 
         def traced_send(request: dict) -> Any:
             model = request.get("model")
             span = self._tracer.start_span(
                 f"chat {model}", kind=SpanKind.CLIENT,
-                attributes={"gen_ai.operation.name": "chat", "gen_ai.provider.name": provider})
+                attributes={"gen_ai.operation.name": "chat", "gen_ai.provider.name": provider},
+                start_time=clock.now())
             _set(span, {"gen_ai.request.model": model,
                         "gen_ai.request.max_tokens": request.get("max_tokens", request.get("max_completion_tokens")),
                         "gen_ai.request.temperature": request.get("temperature"),
                         "llm_course.request.tools": len(request.get("tools") or [])})
-            with _recorded(span):
+            with _recorded(span, clock):
                 reply = send(request)
                 _set(span, {"gen_ai.usage.input_tokens": reply.prompt_tokens,
                             "gen_ai.usage.output_tokens": reply.completion_tokens,
@@ -258,10 +572,11 @@ class Tracer:
         def traced_run_call(call: Any, step: int) -> Any:
             span = self._tracer.start_span(
                 f"execute_tool {call.name}", kind=SpanKind.INTERNAL,
-                attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.type": "function"})
+                attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.type": "function"},
+                start_time=clock.now())
             _set(span, {"gen_ai.tool.name": call.name, "gen_ai.tool.call.id": call.id or None,
                         "gen_ai.tool.call.arguments": call.arguments_text, "llm_course.step": step})
-            with _recorded(span):
+            with _recorded(span, clock):
                 result = run_call(call, step)
                 _set(span, {"llm_course.tool.ok": result.ok, "llm_course.tool.approval": result.approval,
                             "llm_course.tool.repeated": result.repeated})
@@ -292,6 +607,7 @@ class Tracer:
             self.closed = True
             self.provider.shutdown()
             self._finalizer()
+            _OPEN.discard(self)
 
     def __enter__(self) -> "Tracer":
         return self
@@ -307,62 +623,123 @@ class Tracer:
 # -- reading the file back ----------------------------------------------------------------
 
 
-def _hex(value: str | None) -> str | None:
-    """``"0x1a2b..."`` (how to_json writes ids) -> ``"1a2b..."``; None stays None."""
-    return None if value is None else value.removeprefix("0x")
+class Spans(list):
+    """``load_spans``'s answer: a plain list of span dicts, with what reading the file found.
+
+    Attributes:
+        skipped: how many non-blank lines of the file were not spans (a torn last line, a line
+            edited by hand, text that is not UTF-8); counted over the whole file.
+        run_id: the run these spans are of (``llm_course.run_id``), or None for ``run="all"`` and for
+            lines written before runs had ids.
+        runs: every run id in the file, oldest first (None for the lines without one).
+    """
+
+    def __init__(self, spans: Sequence[dict] = (), *, skipped: int = 0, run_id: str | None = None,
+                 runs: Sequence[str | None] = ()):
+        super().__init__(spans)
+        self.skipped = skipped
+        self.run_id = run_id
+        self.runs = list(runs)
+
+
+def _hex(value: Any) -> str:
+    """``"0x1a2b..."`` (how to_json writes ids) -> ``"1a2b..."``; anything but a str is not an id (TypeError)."""
+    if not isinstance(value, str):
+        raise TypeError(type(value).__name__)  # the id is not text: not a span
+    return value.removeprefix("0x")
 
 
 def _time(text: str) -> datetime:
     return datetime.fromisoformat(text)  # "2025-01-01T08:00:00.123456Z": UTC
 
 
-def load_spans(path: Path | str) -> list[dict]:
-    """The spans of a trace file, one dict per line, in the file's order (the order they ended).
+def _span(data: Any) -> dict:
+    """One line's JSON object as ``load_spans`` gives it (KeyError / TypeError / ValueError if not a span)."""
+    context = data["context"]
+    start, end = _time(data["start_time"]), _time(data["end_time"])
+    status = data.get("status") or {}
+    resource = dict((data.get("resource") or {}).get("attributes") or {})
+    parent = data.get("parent_id")
+    return {
+        "name": data["name"],
+        "trace_id": _hex(context["trace_id"]),
+        "span_id": _hex(context["span_id"]),
+        "parent_id": None if parent is None else _hex(parent),
+        "kind": str(data.get("kind", "")).removeprefix("SpanKind."),
+        "start": start,
+        "end": end,
+        "duration_ms": (end - start).total_seconds() * 1000,
+        "attributes": dict(data.get("attributes") or {}),
+        "status": status.get("status_code", "UNSET"),
+        "status_description": status.get("description") or "",
+        "events": list(data.get("events") or []),
+        "resource": resource,
+        "run_id": resource.get(RUN_ID_KEY),
+    }
+
+
+def _scan(data: bytes) -> Iterator[tuple[int, bytes, dict | None, str]]:
+    """``(line number, raw line, span or None, why not)`` for each non-blank line of a trace file's bytes."""
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        try:
+            span = _span(json.loads(raw.decode("utf-8")))
+        except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as exc:  # JSONDecodeError: ValueError
+            yield number, raw, None, f"{type(exc).__name__}: {exc}"
+        else:
+            yield number, raw, span, ""
+
+
+def load_spans(path: Path | str, run: str | None = None, *, show: Callable[[str], Any] | None = print) -> Spans:
+    """The spans of one run of a trace file (the latest by default), one dict per line, in the file's order.
 
     Args:
-        path: a file written by ``Tracer`` (one ``ReadableSpan.to_json`` object per line; blank lines are skipped).
+        path: a file written by ``Tracer`` (one ``ReadableSpan.to_json`` object per line).
+        run: None for the latest run (the run of the file's last span: the last Tracer that recorded
+            anything), ``"all"`` for every run the file keeps, or one run id (``Tracer.run_id``,
+            ``Spans.runs``).
+        show: called with one Chinese sentence when lines were skipped (how many, the first one's
+            number and why), and when nothing was read because ``OTEL_SDK_DISABLED=true``; None = silent.
     Returns:
-        A list of dicts with ``name``, ``trace_id`` and ``span_id`` (hex, no ``0x``), ``parent_id``
+        ``Spans`` (a list) of dicts with ``name``, ``trace_id`` and ``span_id`` (hex, no ``0x``), ``parent_id``
         (hex, or None for a root span), ``kind`` (``"INTERNAL"``, ``"CLIENT"`` ...), ``start`` and
         ``end`` (``datetime``, UTC), ``duration_ms`` (float, milliseconds), ``attributes`` (dict;
         a list attribute is a list), ``status`` (``"UNSET"``, ``"OK"`` or ``"ERROR"``),
-        ``status_description`` (str, ``""`` if none), ``events`` (list of dicts) and ``resource`` (dict).
+        ``status_description`` (str, ``""`` if none), ``events`` (list of dicts), ``resource`` (dict) and
+        ``run_id`` (str, or None for lines written before runs had ids); ``.skipped`` counts the lines
+        that are not spans (blank lines are not counted), ``.run_id`` and ``.runs`` name the runs.
     Raises:
-        FileNotFoundError: there is no file at ``path``.
-        ValueError: a line is not JSON, or not a span (the message names the line).
+        FileNotFoundError: there is no file at ``path`` (unless ``OTEL_SDK_DISABLED=true``: then an empty
+            ``Spans`` and the sentence why).
+        ValueError: ``run`` names no run of the file (the message lists the runs it has).
     """
     path = Path(path)
     if not path.is_file():
+        if sdk_disabled():
+            if show is not None:
+                show(t("tracing.sdk_disabled_read", path=path))
+            return Spans()
         raise FileNotFoundError(t("tracing.no_file", path=path))
-    spans = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-            context = data["context"]
-            start, end = _time(data["start_time"]), _time(data["end_time"])
-            status = data.get("status") or {}
-            spans.append({
-                "name": data["name"],
-                "trace_id": _hex(context["trace_id"]),
-                "span_id": _hex(context["span_id"]),
-                "parent_id": _hex(data.get("parent_id")),
-                "kind": str(data.get("kind", "")).removeprefix("SpanKind."),
-                "start": start,
-                "end": end,
-                "duration_ms": (end - start).total_seconds() * 1000,
-                "attributes": dict(data.get("attributes") or {}),
-                "status": status.get("status_code", "UNSET"),
-                "status_description": status.get("description") or "",
-                "events": list(data.get("events") or []),
-                "resource": dict((data.get("resource") or {}).get("attributes") or {}),
-            })
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:  # json.JSONDecodeError is a ValueError
-            why = f"{type(exc).__name__}: {exc}"
-            raise ValueError(t("tracing.bad_line", path=path, line=number, error=why)) from exc
-    return spans
-
+    spans, skipped = [], []
+    for number, _, span, why in _scan(path.read_bytes()):
+        if span is None:
+            skipped.append((number, why))
+        else:
+            spans.append(span)
+    runs = list(dict.fromkeys(s["run_id"] for s in spans))
+    if run == "all":
+        chosen, selected = None, spans
+    else:
+        chosen = (spans[-1]["run_id"] if spans else None) if run is None else run
+        if run is not None and run not in runs:
+            raise ValueError(t("tracing.no_run", path=path, run=run, known=", ".join(map(str, runs)) or "-"))
+        selected = [s for s in spans if s["run_id"] == chosen]
+    if show is not None and skipped:
+        show(t("tracing.skipped_lines", path=path, count=len(skipped), line=skipped[0][0], error=skipped[0][1]))
+    if show is not None and not selected and sdk_disabled():
+        show(t("tracing.sdk_disabled_read", path=path))
+    return Spans(selected, skipped=len(skipped), run_id=chosen, runs=runs)
 
 # -- a trace as a table and a timeline ----------------------------------------------------
 
@@ -455,7 +832,8 @@ def _one_trace(spans: Sequence[dict], trace_id: str | None) -> list[dict]:
     return [s for s in spans if s["trace_id"] == chosen]
 
 
-def plot_timeline(spans: Sequence[dict], trace_id: str | None = None) -> Figure:
+def plot_timeline(spans: Sequence[dict], trace_id: str | None = None, *,
+                  show: Callable[[str], Any] | None = print) -> Figure:
     """One trace as a timeline (a Gantt chart): one bar per span, from its start to its end.
 
     Rows top to bottom in start order (the agent span first, its requests and tool calls below);
@@ -466,11 +844,20 @@ def plot_timeline(spans: Sequence[dict], trace_id: str | None = None) -> Figure:
         spans: ``load_spans``'s dicts.
         trace_id: which trace: its id (or its first digits, as ``spans_table`` shows them) or its
             ``llm_course.case_id``; default the trace that started last (the latest run).
+        show: called with the Chinese sentence why the chart is empty when there are no spans; None = silent.
     Returns:
-        A matplotlib ``Figure`` (shown as an image when it is the last expression of a cell).
+        A matplotlib ``Figure`` (shown as an image when it is the last expression of a cell); with no
+        spans at all (nothing recorded yet, or ``OTEL_SDK_DISABLED=true``) an empty chart that says so.
     Raises:
-        ValueError: no spans, or no single trace matches ``trace_id``.
+        ValueError: no single trace matches ``trace_id``.
     """
+    if not spans:
+        if show is not None:
+            show(t("tracing.no_spans"))
+        fig, ax = plt.subplots(figsize=(10, 1.6))
+        ax.set_axis_off()
+        ax.set_title(chart_text("tracing.chart_empty"))
+        return _finish(fig)
     rows = spans_table(_one_trace(spans, trace_id))
     operations = [op if op in COLOURS else "invoke_agent" for op in rows["operation"]]
     fig, ax = plt.subplots(figsize=(10, 1.6 + 0.4 * len(rows)))
@@ -501,4 +888,5 @@ def plot_timeline(spans: Sequence[dict], trace_id: str | None = None) -> Figure:
     return _finish(fig)
 
 
-__all__ = ["SPAN_COLUMNS", "Tracer", "load_spans", "plot_timeline", "provider_name", "spans_table"]
+__all__ = ["KEEP_RUNS", "SPAN_COLUMNS", "Spans", "Tracer", "attribute_value", "load_spans", "new_run_id", "plot_timeline",
+           "provider_name", "sdk_disabled", "spans_table"]

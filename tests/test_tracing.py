@@ -6,6 +6,7 @@ No model, no collector, no network: the scripted server answers, the sdk writes 
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 import pytest
 from matplotlib.figure import Figure
@@ -13,6 +14,7 @@ from opentelemetry import trace
 
 from fakes import FakeLLM, shop
 
+import course_lib.tracing as tracing_module
 from course_lib.agent import Agent
 from course_lib.approval import reject
 from course_lib.react import LineReAct
@@ -210,11 +212,15 @@ def test_two_runs_append_two_traces_to_one_file(tmp_path):
         tracer.run(agent, "北京天气怎么样？", case_id="P3")
         tracer.run(agent, "北京天气怎么样？", case_id="P4")
         ids.append(tracer.last_trace_id)
-    spans = load_spans(path)
+    spans = load_spans(path, run="all")  # every run the file keeps
     assert len(spans) == 16 and len({s["trace_id"] for s in spans}) == 4 and len(set(ids)) == 3
     roots = by_operation(spans, "invoke_agent")
     assert [r["attributes"]["llm_course.case_id"] for r in roots] == ["P1", "P2", "P3", "P4"]
     assert set(ids) <= {r["trace_id"] for r in roots}
+    assert len(spans.runs) == 3 and spans.run_id is None  # three Tracers: three runs
+    latest = load_spans(path)  # the default: the last Tracer's run only
+    assert [r["attributes"]["llm_course.case_id"] for r in by_operation(latest, "invoke_agent")] == ["P3", "P4"]
+    assert latest.run_id == spans.runs[-1] and {s["run_id"] for s in latest} == {latest.run_id}
 
 
 def test_a_run_inside_another_span_is_still_a_trace_of_its_own(tmp_path):
@@ -238,20 +244,10 @@ def test_a_closed_tracer_refuses_to_run(tmp_path):
         tracer.run(agent, "北京天气怎么样？")
 
 
-def test_a_missing_file_or_a_broken_line_gives_a_chinese_error(tmp_path):
+def test_a_missing_file_gives_a_chinese_error(tmp_path):
     with pytest.raises(FileNotFoundError) as missing:
         load_spans(tmp_path / "nothing.jsonl")
     assert "找不到追踪文件" in str(missing.value) and "nothing.jsonl" in str(missing.value)
-    _, spans, _ = traced(tmp_path, weather_run())
-    path = tmp_path / "traces" / "run.jsonl"
-    lines = path.read_text(encoding="utf-8").splitlines()
-    path.write_text("\n".join([lines[0], "", lines[1], lines[2][:40]]) + "\n", encoding="utf-8")  # cut while writing
-    with pytest.raises(ValueError) as broken:
-        load_spans(path)
-    assert "第 4 行" in str(broken.value) and str(path) in str(broken.value)
-    path.write_text(json.dumps({"name": "x"}) + "\n", encoding="utf-8")  # JSON, but not a span
-    with pytest.raises(ValueError, match="第 1 行"):
-        load_spans(path)
 
 
 # --------------------------------------------------------------------------- table and timeline
@@ -305,8 +301,12 @@ def test_plot_timeline_draws_one_bar_per_span_of_one_trace(tmp_path):
     assert len(plot_timeline(spans, trace_id[:8]).axes[0].patches) == 5
     with pytest.raises(ValueError):
         plot_timeline(spans, "nope")
-    with pytest.raises(ValueError):
-        plot_timeline([])
+
+
+def test_plot_timeline_of_no_spans_is_an_empty_chart_that_says_why():
+    said = []
+    fig = plot_timeline([], show=said.append)  # e.g. OTEL_SDK_DISABLED: nothing was recorded
+    assert isinstance(fig, Figure) and len(fig.axes[0].patches) == 0 and said == [t("tracing.no_spans")]
 
 
 # --------------------------------------------------------------------------- nothing global
@@ -328,3 +328,225 @@ def test_provider_name_follows_the_spec_values():
 
     assert provider_name(A(None)) == "openai" and provider_name(A(P("deepseek"))) == "deepseek"
     assert provider_name(A(P("dashscope"))) == "dashscope"  # not a well-known value: the preset's own name
+
+
+# --------------------------------------------------------------------------- issue 44: what broke the traces
+# A torn last line, OTEL_SDK_DISABLED set by another tool, attribute values of any type, a wall-clock
+# step, and a file that grew across runs with the same case ids.
+
+
+def run_once(path, case, **options):
+    """One scripted run under a new Tracer (one run of the file); returns the Tracer's run id."""
+    _, agent = agent_for(weather_run())
+    with Tracer(path, **options) as tracer:
+        tracer.run(agent, "北京天气怎么样？", case_id=case)
+    return tracer.run_id
+
+
+def strict_json(line):
+    """json.loads that refuses NaN / Infinity (not JSON: jq, JavaScript and most readers reject them)."""
+    def refuse(constant):
+        raise ValueError(f"not JSON: {constant}")
+    return json.loads(line, parse_constant=refuse)
+
+
+def test_a_torn_last_line_is_skipped_counted_and_said_once(tmp_path):
+    _, spans, _ = traced(tmp_path, weather_run())
+    path = tmp_path / "traces" / "run.jsonl"
+    whole = path.read_bytes()
+    path.write_bytes(whole + whole.splitlines()[0][:57])  # the kernel stopped while a span was being written
+    said = []
+    back = load_spans(path, show=said.append)
+    assert [s["span_id"] for s in back] == [s["span_id"] for s in spans] and back.skipped == 1
+    assert len(said) == 1 and "第 5 行" in said[0] and str(path) in said[0]
+    # the next Tracer's spans do not stick to the torn half line: all of them read back
+    run_once(path, "P2")
+    said.clear()
+    latest = load_spans(path, show=said.append)
+    assert len(latest) == 4 and by_operation(latest, "invoke_agent")[0]["attributes"]["llm_course.case_id"] == "P2"
+    assert latest.skipped == 1 and len(said) == 1
+
+
+def test_lines_that_are_not_spans_are_skipped_with_one_sentence(tmp_path):
+    _, spans, _ = traced(tmp_path, weather_run())
+    path = tmp_path / "traces" / "run.jsonl"
+    lines = path.read_bytes().splitlines()
+    bad = [b'{"name": "x"}', "半行".encode()[:4], b"not json at all"]  # JSON but no span, cut UTF-8, text
+    path.write_bytes(b"\n".join([lines[0], bad[0], lines[1], bad[1], b"", lines[2], bad[2], lines[3]]) + b"\n")
+    said = []
+    back = load_spans(path, show=said.append)
+    assert len(back) == 4 and back.skipped == 3 and len(said) == 1 and "第 2 行" in said[0]
+    assert load_spans(path, show=None).skipped == 3  # show=None: silent, the count is still there
+
+
+@pytest.mark.parametrize("value", ["true", " TRUE "])
+def test_otel_sdk_disabled_records_nothing_and_says_why(tmp_path, monkeypatch, capsys, value):
+    monkeypatch.setenv("OTEL_SDK_DISABLED", value)  # set by another tool (the SDK's rule: "true", any case)
+    path = tmp_path / "traces" / "run.jsonl"
+    fake, agent = agent_for(weather_run())
+    with Tracer(path) as tracer:
+        said = capsys.readouterr().out
+        result = tracer.run(agent, "北京天气怎么样？", case_id="P1")
+    assert said == t("tracing.sdk_disabled", path=path) + "\n"  # once, when the Tracer is made
+    assert result.answer == ANSWER and len(fake.requests) == 2  # the run itself is the same
+    assert tracer.last_trace_id is None and capsys.readouterr().out == ""
+    assert not path.exists() and "send" not in vars(agent)  # honoured: no span, no file
+    spans = load_spans(path)  # reading back gives nothing and says why
+    assert spans == [] and capsys.readouterr().out == t("tracing.sdk_disabled_read", path=path) + "\n"
+    table = spans_table(spans)
+    assert len(table) == 0 and list(table.columns) == SPAN_COLUMNS
+
+
+def test_otel_sdk_disabled_false_records_as_usual(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("OTEL_SDK_DISABLED", "false")
+    _, spans, _ = traced(tmp_path, weather_run())
+    assert len(spans) == 4 and capsys.readouterr().out == ""
+
+
+def test_attribute_values_of_any_type_are_written_as_valid_json(tmp_path):
+    import numpy as np
+    from decimal import Decimal
+
+    _, agent = agent_for(weather_run())
+    path = tmp_path / "run.jsonl"
+    odd = {"n": np.int64(3), "x": np.float64(0.5), "flag": np.bool_(True), "score": float("nan"),
+           "top": float("inf"), "low": np.float32("-inf"), "price": Decimal("19.90"), "tags": {"b", "a"},
+           "mixed": {1, "x"}, "nums": [1, 2.5], "pairs": {(1, 2): 3, "nan": float("nan")}, "raw": "你好".encode(),
+           "big": 2**70, "arr": np.array([1, 2]), "none": None, "nested": [[1], [2]], "empty": set()}
+    with Tracer(path) as tracer:
+        result = tracer.run(agent, "北京天气怎么样？", **odd)
+    assert result.answer == ANSWER
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 4 and all(strict_json(line) for line in lines)  # every span written, valid JSON
+    [root] = by_operation(load_spans(path), "invoke_agent")
+    a = {key.removeprefix("llm_course."): value for key, value in root["attributes"].items()}
+    assert a["n"] == 3 and type(a["n"]) is int and a["x"] == 0.5 and a["flag"] is True
+    assert a["score"] == "NaN" and a["top"] == "Infinity" and a["low"] == "-Infinity" and a["price"] == "19.90"
+    assert a["tags"] == ["a", "b"] and sorted(map(str, strict_json(a["mixed"]))) == ["1", "x"]
+    assert a["nums"] == [1.0, 2.5] and strict_json(a["pairs"]) == {"(1, 2)": 3, "nan": "NaN"}
+    assert a["raw"] == "你好" and a["big"] == str(2**70) and a["arr"] == [1, 2] and "none" not in a
+    assert strict_json(a["nested"]) == [[1], [2]] and a["empty"] == []
+
+
+def test_a_wall_clock_step_back_gives_no_negative_duration(tmp_path, monkeypatch):
+    import itertools
+    import time
+
+    import opentelemetry.sdk.trace as sdk_trace
+
+    real, readings = time.time_ns, itertools.count()
+
+    def stepping_back():  # each reading 10 s before the last: a fast clock pulled back (NTP, a VM resumed)
+        return real() - next(readings) * 10_000_000_000
+
+    monkeypatch.setattr(time, "time_ns", stepping_back)
+    monkeypatch.setattr(sdk_trace, "time_ns", stepping_back)  # the sdk's own `from time import time_ns`
+    _, spans, _ = traced(tmp_path, weather_run())
+    assert len(spans) == 4 and all(0 <= s["duration_ms"] < 60_000 for s in spans)
+    [root], [tool] = by_operation(spans, "invoke_agent"), by_operation(spans, "execute_tool")
+    first, second = sorted(by_operation(spans, "chat"), key=lambda s: s["start"])
+    assert root["start"] <= first["start"] <= first["end"] <= tool["start"] <= tool["end"] <= second["start"]
+    assert second["end"] <= root["end"] and (spans_table(spans)["duration_ms"] >= 0).all()
+    # an exception's event is inside its span too
+    _, agent = agent_for([KeyboardInterrupt()])
+    path = tmp_path / "stopped.jsonl"
+    with Tracer(path) as tracer, pytest.raises(KeyboardInterrupt):
+        tracer.run(agent, "北京天气怎么样？")
+    for span in load_spans(path):
+        moment = datetime.fromisoformat(span["events"][0]["timestamp"])
+        assert span["start"] <= moment <= span["end"] and span["duration_ms"] >= 0
+
+
+def test_the_same_case_ids_in_several_runs_read_back_as_the_latest_run(tmp_path):
+    path = tmp_path / "run.jsonl"
+    for _ in range(3):
+        run_once(path, "P1")  # the notebook run again: the same case ids, new traces
+    spans = load_spans(path)
+    assert len(spans) == 4 and list(spans_table(spans)["trace"]) == ["P1"] * 4
+    assert len(plot_timeline(spans, "P1").axes[0].patches) == 4
+    assert len(load_spans(path, run="all")) == 12
+
+
+def test_a_tracer_that_recorded_nothing_is_not_the_latest_run(tmp_path):
+    path = tmp_path / "run.jsonl"
+    first = run_once(path, "P1")
+    with Tracer(path):  # a cell run again whose cases were all reused: no span written
+        pass
+    spans = load_spans(path)
+    assert spans.run_id == first and len(spans) == 4 and spans.runs == [first]
+
+
+def test_the_file_keeps_the_last_keep_runs_runs_and_stops_growing(tmp_path):
+    path = tmp_path / "run.jsonl"
+    ids = [run_once(path, f"P{k}", keep_runs=3) for k in range(3)]
+    size = path.stat().st_size
+    ids += [run_once(path, f"P{k}", keep_runs=3) for k in range(3, 8)]
+    spans = load_spans(path, run="all")
+    assert spans.runs == ids[-3:] and len(spans) == 12 and len(set(ids)) == 8
+    assert [r["attributes"]["llm_course.case_id"] for r in by_operation(spans, "invoke_agent")] == ["P5", "P6", "P7"]
+    assert path.stat().st_size < size * 1.2  # three runs' worth, not eight
+    assert len(load_spans(path, run=ids[-2])) == 4
+    with pytest.raises(ValueError) as pruned:
+        load_spans(path, run=ids[0])
+    assert ids[0] in str(pruned.value) and ids[-1] in str(pruned.value)
+    other = tmp_path / "default.jsonl"
+    for k in range(tracing_module.KEEP_RUNS + 2):
+        run_once(other, f"P{k}")
+    assert len(load_spans(other, run="all").runs) == tracing_module.KEEP_RUNS
+    with pytest.raises(ValueError, match="keep_runs"):
+        Tracer(tmp_path / "x.jsonl", keep_runs=0)
+
+
+def test_old_lines_without_a_run_id_are_one_run_and_go_in_turn(tmp_path):
+    _, _, _ = traced(tmp_path, weather_run())
+    path = tmp_path / "traces" / "run.jsonl"
+    old = []
+    for line in path.read_text(encoding="utf-8").splitlines():  # as the course wrote them before runs had ids
+        data = json.loads(line)
+        data["resource"]["attributes"] = {"service.name": "llm-agent-course"}
+        old.append(json.dumps(data))
+    path.write_text("\n".join(old) + "\n", encoding="utf-8")
+    run_once(path, "P2", keep_runs=2)
+    spans = load_spans(path, run="all")
+    assert spans.runs[0] is None and len(spans.runs) == 2 and len(spans) == 8
+    run_once(path, "P3", keep_runs=2)
+    assert None not in load_spans(path, run="all").runs
+
+
+def test_a_file_another_open_tracer_writes_is_not_pruned(tmp_path):
+    path = tmp_path / "run.jsonl"
+    run_once(path, "P0", keep_runs=2)
+    run_once(path, "P1", keep_runs=2)
+    _, agent = agent_for(weather_run(*weather_run()))
+    with Tracer(path, keep_runs=2) as first:  # keeps P1's run, then its own
+        first.run(agent, "北京天气怎么样？", case_id="A")
+        with Tracer(path, keep_runs=2):  # the same file, while `first` still writes to it: nothing cut
+            pass
+        first.run(agent, "北京天气怎么样？", case_id="B")
+    cases = [r["attributes"]["llm_course.case_id"] for r in by_operation(load_spans(path, run="all"), "invoke_agent")]
+    assert cases == ["P1", "A", "B"]
+
+
+def test_a_file_that_is_not_a_trace_file_is_never_cut(tmp_path):
+    path = tmp_path / "products.csv"
+    text = "id,name\n001,篮球\n002,足球"  # no newline at the end
+    path.write_text(text, encoding="utf-8")
+    run_once(path, "P1", keep_runs=1)
+    assert path.read_text(encoding="utf-8").startswith(text + "\n")
+    spans = load_spans(path, show=None)
+    assert len(spans) == 4 and spans.skipped == 3
+    run_once(path, "P2", keep_runs=1)  # P1's run is cut; the lines that are not spans stay
+    assert path.read_text(encoding="utf-8").startswith(text + "\n")
+    spans = load_spans(path, run="all", show=None)
+    assert len(spans.runs) == 1 and len(spans) == 4 and spans.skipped == 3
+
+
+def test_a_torn_line_goes_when_its_run_is_cut(tmp_path):
+    path = tmp_path / "run.jsonl"
+    run_once(path, "P1", keep_runs=2)
+    path.write_bytes(path.read_bytes() + path.read_bytes()[:30])  # a span torn while it was written
+    run_once(path, "P2", keep_runs=2)
+    assert load_spans(path, show=None).skipped == 1
+    run_once(path, "P3", keep_runs=2)
+    spans = load_spans(path, run="all", show=None)
+    assert spans.skipped == 0 and len(spans.runs) == 2 and len(spans) == 8
