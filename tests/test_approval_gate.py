@@ -317,6 +317,19 @@ def test_the_chat_session_passes_a_policy_to_its_agent():
     assert session.send("帮我买两个 001") == "已下单。" and written == [ORDER]
 
 
+def test_the_chat_session_keeps_a_call_waiting_after_a_stop_inside_its_approval_hook():
+    def hook(call):
+        raise KeyboardInterrupt
+
+    fake, written, session = chat(WRITE["native"], "已下单。", approve=hook)
+    with pytest.raises(KeyboardInterrupt):
+        session.send("帮我买两个 001")
+    assert [c.name for c in session.waiting] == ["place_order"] and written == [] and len(fake.requests) == 1
+    assert session.decide(approve()) == "已下单。" and written == [ORDER]
+    assert [m["role"] for m in session.history] == ["system", "user", "assistant", "tool", "assistant"]
+    validate(session.history)
+
+
 def test_the_chat_box_shows_approve_and_reject_buttons_for_a_write():
     from course_lib.widgets import ChatBox
 
