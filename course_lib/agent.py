@@ -59,9 +59,13 @@ arguments (the assistant message is changed to match, the tool message says
 so).  When the hook gives no decision (or there is no hook), the step returns a
 ``WaitingStep`` and the loop waits: ``waiting`` lists the calls,
 ``decide(call, decision)`` answers them, and the next ``step()`` finishes the
-turn without a new request.  A hook that raises or returns something else
-rejects the call: a write never runs by mistake.  A decision belongs to its
-call in its turn: a later call with the same id (``call_0`` again) is asked again.
+turn without a new request.  ``run()`` stops there and returns (it never
+raises for a waiting call): ``stopped_reason == "waiting"``, the calls in
+``result.waiting``; ``run()`` again after ``decide`` finishes the turn and goes
+on.  The stop button inside the hook leaves the call waiting.  A hook that
+raises or returns something else rejects the call: a write never runs by
+mistake.  A decision belongs to its call in its turn: a later call with the
+same id (``call_0`` again) is asked again.
 
 A forced ``tool_choice`` (``"required"`` or a named function) is sent until a
 tool call has run in the run, then ``"auto"``: forced in every request, a model
@@ -283,7 +287,9 @@ class Agent(LoopBase):
         if turn.calls and self.gate.ask(turn.calls, held=(turn, fields, number)):
             # A call needs a person's yes and has none yet: the gate holds the reply; nothing runs until decide().
             waiting = [ToolResult.not_run(c) for c in self.waiting]
-            return self._record(WaitingStep(number, **fields, waiting=waiting), began)
+            step = self._record(WaitingStep(number, **fields, waiting=waiting), began)
+            self._hook_stopped()  # the stop button inside the hook: raised again, the calls keep waiting
+            return step
         if turn.calls:
             # 5-7. Append the assistant message, run every call, append one tool message per id.
             step: Step = self._run_turn(turn, fields, number)
@@ -347,11 +353,26 @@ class Agent(LoopBase):
         return step
 
     def run(self, question: str | list[dict] | None = None) -> "RunResult":
-        """``start(question)`` (if given), then ``step()`` until done; returns ``result()``."""
+        """``start(question)`` (if given), then ``step()`` until done - or until a call waits for a
+        person's decision; returns ``result()``.
+
+        A waiting call ends ``run()`` without raising and without running anything of that reply:
+        ``stopped_reason`` is ``"waiting"`` and ``result.waiting`` lists the calls (the same objects
+        as ``waiting``).  ``decide(call, decision)`` for each, then ``run()`` (no question) finishes
+        the held turn - no new request for it - and goes on to the end.  This is the shape of
+        openai-agents' ``Runner.run`` (``result.interruptions``, then ``Runner.run(agent, state)``)
+        and LangGraph's ``invoke`` (``"__interrupt__"``, then ``invoke(Command(resume=...))``).
+
+        Raises:
+            RuntimeError: no question and ``start`` was never called.
+            ValueError: as ``start``.
+            openai.APIError and friends, replies.ReplyError: as ``step`` (the run so far is kept).
+            KeyboardInterrupt: the student's stop (in a tool, or in the approval hook: the call waits).
+        """
         if question is not None:
             self.start(question)
         self._require_running(allow_done=True)
-        while not self.done:
+        while not self.done and not self.waiting:
             self.step()
         return self.result()
 
@@ -459,7 +480,10 @@ def with_tokens_of_both(first: Reply, second: Reply) -> Reply:
 
 def run_agent(client: Any, model: str, question: str | list[dict], registry: ToolRegistry | None = None,
               **options: Any) -> "RunResult":
-    """Run the native loop on ``question`` to the end; ``options`` as for ``Agent``."""
+    """Run the native loop on ``question`` to the end; ``options`` as for ``Agent``.
+
+    A call that waits for a person ends it with ``stopped_reason == "waiting"`` (nothing of it ran);
+    the ``Agent`` is not kept, so to decide and go on, make an ``Agent`` and call its ``run``."""
     return Agent(client, model, registry, **options).run(question)
 
 

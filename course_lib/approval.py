@@ -16,7 +16,11 @@ native loop (``agent.Agent``, the loop of notebook 06) hands the call to its
 * ``None``                 no decision yet: the loop stops before running
                            anything and waits (``Agent.waiting``) until
                            ``Agent.decide(call, decision)`` - the debugger's
-                           buttons - says what to do.
+                           buttons - says what to do.  ``run()`` returns there
+                           (``stopped_reason == "waiting"``, the calls in
+                           ``result.waiting``); after ``decide``, ``run()``
+                           again finishes the turn.  The stop button inside
+                           the hook is no decision either: the call waits.
 
 This is what LangChain's ``HumanInTheLoopMiddleware`` calls approve / reject /
 edit (source 003), and LangGraph's ``interrupt`` is the waiting.  A policy is
@@ -184,6 +188,8 @@ class ApprovalGate:
         tools, approve: as given (both may be changed between turns).
         waiting: the calls (``records.ToolCall``) of this turn that wait for ``decide``; ``[]`` when none.
         held: what the loop keeps of the turn that waits (the loop's own tuple); None when none waits.
+        interrupted: True when the stop button (``KeyboardInterrupt``) stopped the hook in this turn's
+            ``ask``: the loop raises it again once the waiting turn is recorded.
     """
 
     def __init__(self, tools: Iterable[str] = (), approve: Callable[[Any], Decision | None] | None = None):
@@ -194,6 +200,7 @@ class ApprovalGate:
         """Forget the turn: its decisions, its waiting calls and the held turn (a new run or turn)."""
         self.waiting: list[Any] = []
         self.held: Any = None
+        self.interrupted = False
         self._decided: list[tuple[Any, Decision]] = []  # (the call object, its decision), this turn only
 
     def needs(self, call: Any) -> bool:
@@ -203,11 +210,22 @@ class ApprovalGate:
     def ask(self, calls: list[Any], held: Any = None) -> list[Any]:
         """A new turn: the ``approve`` hook decides each call that needs a yes.  Returns the calls left
         without a decision (also ``waiting``); when some wait, ``held`` is kept for ``resume``.
-        A hook that raises or answers something other than a ``Decision`` or None rejects the call."""
+        A hook that raises or answers something other than a ``Decision`` or None rejects the call.
+
+        The stop button inside the hook (``KeyboardInterrupt``, e.g. while an ``input()`` waits for a
+        person) is no decision: that call and every later one that needs a yes wait (the hook is not
+        asked again), the held turn is kept, and ``interrupted`` is True - the loop records its
+        ``WaitingStep`` and then raises the ``KeyboardInterrupt`` again.  Nothing has run.
+        """
         self.clear()
         for call in calls:
             if self.needs(call):
-                decision = self._hook(call)
+                decision = None
+                if not self.interrupted:
+                    try:
+                        decision = self._hook(call)
+                    except KeyboardInterrupt:  # the student's stop: the call waits for decide(), nothing runs
+                        self.interrupted = True
                 if decision is None:
                     self.waiting.append(call)
                 else:

@@ -21,7 +21,12 @@ Every loop also owns one approval gate (``approval.ApprovalGate``, notebook 08):
 ``loop.gate``, asked before a call to a tool that needs a person's yes runs;
 ``loop.waiting`` lists the calls that wait and ``loop.decide(call, decision)``
 answers one - the same two names for every loop, so the debugger's buttons and
-the chat box work with all of them.
+the chat box work with all of them.  Each loop's ``run()`` stops at such a call
+and returns (it never raises for it): ``result().stopped_reason`` is
+``"waiting"`` (``records.WAITING``) and ``result().waiting`` lists the calls;
+after ``decide``, ``run()`` again finishes the turn.  ``step()`` on a turn that
+still waits raises ``RuntimeError`` (nothing changes): ``step`` is one turn, and
+that turn cannot go on.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from typing import Any, Callable, Iterable
 
 from .approval import ApprovalGate, Decision
 from .messages import to_dict
-from .records import RUNNING, LoopProtocol, RunResult, Step, StopReason
+from .records import RUNNING, WAITING, LoopProtocol, RunResult, Step, StopReason
 from .texts import t
 
 DEFAULT_MAX_STEPS = 5
@@ -119,7 +124,8 @@ class LoopBase:
 
     def decide(self, call: Any, decision: Decision) -> None:
         """A person's decision for one waiting call (the ``ToolCall`` from ``waiting``, or its id);
-        once every waiting call has one, the next ``step()`` finishes the turn without a new request.
+        once every waiting call has one, the next ``step()`` (or ``run()``, which goes on to the end)
+        finishes the turn without a new request.
 
         Raises:
             TypeError: ``decision`` is not an ``approval.Decision``.
@@ -143,7 +149,8 @@ class LoopBase:
         return self.gate.tools
 
     def result(self) -> RunResult:
-        """The run so far (``stopped_reason`` is ``"running"`` while not done).
+        """The run so far: ``stopped_reason`` is ``"running"`` while not done, ``"waiting"`` while
+        calls wait for a person's decision (then ``waiting`` lists them, the loop's own objects).
 
         Raises:
             RuntimeError: ``start`` was not called.
@@ -153,13 +160,21 @@ class LoopBase:
             question=self.question or "",
             protocol=self.protocol,
             answer=self.answer,
-            stopped_reason=self.stopped_reason or RUNNING,
+            stopped_reason=self.stopped_reason or (WAITING if self.waiting else RUNNING),
             steps=list(self.steps),
             messages=[to_dict(m) for m in self.messages],
             prompt_tokens=sum(s.prompt_tokens or 0 for s in self.steps),
             completion_tokens=sum(s.completion_tokens or 0 for s in self.steps),
             seconds=self._seconds,
+            waiting=list(self.waiting),
         )
+
+    def _hook_stopped(self) -> None:
+        """After a ``WaitingStep`` is recorded: raise the student's ``KeyboardInterrupt`` again when it
+        stopped the approval hook (``gate.interrupted``).  The calls stay waiting and nothing ran, so
+        ``decide`` then ``run()`` (or ``step()``) finishes the turn later; the stop still stops the cell."""
+        if self.gate.interrupted:
+            raise KeyboardInterrupt(t("approval.hook_interrupted", names=", ".join(c.name for c in self.waiting)))
 
     def _end(self, step: Step, answer: str | None, reason: StopReason) -> None:
         """End the run with ``answer``: ``stopped_reason`` is ``reason``; ``"refusal"`` when the

@@ -61,7 +61,9 @@ as the native loop (``approval.ApprovalGate``, ``self.gate``), as one call
 or when it gives no decision, the loop waits exactly like ``agent.Agent``: the
 step is a ``WaitingStep``, ``waiting`` lists the call, ``decide(call,
 decision)`` answers it and the next ``step()`` finishes the turn without a new
-request.  A rejected Action does not run - its Observation says the person
+request; ``run()`` stops at the waiting Action and returns (``stopped_reason ==
+"waiting"``, the call in ``result.waiting``), and ``run()`` after ``decide``
+finishes the turn.  A rejected Action does not run - its Observation says the person
 declined (``approval.REJECTED_TEXT``); an edited one runs with the person's
 arguments and its Observation starts with ``approval.EDITED_NOTE`` (the
 model's own Action text stays as it wrote it).
@@ -354,7 +356,9 @@ class ReActLoop(LoopBase):
             call = action_call(self.registry, parsed, number)
             if self.gate.ask([call], held=(parsed, reply.text, fields, number, call)):
                 waiting = [ToolResult.not_run(call)]  # nothing runs until decide()
-                return self._record(WaitingStep(number, **fields, waiting=waiting), began)
+                waited = self._record(WaitingStep(number, **fields, waiting=waiting), began)
+                self._hook_stopped()  # the stop button inside the hook: raised again, the call keeps waiting
+                return waited
             step, interrupted = self._act(call, parsed, fields, number)
             observation = step.observation
         else:  # neither: a corrective Observation goes back, and the step counts
@@ -400,11 +404,23 @@ class ReActLoop(LoopBase):
         return step
 
     def run(self, question: str | None = None) -> "RunResult":
-        """``start(question)`` (if given), then ``step()`` until done; returns ``result()``."""
+        """``start(question)`` (if given), then ``step()`` until done - or until an Action waits for a
+        person's decision; returns ``result()``.
+
+        As ``agent.Agent.run``: a waiting Action ends ``run()`` without raising and without running:
+        ``stopped_reason`` is ``"waiting"`` and ``result.waiting`` lists its call; ``decide(call,
+        decision)``, then ``run()`` (no question) finishes the turn - no new request for it - and goes on.
+
+        Raises:
+            RuntimeError: no question and ``start`` was never called.
+            ValueError: as ``start``.
+            openai.APIError and friends, replies.ReplyError: as ``step`` (the run so far is kept).
+            KeyboardInterrupt: the student's stop (in a tool, or in the approval hook: the call waits).
+        """
         if question is not None:
             self.start(question)
         self._require_running(allow_done=True)
-        while not self.done:
+        while not self.done and not self.waiting:
             self.step()
         return self.result()
 
@@ -621,10 +637,12 @@ class JsonReAct(ReActLoop):
 
 
 def run_line_react(client: Any, model: str, question: str, registry: ToolRegistry | None = None, **options: Any) -> "RunResult":
-    """Run protocol A on ``question`` until an Answer or ``max_steps``; see ``LineReAct`` for ``options``."""
+    """Run protocol A on ``question`` until an Answer, ``max_steps`` or a waiting Action (``"waiting"``);
+    see ``LineReAct`` for ``options``."""
     return LineReAct(client, model, registry, **options).run(question)
 
 
 def run_json_react(client: Any, model: str, question: str, registry: ToolRegistry | None = None, **options: Any) -> "RunResult":
-    """Run protocol B on ``question`` until a Final Answer or ``max_steps``; see ``JsonReAct`` for ``options``."""
+    """Run protocol B on ``question`` until a Final Answer, ``max_steps`` or a waiting Action (``"waiting"``);
+    see ``JsonReAct`` for ``options``."""
     return JsonReAct(client, model, registry, **options).run(question)

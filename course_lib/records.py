@@ -35,7 +35,9 @@ text).  ``tool_calls.run_call`` makes one by running the call;
 rejected, interrupted, dropped, repeated).  ``RunResult`` is what a whole run
 of any loop gives back, and shows itself as a table (``table()``, its caption
 ``title()`` by protocol); ``StopReason`` says why it ended, ``STOP_REASONS`` in
-words for the class.
+words for the class.  A run that stopped before a call waiting for a person's decision
+(notebook 08) is not over: its ``stopped_reason`` is ``"waiting"`` (``WAITING``) and
+``RunResult.waiting`` lists the calls.
 """
 
 from __future__ import annotations
@@ -52,9 +54,12 @@ from .texts import t
 LoopProtocol = Literal["A", "B", "native"]
 # What one step was (Step.kind; one Step class each).
 StepKind = Literal["tool_calls", "action", "answer", "invalid", "empty", "final", "waiting"]
-# Why a run ended (RunResult.stopped_reason; "running" while it has not).
+# Why a run ended (RunResult.stopped_reason; "running" while it has not, "waiting" while it waits for a person).
 StopReason = Literal["answer", "max_steps", "repeated_calls", "length", "content_filter", "incomplete", "refusal"]
 RUNNING = "running"
+# Not an end: run() stopped before a call that needs a person's yes (notebook 08); RunResult.waiting lists
+# the calls, and run() again after decide() finishes the turn.
+WAITING = "waiting"
 # The same, in words for the class (trace, debugger, tables): the texts.py key of each.
 STOP_REASONS: dict[str, str] = {
     "answer": "loops.stop_answer",
@@ -64,6 +69,7 @@ STOP_REASONS: dict[str, str] = {
     "content_filter": "loops.stop_content_filter",
     "incomplete": "loops.stop_incomplete",
     "refusal": "loops.stop_refusal",
+    WAITING: "loops.stop_waiting",
 }
 
 # A person's decision on a call (ToolResult.approval, notebook 08), in words: the texts.py key of each.
@@ -532,27 +538,41 @@ class RunResult:
     ...).  ``table()`` shows the steps, ``show_messages()`` the chain; ``title()`` is the
     table's caption, chosen by ``protocol``.
 
+    A run that meets a call needing a person's yes (notebook 08) stops there and returns - it
+    never raises: ``stopped_reason`` is ``"waiting"``, ``answer`` is None and ``waiting`` lists
+    the calls (none of them ran).  ``loop.decide(call, decision)`` for each, then ``loop.run()``
+    finishes the turn.  The two frameworks the course compares return the same thing:
+    openai-agents' ``Runner.run`` a result whose ``interruptions`` list ``ToolApprovalItem`` objects
+    (openai-agents-python docs/human_in_the_loop.md), LangGraph's ``invoke`` a state whose
+    ``"__interrupt__"`` lists ``Interrupt`` objects (LangGraph docs, "Interrupts").  The course
+    calls it ``waiting``, the name ``loop.waiting`` and ``WaitingStep.waiting`` already have:
+    "interrupted" here already means the stop button (``ToolResult.interrupted``).
+
     Attributes:
         question: the task (the last user message's text when a message list was given).
         protocol: a ``LoopProtocol``: ``"A"``/``"B"`` (the ReAct protocols) or ``"native"``.
         answer: the final answer text, or None if the model gave none.
-        stopped_reason: a ``StopReason``, or ``"running"`` while the run has not ended.
+        stopped_reason: a ``StopReason``; ``"running"`` while the run has not ended; ``"waiting"``
+            while calls wait for a person's decision (``waiting``).
         steps: one ``Step`` per step.
         messages: the message chain (dicts) - for protocol B, the last request plus the reply
             (system + one user message holding the whole scratchpad).
         prompt_tokens, completion_tokens: summed over all requests (tokens).
         seconds: wall time of the run.
+        waiting: the calls (``ToolCall``, the loop's own objects: pass one to ``loop.decide``)
+            that wait for a person's decision; ``[]`` unless ``stopped_reason`` is ``"waiting"``.
     """
 
     question: str
     protocol: LoopProtocol
     answer: str | None
-    stopped_reason: StopReason | Literal["running"]
+    stopped_reason: StopReason | Literal["running", "waiting"]
     steps: list[Step]
     messages: list[dict]
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
+    waiting: list[ToolCall] = field(default_factory=list)
 
     @property
     def requests(self) -> int:

@@ -328,6 +328,8 @@ _ZH_LOOPS: dict[str, str] = {
     "loops.stop_max_steps": "达到了步数上限 max_steps，最后一次请求要求模型直接回答（不再运行工具）",
     "loops.stop_other": "循环结束",
     "loops.stop_repeated_calls": "模型反复发出相同的工具调用，已强制它给出答案",
+    "loops.stop_waiting": "有工具调用在等人批准（还没有运行，这次运行还没有结束）："
+                          "用 decide(call, approve()/reject(...)/edit({{...}})) 做决定，再调用 run() 把这一轮做完",
     "react.table_title": "协议 {protocol}：{question}",
 }
 
@@ -425,11 +427,14 @@ _ZH_ACTING: dict[str, str] = {
     "approval.edit_not_json": "修改后的参数变不成 JSON（{error}）：参数里只能有 dict、list、str、int、float、bool 和 None，"
                               "NaN 和无穷大也不行（numpy 的数和 Decimal 会自动换成 int 或 float）",
     "approval.hook_failed": "审批函数出错了（{error}），为了安全按拒绝处理",
+    "approval.hook_interrupted": "审批函数被中断了（KeyboardInterrupt）：{names} 还在等待批准，什么也没有运行。"
+                                 "用 decide(call, approve()/reject(...)/edit({{...}}))（例如 agent.decide(agent.waiting[0], approve())）做决定，"
+                                 "再调用 run() 把这一轮做完",
     "approval.hook_returned": "审批函数返回了 {kind}，不是 Decision 也不是 None，为了安全按拒绝处理",
     "approval.not_a_decision": "decide() 需要一个 Decision（approve()、reject(...) 或 edit({{...}})），收到的是 {kind}",
     "approval.not_waiting": "没有正在等待批准的调用 id={call_id!r}；正在等待的是 {waiting}",
     "approval.still_waiting": "还有调用在等待批准：{names}。先用 decide(call, approve()/reject(...)/edit({{...}}))"
-                              "（例如 agent.decide(agent.waiting[0], approve())，或者调试器里的按钮）做决定，再 step()",
+                              "（例如 agent.decide(agent.waiting[0], approve())，或者调试器里的按钮）做决定，再 step() 或 run()",
     "debugger.approve": "批准",
     "debugger.by_button": "调试器按钮",
     "debugger.edit": "按修改的参数执行",

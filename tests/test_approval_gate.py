@@ -22,7 +22,8 @@ from course_lib.agent import Agent
 from course_lib.approval import approve, edit, reject
 from course_lib.messages import validate
 from course_lib.react import JsonReAct, LineReAct
-from course_lib.records import ActionStep, WaitingStep
+from course_lib.records import ActionStep, WaitingStep, stop_reason_text
+from course_lib.texts import t
 from course_lib.tools import WEATHER_TOOL, get_weather
 
 ORDER = {"product_id": "001", "quantity": 2}
@@ -70,6 +71,74 @@ def test_every_loop_waits_for_a_decision_before_a_write(protocol):
     assert loop.done and loop.answer == "已下单。"
     for body in fake.requests:
         validate(body["messages"])
+
+
+# --------------------------------------------------------------------------- run() returns at a waiting call (issue 44)
+# LangGraph's invoke returns with "__interrupt__", openai-agents' Runner.run with result.interruptions;
+# neither raises.  The course's run() used to raise RuntimeError from inside itself ("call step()").
+
+
+@pytest.mark.parametrize("decision, writes", [(approve(by="test"), [ORDER]), (reject("不买了"), [])], ids=["approve", "reject"])
+@pytest.mark.parametrize("protocol", ["native", "A", "B"])
+def test_run_returns_waiting_without_running_the_write_and_run_again_finishes(protocol, decision, writes):
+    fake, written, loop = make_loop(protocol, WRITE[protocol], ANSWER[protocol])
+    paused = loop.run("帮我买两个 001")  # no decision yet: returns, never raises
+    assert paused.stopped_reason == "waiting" and paused.answer is None and not loop.done
+    assert [c.name for c in paused.waiting] == ["place_order"] and paused.waiting[0] is loop.waiting[0]
+    assert written == [] and len(fake.requests) == 1  # the write did not run
+    assert stop_reason_text(paused.stopped_reason) != t("loops.stop_other")  # said in words, like every stopped_reason
+    assert "place_order" in paused.table().frame.to_string()
+    again = loop.run()  # still no decision: the same answer, no request, no write
+    assert again.stopped_reason == "waiting" and written == [] and len(fake.requests) == 1
+    loop.decide(paused.waiting[0], decision)
+    finished = loop.run()  # the held turn runs (no new request for it), then the run goes on
+    assert finished.stopped_reason == "answer" and finished.waiting == [] and loop.done
+    assert written == writes and len(fake.requests) == 2
+    assert [s.kind for s in finished.steps] == ["tool_calls" if protocol == "native" else "action", "answer"]
+    for body in fake.requests:
+        validate(body["messages"])
+
+
+@pytest.mark.parametrize("protocol", ["native", "A", "B"])
+def test_a_stop_inside_the_approval_hook_keeps_the_call_waiting(protocol):
+    asked = []
+
+    def hook(call):  # a person asked with input(); the student presses the stop button meanwhile
+        asked.append(call)
+        raise KeyboardInterrupt
+
+    fake, written, loop = make_loop(protocol, WRITE[protocol], ANSWER[protocol], approve=hook)
+    with pytest.raises(KeyboardInterrupt, match="审批函数被中断"):
+        loop.run("帮我买两个 001")  # the stop still stops the cell ...
+    assert [c.name for c in loop.waiting] == ["place_order"] and written == []  # ... and the decision is still pending
+    assert isinstance(loop.steps[-1], WaitingStep) and len(fake.requests) == 1
+    assert loop.run().stopped_reason == "waiting" and len(asked) == 1  # the hook is not asked again; nothing ran
+    loop.decide(loop.waiting[0], approve(by="test"))
+    result = loop.run()
+    assert result.answer == "已下单。" and written == [ORDER] and len(fake.requests) == 2
+    for body in fake.requests:
+        validate(body["messages"])
+
+
+def test_a_stop_inside_the_hook_keeps_earlier_decisions_and_later_calls_wait():
+    second = {"product_id": "002", "quantity": 5}
+
+    def hook(call):
+        if call.arguments == ORDER:
+            return approve(by="policy")
+        raise KeyboardInterrupt
+
+    fake, written, loop = make_loop("native", {"tool_calls": [("place_order", ORDER), ("place_order", second),
+                                                              ("place_order", {"product_id": "003", "quantity": 1})]},
+                                    ANSWER["native"], approve=hook)
+    with pytest.raises(KeyboardInterrupt):
+        loop.run("买三样")
+    assert [c.arguments for c in loop.waiting] == [second, {"product_id": "003", "quantity": 1}] and written == []
+    for call in list(loop.waiting):
+        loop.decide(call, reject("先问顾客"))
+    result = loop.run()
+    assert written == [ORDER] and [c.approval for c in result.steps[0].tool_calls] == ["approve", "reject", "reject"]
+    validate(loop.messages)
 
 
 @pytest.mark.parametrize("protocol", ["A", "B"])
@@ -246,6 +315,19 @@ def test_the_chat_session_rejects_and_the_model_is_told():
 def test_the_chat_session_passes_a_policy_to_its_agent():
     fake, written, session = chat(WRITE["native"], "已下单。", approve=lambda call: approve(by="policy"))
     assert session.send("帮我买两个 001") == "已下单。" and written == [ORDER]
+
+
+def test_the_chat_session_keeps_a_call_waiting_after_a_stop_inside_its_approval_hook():
+    def hook(call):
+        raise KeyboardInterrupt
+
+    fake, written, session = chat(WRITE["native"], "已下单。", approve=hook)
+    with pytest.raises(KeyboardInterrupt):
+        session.send("帮我买两个 001")
+    assert [c.name for c in session.waiting] == ["place_order"] and written == [] and len(fake.requests) == 1
+    assert session.decide(approve()) == "已下单。" and written == [ORDER]
+    assert [m["role"] for m in session.history] == ["system", "user", "assistant", "tool", "assistant"]
+    validate(session.history)
 
 
 def test_the_chat_box_shows_approve_and_reject_buttons_for_a_write():
