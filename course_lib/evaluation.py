@@ -160,7 +160,7 @@ WRITE_TOOLS = ("place_order",)
 ORDER_DONE_WORDS = ("下单成功", "已下单", "已经下单", "已为您下单", "已为你下单", "已帮您下单", "已帮你下单", "订单已")
 # The kernel's saved runs: ``fingerprint(agent, case)`` -> ``CaseRun``.  Running the same case
 # with the same agent settings again reuses the saved run (``run_set(reuse=True)``); a restarted
-# kernel starts empty.  An evaluation run costs minutes; a changed prompt or tool changes the key.
+# kernel starts empty.  An evaluation run costs minutes; a changed prompt, tool, server or answer key changes it.
 RUNS: dict[str, "CaseRun"] = {}
 
 
@@ -250,14 +250,25 @@ def check_run(case: Case, result: Any) -> dict:
 
 
 def fingerprint(agent: Any, case: Case) -> str:
-    """What decides a run's requests: model, system prompt, tools, limits, temperature, the question.
+    """What decides a saved run (``RUNS``): the server, model, system prompt, tools, limits, temperature,
+    the question - and the case's answer key.
 
     Two runs with the same fingerprint send the same first request; at temperature 0 on the
-    same build they are the same run (notebook 10 shows it).  A JSON string (sorted keys).
+    same build they are the same run (notebook 10 shows it).  The server is the client's base URL
+    (the same model name on another server is another model).  The key (numbers, words, kind,
+    expected tools and mode) is in it because ``eval_set.cases()`` computes it from the same data
+    files the tools read: a price edited in data/products.csv changes the key *and* what the
+    look-up answers, so the saved run - its tool results and answer, not only its checks - is
+    out of date and is run again (re-checking the old answer against the new key would fail a
+    run that a fresh run may pass).  A JSON string (sorted keys).
     """
     settings = {name: getattr(agent, name, None) for name in
                 ("model", "system", "tools", "max_steps", "max_tokens", "temperature", "protocol")}
-    return json.dumps({**settings, "question": case.question}, ensure_ascii=False, sort_keys=True, default=str)
+    server = str(getattr(getattr(agent, "client", None), "base_url", "") or "")
+    key = {"numbers": list(case.numbers), "words": list(case.words), "kind": case.kind, "tools": list(case.tools),
+           "mode": case.mode}
+    return json.dumps({**settings, "base_url": server, "question": case.question, "key": key},
+                      ensure_ascii=False, sort_keys=True, default=str)
 
 
 def run_case(agent: Any, case: Case, tracer: Any = None, reuse: bool = True) -> CaseRun:
