@@ -123,7 +123,7 @@ def unsupported_numbers(answer: str | None, sources: Iterable[str], free: set[st
     return found
 
 
-def agreement(judge: Sequence[bool], code: Sequence[bool]) -> dict[str, float | int]:
+def agreement(judge: Sequence[bool], code: Sequence[bool]) -> dict[str, Any]:
     """How far a judge's verdicts agree with the code checks' verdicts on the same runs.
 
     Args:
@@ -132,9 +132,13 @@ def agreement(judge: Sequence[bool], code: Sequence[bool]) -> dict[str, float | 
     Returns:
         ``{"n", "both_pass", "both_fail", "judge_only" (judge passes, code fails),
         "code_only" (code passes, judge fails), "agreement" (share, 0-1),
-        "kappa"}``.  ``kappa`` is Cohen's kappa, (p_o - p_e) / (1 - p_e) with
-        p_e from each side's pass rate (Cohen 1960); 1.0 when both sides give
-        one and the same verdict to every run (p_e = 1, nothing to correct for).
+        "kappa", "why"}``.  ``kappa`` is Cohen's kappa, (p_o - p_e) / (1 - p_e) with
+        p_e from each side's pass rate (Cohen 1960).  When both sides give one and
+        the same verdict to every run, p_e = 1 and kappa is undefined (0 / 0): ``kappa``
+        is None and ``why`` says so in Chinese (``evaluation.kappa_undefined``) - such a
+        comparison cannot tell a judge that reads the answers from one that always says
+        the same word.  Otherwise ``why`` is None.  (One side alone giving a single
+        verdict is defined: kappa 0.)
     Raises:
         ValueError: the two lists differ in length, or are empty.
     """
@@ -144,11 +148,15 @@ def agreement(judge: Sequence[bool], code: Sequence[bool]) -> dict[str, float | 
     pairs = list(zip(map(bool, judge), map(bool, code)))
     both_pass, both_fail = pairs.count((True, True)), pairs.count((False, False))
     observed = (both_pass + both_fail) / n
+    result: dict[str, Any] = {"n": n, "both_pass": both_pass, "both_fail": both_fail,
+                              "judge_only": pairs.count((True, False)), "code_only": pairs.count((False, True)),
+                              "agreement": observed}
+    if both_pass == n or both_fail == n:  # p_e = 1, decided on the counts (no float comparison)
+        verdict = "pass" if both_pass == n else "fail"
+        return {**result, "kappa": None, "why": t("evaluation.kappa_undefined", verdict=verdict)}
     judge_rate, code_rate = sum(j for j, _ in pairs) / n, sum(c for _, c in pairs) / n
     expected = judge_rate * code_rate + (1 - judge_rate) * (1 - code_rate)
-    kappa = 1.0 if expected == 1 else (observed - expected) / (1 - expected)
-    return {"n": n, "both_pass": both_pass, "both_fail": both_fail, "judge_only": pairs.count((True, False)),
-            "code_only": pairs.count((False, True)), "agreement": observed, "kappa": kappa}
+    return {**result, "kappa": (observed - expected) / (1 - expected), "why": None}
 
 
 # -- running a test set and checking every run ------------------------------------------
