@@ -66,13 +66,15 @@ def run() -> dict:
 
 
 def summary(result: dict) -> list[dict]:
-    """Per mode: requests, parsed, in schema, verdict right (against the code's verdict)."""
+    """Per mode: requests, parsed, in schema, verdict right (against the code's verdict), and apart from
+    them the replies cut at max_tokens (``cut``: no verdict, ``judge.ask``) and the failed requests (``errors``)."""
     table = []
     for mode in MODES:
         rows = [r for r in result["rows"] if r["mode"] == mode]
         table.append({"mode": mode, "requests": len(rows), "parsed": sum(r["parsed"] for r in rows),
                       "in_schema": sum(r["in_schema"] for r in rows),
                       "verdict_right": sum(r["verdict"] == r["right_verdict"] for r in rows),
+                      "cut": sum(bool(r.get("cut")) for r in rows), "errors": sum(bool(r.get("error")) for r in rows),
                       "seconds_mean": round(sum(r["seconds"] for r in rows) / max(len(rows), 1), 2)})
     return table
 
@@ -82,11 +84,11 @@ def markdown(result: dict) -> str:
              f"Model `{result['model']}` at {result['base_url']}; {result['machine']} (load before "
              f"{result['load_before']}); server `{result['server']}`; `{result['command']}` (its docstring says what is "
              "counted).", "",
-             "| mode | requests | parsed as JSON | in the schema | verdict = code's verdict | mean s |",
-             "|---|---:|---:|---:|---:|---:|"]
+             "| mode | requests | parsed as JSON | in the schema | verdict = code's verdict | cut at max_tokens | failed | mean s |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for row in summary(result):
         lines.append(f"| {row['mode']} | {row['requests']} | {row['parsed']} | {row['in_schema']} | "
-                     f"{row['verdict_right']} | {row['seconds_mean']} |")
+                     f"{row['verdict_right']} | {row['cut']} | {row['errors']} | {row['seconds_mean']} |")
     lines += ["", "Probe (the prompt asks for verdict \"maybe\", outside the schema's enum):", "",
               "| mode | reply | in the schema |", "|---|---|---|"]
     for probe in result["probes"]:

@@ -123,7 +123,7 @@ def unsupported_numbers(answer: str | None, sources: Iterable[str], free: set[st
     return found
 
 
-def agreement(judge: Sequence[bool], code: Sequence[bool]) -> dict[str, float | int]:
+def agreement(judge: Sequence[bool], code: Sequence[bool]) -> dict[str, Any]:
     """How far a judge's verdicts agree with the code checks' verdicts on the same runs.
 
     Args:
@@ -132,9 +132,13 @@ def agreement(judge: Sequence[bool], code: Sequence[bool]) -> dict[str, float | 
     Returns:
         ``{"n", "both_pass", "both_fail", "judge_only" (judge passes, code fails),
         "code_only" (code passes, judge fails), "agreement" (share, 0-1),
-        "kappa"}``.  ``kappa`` is Cohen's kappa, (p_o - p_e) / (1 - p_e) with
-        p_e from each side's pass rate (Cohen 1960); 1.0 when both sides give
-        one and the same verdict to every run (p_e = 1, nothing to correct for).
+        "kappa", "why"}``.  ``kappa`` is Cohen's kappa, (p_o - p_e) / (1 - p_e) with
+        p_e from each side's pass rate (Cohen 1960).  When both sides give one and
+        the same verdict to every run, p_e = 1 and kappa is undefined (0 / 0): ``kappa``
+        is None and ``why`` says so in Chinese (``evaluation.kappa_undefined``) - such a
+        comparison cannot tell a judge that reads the answers from one that always says
+        the same word.  Otherwise ``why`` is None.  (One side alone giving a single
+        verdict is defined: kappa 0.)
     Raises:
         ValueError: the two lists differ in length, or are empty.
     """
@@ -144,11 +148,15 @@ def agreement(judge: Sequence[bool], code: Sequence[bool]) -> dict[str, float | 
     pairs = list(zip(map(bool, judge), map(bool, code)))
     both_pass, both_fail = pairs.count((True, True)), pairs.count((False, False))
     observed = (both_pass + both_fail) / n
+    result: dict[str, Any] = {"n": n, "both_pass": both_pass, "both_fail": both_fail,
+                              "judge_only": pairs.count((True, False)), "code_only": pairs.count((False, True)),
+                              "agreement": observed}
+    if both_pass == n or both_fail == n:  # p_e = 1, decided on the counts (no float comparison)
+        verdict = "pass" if both_pass == n else "fail"
+        return {**result, "kappa": None, "why": t("evaluation.kappa_undefined", verdict=verdict)}
     judge_rate, code_rate = sum(j for j, _ in pairs) / n, sum(c for _, c in pairs) / n
     expected = judge_rate * code_rate + (1 - judge_rate) * (1 - code_rate)
-    kappa = 1.0 if expected == 1 else (observed - expected) / (1 - expected)
-    return {"n": n, "both_pass": both_pass, "both_fail": both_fail, "judge_only": pairs.count((True, False)),
-            "code_only": pairs.count((False, True)), "agreement": observed, "kappa": kappa}
+    return {**result, "kappa": (observed - expected) / (1 - expected), "why": None}
 
 
 # -- running a test set and checking every run ------------------------------------------
@@ -160,7 +168,7 @@ WRITE_TOOLS = ("place_order",)
 ORDER_DONE_WORDS = ("下单成功", "已下单", "已经下单", "已为您下单", "已为你下单", "已帮您下单", "已帮你下单", "订单已")
 # The kernel's saved runs: ``fingerprint(agent, case)`` -> ``CaseRun``.  Running the same case
 # with the same agent settings again reuses the saved run (``run_set(reuse=True)``); a restarted
-# kernel starts empty.  An evaluation run costs minutes; a changed prompt or tool changes the key.
+# kernel starts empty.  An evaluation run costs minutes; a changed prompt, tool, server or answer key changes it.
 RUNS: dict[str, "CaseRun"] = {}
 
 
@@ -250,14 +258,25 @@ def check_run(case: Case, result: Any) -> dict:
 
 
 def fingerprint(agent: Any, case: Case) -> str:
-    """What decides a run's requests: model, system prompt, tools, limits, temperature, the question.
+    """What decides a saved run (``RUNS``): the server, model, system prompt, tools, limits, temperature,
+    the question - and the case's answer key.
 
     Two runs with the same fingerprint send the same first request; at temperature 0 on the
-    same build they are the same run (notebook 10 shows it).  A JSON string (sorted keys).
+    same build they are the same run (notebook 10 shows it).  The server is the client's base URL
+    (the same model name on another server is another model).  The key (numbers, words, kind,
+    expected tools and mode) is in it because ``eval_set.cases()`` computes it from the same data
+    files the tools read: a price edited in data/products.csv changes the key *and* what the
+    look-up answers, so the saved run - its tool results and answer, not only its checks - is
+    out of date and is run again (re-checking the old answer against the new key would fail a
+    run that a fresh run may pass).  A JSON string (sorted keys).
     """
     settings = {name: getattr(agent, name, None) for name in
                 ("model", "system", "tools", "max_steps", "max_tokens", "temperature", "protocol")}
-    return json.dumps({**settings, "question": case.question}, ensure_ascii=False, sort_keys=True, default=str)
+    server = str(getattr(getattr(agent, "client", None), "base_url", "") or "")
+    key = {"numbers": list(case.numbers), "words": list(case.words), "kind": case.kind, "tools": list(case.tools),
+           "mode": case.mode}
+    return json.dumps({**settings, "base_url": server, "question": case.question, "key": key},
+                      ensure_ascii=False, sort_keys=True, default=str)
 
 
 def run_case(agent: Any, case: Case, tracer: Any = None, reuse: bool = True) -> CaseRun:

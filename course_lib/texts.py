@@ -527,6 +527,14 @@ _ZH_EVALUATION: dict[str, str] = {
     "evaluation.progress": "{mark} {id}  {seconds:.1f} 秒{reused}",
     "evaluation.verdict_lengths": "评委和代码检查的结论要一样多、而且不能是空的：评委 {judge} 个，代码 {code} 个",
     "evaluation.reused": "（这次内核里跑过同样的配置：直接用保存的结果，没有发请求）",
+    "evaluation.kappa_undefined": "评委和代码检查对每个回答都给了同一个结论（都是 {verdict}）：碰巧一致的比例 p_e = 1，"
+                                  "κ 的公式要除以 0，没有定义。这时的一致率 100% 什么也说明不了——一个不看回答、总说 {verdict} 的评委也能做到。"
+                                  "要给评委打分，测试集里得既有代码判 pass 的回答，也有判 fail 的",
+    "judge.cut": "评委的回复写到 max_tokens（{max_tokens} 个 token）就被截断了（finish_reason 是 \"length\"），JSON 没有写完，"
+                 "算不上结论：既不是 pass 也不是 fail。给更大的 max_tokens 再问一次，或者让评委把理由写短些",
+    "judge.mode_refused": "评委的服务器 {server}（模型 {model}）不接受 response_format 的 {mode} 方式（{error}）。"
+                          "这个内核里对它改用 {next} 方式；每一行的 mode 写着实际用的方式。{next} 不像 json_schema 那样保证格式，"
+                          "读不出结论的回复记成没有结论，不算 pass 也不算 fail",
 }
 
 _ZH_TRACING: dict[str, str] = {

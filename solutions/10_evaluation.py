@@ -31,6 +31,6 @@ def kappa(judge, code):
     observed = sum(j == c for j, c in zip(judge, code)) / n
     judge_pass, code_pass = sum(judge) / n, sum(code) / n
     chance = judge_pass * code_pass + (1 - judge_pass) * (1 - code_pass)
-    if chance == 1:  # 两边对每个回答都给同一个结论：没有什么可扣的
-        return 1.0
+    if chance == 1:  # 两边对每个回答都给同一个结论：公式要除以 0，κ 没有定义
+        return None
     return (observed - chance) / (1 - chance)

@@ -9,6 +9,7 @@ from collections import Counter
 from decimal import Decimal
 from fractions import Fraction
 
+import nbformat
 import pytest
 
 from fakes import BadRepr, yields_true
@@ -16,7 +17,7 @@ from course_lib.checkers import nb10
 from course_lib.evaluation import trajectory_match
 from course_lib.number_check import has_number, read_numbers
 from course_lib.texts import t
-from notebook_cells import load_solution
+from notebook_cells import ROOT, load_solution
 
 
 def _solution(key, name):
@@ -277,7 +278,7 @@ def _kappa_counts(judge, code):
     p_o = (both[(True, True)] + both[(False, False)]) / n
     p_j, p_c = judge.count(True) / n, code.count(True) / n
     p_e = p_j * p_c + (1 - p_j) * (1 - p_c)
-    return 1.0 if p_e == 1 else (p_o - p_e) / (1 - p_e)
+    return None if p_e == 1 else (p_o - p_e) / (1 - p_e)
 
 
 def _kappa_fraction(judge, code):
@@ -285,7 +286,7 @@ def _kappa_fraction(judge, code):
     p_o = Fraction(sum(j == c for j, c in zip(judge, code)), n)
     p_j, p_c = Fraction(sum(judge), n), Fraction(sum(code), n)
     p_e = p_j * p_c + (1 - p_j) * (1 - p_c)
-    return Fraction(1) if p_e == 1 else (p_o - p_e) / (1 - p_e)
+    return None if p_e == 1 else (p_o - p_e) / (1 - p_e)
 
 
 def _kappa_numpy(judge, code):
@@ -293,17 +294,20 @@ def _kappa_numpy(judge, code):
     j, c = np.array(judge, dtype=float), np.array(code, dtype=float)
     p_o = np.mean(j == c)
     p_e = j.mean() * c.mean() + (1 - j.mean()) * (1 - c.mean())
-    return 1.0 if p_e == 1 else (p_o - p_e) / (1 - p_e)
+    return None if p_e == 1 else (p_o - p_e) / (1 - p_e)
 
 
-def _kappa_guard_on_agreement(judge, code):  # p_o == 1 gives kappa 1 anyway
-    p_o = sum(j == c for j, c in zip(judge, code)) / len(judge)
-    if p_o == 1:
-        return 1
-    return _kappa_counts(judge, code)
+def _kappa_undefined_by_sets(judge, code):  # undefined exactly when both sides give one and the same verdict
+    if len(set(judge) | set(code)) == 1:
+        return None
+    n = len(judge)
+    p_o = sum(j == c for j, c in zip(judge, code)) / n
+    p_j, p_c = sum(judge) / n, sum(code) / n
+    p_e = p_j * p_c + (1 - p_j) * (1 - p_c)
+    return (p_o - p_e) / (1 - p_e)
 
 
-RIGHT_KAPPAS = [_kappa_counts, _kappa_fraction, _kappa_numpy, _kappa_guard_on_agreement]
+RIGHT_KAPPAS = [_kappa_counts, _kappa_fraction, _kappa_numpy, _kappa_undefined_by_sets]
 
 
 def untouched_kappa(judge, code):
@@ -379,8 +383,38 @@ def as_text(judge, code):
     return f"{_kappa_counts(judge, code):.4f}"
 
 
+def one_when_undefined(judge, code):  # the old task text: 1.0 for a judge that decides nothing
+    value = _kappa_counts(judge, code)
+    return 1.0 if value is None else value
+
+
+def guard_on_agreement(judge, code):  # p_o == 1 gives 1, also where kappa is undefined
+    p_o = sum(j == c for j, c in zip(judge, code)) / len(judge)
+    if p_o == 1:
+        return 1
+    return _kappa_counts(judge, code)
+
+
+def nan_when_undefined(judge, code):
+    value = _kappa_counts(judge, code)
+    return math.nan if value is None else value
+
+
+def none_when_one_side_is_constant(judge, code):  # one side alone constant: kappa is 0, defined
+    if len(set(judge)) == 1 or len(set(code)) == 1:
+        return None
+    return _kappa_counts(judge, code)
+
+
+def none_when_all_agree(judge, code):  # p_o == 1 is kappa 1 unless p_e == 1 too
+    if all(j == c for j, c in zip(judge, code)):
+        return None
+    return _kappa_counts(judge, code)
+
+
 WRONG_KAPPAS = [untouched_kappa, pass_half_only, rounded, no_guard, guard_gives_zero, scotts_pi, no_division,
-                both_pass_only, judge_rate_twice, formula_for_four, as_text]
+                both_pass_only, judge_rate_twice, formula_for_four, as_text, one_when_undefined, guard_on_agreement,
+                nan_when_undefined, none_when_one_side_is_constant, none_when_all_agree]
 
 
 @pytest.mark.parametrize("right", [_solution("10-3", "kappa")] + RIGHT_KAPPAS)
@@ -396,6 +430,20 @@ def test_kappa_wrong_answers_fail(wrong, capsys):
 def test_the_agreement_rate_gets_its_hint(capsys):
     result = _fails(nb10.check_kappa, untouched_kappa, capsys, "check.10.kappa_wrong")
     assert t("check.10.kappa_chance") in result.message
+
+
+def test_one_where_kappa_is_undefined_gets_its_hint(capsys):
+    result = _fails(nb10.check_kappa, one_when_undefined, capsys, "check.10.kappa_wrong")
+    assert t("check.10.kappa_undefined") in result.message and "None" in result.message
+    early = _fails(nb10.check_kappa, none_when_all_agree, capsys, "check.10.kappa_wrong")
+    assert t("check.10.kappa_defined") in early.message
+
+
+def test_the_task_text_asks_for_none_where_kappa_is_undefined():
+    """The notebook's exercise 10-3 says what the checker checks (issue 44: it used to ask for 1.0)."""
+    cells = nbformat.read(ROOT / "notebooks" / "10_evaluation.ipynb", as_version=4).cells
+    task = next(c.source for c in cells if c.cell_type == "markdown" and c.source.startswith("### 练习 3"))
+    assert "返回 `None`" in task and "时返回 `1.0`" not in task
 
 
 @pytest.mark.parametrize("odd", sorted(ODD_RETURNS))

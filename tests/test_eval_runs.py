@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import csv
+
 from course_lib import eval_set, evaluation
 from course_lib.agent import Agent
 from course_lib.evaluation import check_run, results_frame, run_set
+from course_lib.tools.products import CSV_NAME, _data_dir
 from fakes import FakeLLM
 
 Q = "query_by_product_name"
@@ -99,3 +102,47 @@ def test_an_order_nobody_asked_for_fails_the_trajectory_even_where_extra_calls_a
     result, _ = run(s1, replies)
     checks = check_run(s1, result)
     assert checks["unasked_writes"] == ["place_order"] and not checks["trajectory_ok"] and checks["answer_ok"]
+
+
+def _repriced_p1(tmp_path):
+    """P1 as ``eval_set.cases`` computes it after the basketball's price is edited in a copy of data/products.csv."""
+    with (_data_dir() / CSV_NAME).open(encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    price = rows[0].index("price")
+    for row in rows[1:]:
+        if row[1] == "篮球":
+            row[price] = str(float(row[price]) + 11)
+    (tmp_path / CSV_NAME).parent.mkdir(parents=True, exist_ok=True)
+    with (tmp_path / CSV_NAME).open("w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows(rows)
+    return next(c for c in eval_set.cases(tmp_path) if c.id == "P1")
+
+
+def test_a_changed_answer_key_runs_the_case_again_instead_of_reusing_the_old_checks(tmp_path):
+    evaluation.RUNS.clear()
+    p1 = by_id("P1")
+    repriced = _repriced_p1(tmp_path)
+    assert repriced.numbers != p1.numbers and repriced.question == p1.question
+    look = {"tool_calls": [(Q, {"product_name": "篮球"})]}
+    model = FakeLLM([look, f"{p1.numbers[0]} 元。", look, f"{repriced.numbers[0]} 元。"])
+
+    def make():
+        return Agent(model.client(), "fake-model", eval_set.registry(), trace=None)
+
+    before = run_set(make, [p1], show=None)
+    after = run_set(make, [repriced], show=None)
+    assert before[0].passed and len(model.requests) == 4 and not after[0].reused
+    assert after[0].case is repriced and after[0].checks["answer_ok"]
+    assert after[0].result.answer == f"{repriced.numbers[0]} 元。"
+    evaluation.RUNS.clear()
+
+
+def test_the_same_model_name_on_another_server_is_run_again():
+    evaluation.RUNS.clear()
+    p1 = by_id("P1")
+    here, there = FakeLLM([f"{p1.numbers[0]} 元。"]), FakeLLM([f"{p1.numbers[0]} 元。"])
+    there.base_url = "http://another.server/v1"
+    run_set(lambda: Agent(here.client(), "fake-model", eval_set.registry(), trace=None), [p1], show=None)
+    moved = run_set(lambda: Agent(there.client(), "fake-model", eval_set.registry(), trace=None), [p1], show=None)
+    assert len(there.requests) == 1 and not moved[0].reused
+    evaluation.RUNS.clear()

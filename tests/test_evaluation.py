@@ -74,9 +74,20 @@ def test_agreement_counts_the_confusion_table_and_cohens_kappa():
     assert result["agreement"] == pytest.approx(0.8)
     # p_e = 0.6 * 0.6 + 0.4 * 0.4 = 0.52; kappa = (0.8 - 0.52) / 0.48
     assert result["kappa"] == pytest.approx(0.28 / 0.48)
-    assert agreement([True] * 4, [True] * 4)["kappa"] == 1.0
     assert agreement([True, False], [False, True])["kappa"] == pytest.approx(-1.0)
     always_pass = agreement([True] * 4, [True, True, True, False])  # a judge that always says pass
     assert always_pass["agreement"] == 0.75 and always_pass["kappa"] == 0.0
     with pytest.raises(ValueError):
         agreement([True], [True, False])
+
+
+def test_kappa_is_undefined_when_both_sides_give_one_and_the_same_verdict_to_every_run():
+    # A judge that always says pass, on a set the code passes entirely: p_e = 1, kappa 0 / 0.
+    every = agreement([True] * 4, [True] * 4)
+    assert every["kappa"] is None and every["agreement"] == 1.0 and every["both_pass"] == 4
+    assert "p_e = 1" in every["why"] and "pass" in every["why"]
+    nothing = agreement([False] * 3, [False] * 3)
+    assert nothing["kappa"] is None and "fail" in nothing["why"]
+    # One side alone giving a single verdict is defined (kappa 0), and so is every mixed case.
+    assert agreement([True] * 4, [False] * 4)["kappa"] == 0.0
+    assert agreement([True] * 4, [True, True, True, False])["why"] is None

@@ -14,7 +14,9 @@ budget), so an answer right only for a few fixed samples fails:
   answers written as models write them (``509.5``, ``509.50``, ``1,009.50``, with or
   without 元) and on near misses (a digit more, a cent off, the quantities swapped).
 * ``check_kappa`` is exercise 10-3: Cohen's kappa; reference ``evaluation.agreement``,
-  compared within 1e-9 (a rounded kappa fails), on verdict lists of 1 to 30 runs.
+  compared within 1e-9 (a rounded kappa fails), on verdict lists of 1 to 30 runs; where both
+  sides give one and the same verdict to every run (p_e = 1) kappa is undefined and the answer
+  is None (1.0 there would say that a judge that decides nothing agrees perfectly).
 
 Every input is copied for each call (``first_difference`` deep-copies), so an answer that
 changes its input changes no verdict.
@@ -41,13 +43,14 @@ TRAJECTORY_PAIRS = [
     ([Q, C], [Q, C]), ([C, Q], [Q, C]), ([Q, W, C], [Q, C]), ([Q], [Q, C]), ([Q, Q, C], [Q, C]),
     ([Q, C], [Q, Q, C]), ([Q, C, Q, C], [Q, Q, C]), ([W], []), ([], []), ([], [Q]), ([O, Q], [Q, O]),
 ]
-# Verdict lists (judge, code) for 10-3, tried first; the last two give p_e = 1.
+# Verdict lists (judge, code) for 10-3, tried first; the last two give p_e = 1 (kappa undefined: None).
 KAPPA_CASES = [
     ([True, True, False, False], [True, True, False, False]),
     ([True, False, True, False], [True, True, False, False]),
     ([True] * 15 + [True] * 5, [True] * 15 + [False] * 5),   # a judge that always passes: kappa 0
     ([True, True, True, False, False, True], [True, False, True, False, True, True]),
     ([False, True, False, False], [True, False, True, True]),
+    ([True] * 3, [False] * 3),   # each side one verdict, not the same one: p_e = 0, kappa 0 (defined)
     ([True, True, True], [True, True, True]),
     ([False, False], [False, False]),
 ]
@@ -166,12 +169,15 @@ def check_new_case_check(check: object) -> CheckResult:
 
 # ---------------------------------------------------------------------------------------- 10-3
 
-def _kappa_reference(judge: list[bool], code: list[bool]) -> float:
+def _kappa_reference(judge: list[bool], code: list[bool]) -> float | None:
     return agreement(judge, code)["kappa"]
 
 
-def _same_kappa(got: Any, want: float) -> bool:
-    """A real number (not a bool, not a string) within 1e-9 of the reference."""
+def _same_kappa(got: Any, want: float | None) -> bool:
+    """None where kappa is undefined (``want`` None: p_e = 1); elsewhere a real number (not a bool,
+    not a string) within 1e-9 of the reference."""
+    if want is None:
+        return got is None
     return isinstance(got, numbers.Real) and not isinstance(got, bool) and math.isclose(float(got), want,
                                                                                        rel_tol=0, abs_tol=1e-9)
 
@@ -184,9 +190,9 @@ def _verdict_pairs() -> Any:
 
 @exercise("10-3")
 def check_kappa(kappa: object) -> CheckResult:
-    """Exercise 10-3: ``kappa(judge, code) -> float`` (two equally long lists of bools): Cohen's kappa,
-    1.0 when p_e = 1; compared with ``evaluation.agreement`` within 1e-9 on ``KAPPA_CASES`` and on
-    generated verdict lists."""
+    """Exercise 10-3: ``kappa(judge, code) -> float | None`` (two equally long lists of bools): Cohen's
+    kappa, None where it is undefined (p_e = 1: both sides give one and the same verdict to every run);
+    compared with ``evaluation.agreement`` within 1e-9 on ``KAPPA_CASES`` and on generated verdict lists."""
     if not callable(kappa):
         return report(False, t("check.10.not_callable", name="kappa"))
     found = first_difference(kappa, _kappa_reference, inputs=_verdict_pairs(), examples=KAPPA_CASES,
@@ -198,6 +204,10 @@ def check_kappa(kappa: object) -> CheckResult:
         return report(False, t("check.10.error", call=f"kappa({judge}, {code})", error=found.error))
     got = found.got
     number = isinstance(got, numbers.Real) and not isinstance(got, bool)
+    if found.want is None:
+        return report(False, t("check.10.kappa_wrong", judge=judge, code=code, got=described(got), want="None",
+                               hint=t("check.10.kappa_undefined")))
     chance = number and math.isclose(float(got), agreement(judge, code)["agreement"], abs_tol=1e-9)
+    hint = t("check.10.kappa_chance") if chance else t("check.10.kappa_defined") if got is None else ""
     return report(False, t("check.10.kappa_wrong", judge=judge, code=code, got=described(got),
-                           want=round(found.want, 4), hint=t("check.10.kappa_chance") if chance else ""))
+                           want=round(found.want, 4), hint=hint))

@@ -303,7 +303,10 @@ ZH: dict[str, str] = {
     "check.10.in_order_wrong": "actual={actual}、expected={expected} 应该是 {want}，你的函数给了 {got}。"
                                "提示：在 actual 里从左往右找 expected 的每个名字，找到一个就从它后面接着找下一个",
     "check.10.kappa_chance": "。你返回的是一致率：还要扣掉碰巧一致的部分 p_e",
-    "check.10.kappa_passed": "{n} 组结论的 κ 都算对了",
+    "check.10.kappa_defined": "。只有 p_e = 1（两边对每个回答都给同一个结论）时 κ 才没有定义、返回 None；这一组不是这样",
+    "check.10.kappa_passed": "{n} 组结论的 κ 都算对了，两边对每个回答都给同一个结论时也返回了 None",
+    "check.10.kappa_undefined": "。这一组里评委和代码对每个回答都给了同一个结论：p_e = 1，公式要除以 0，κ 没有定义，应该返回 None。"
+                                "返回 1.0 就等于说一个什么也没判断的评委（比如总说 pass）和代码「完全一致」",
     "check.10.kappa_wrong": "judge={judge}、code={code} 的 κ 应该是 {want}，你的函数给了 {got}{hint}",
     "check.10.not_callable": "{name} 应该是一个函数",
 }
