@@ -579,9 +579,10 @@ def render_use(use: dict[str, Any] | None) -> str:
     for r in use["students"]:
         now = (t("progress_service.use_answering") if r["in_flight"] else "") + \
               (t("progress_service.use_waiting", n=r["waiting"]) if r["waiting"] else "")
+        busy = ' class="busy"' if r["busy"] else ""  # outside the f-string: a backslash there needs Python 3.12
         rows.append(f'<tr><th class="name">{e(r["name"])}</th><td>{r["requests"]}</td><td>{r["prompt_tokens"]}</td>'
                     f'<td>{r["completion_tokens"]}</td><td>{r["last_minute"]}</td>'
-                    f'<td{" class=\"busy\"" if r["busy"] else ""}>{r["busy_percent"]}%</td><td>{r["yielded"]}</td>'
+                    f'<td{busy}>{r["busy_percent"]}%</td><td>{r["yielded"]}</td>'
                     f'<td>{e(now)}</td></tr>')
     heads = "".join(f"<th>{e(t(k))}</th>" for k in (
         "progress_service.page_student", "progress_service.use_requests", "progress_service.use_prompt",
