@@ -8,11 +8,11 @@ The code (``make_code``) is 20 characters in groups of four, for example
 its progress service's port (2 bytes) and a random secret (5 bytes, made anew
 by every ``serve``), in Crockford's base 32 (digits and letters without I, L,
 O, U; read without regard to case, with O as 0 and I or L as 1, hyphens and
-spaces skipped), then two check characters: the whole number modulo the
-prime 1021.  A wrong character or two neighbours swapped always changes that
-remainder (1021 divides neither a digit's change times a power of 32 nor a
-swap's ``(a - b) * 31 * 32**k``), so a typo is reported as a typo and never
-reaches the wrong machine.
+spaces skipped, as pasted from a chat app too: ``clean_code``), then two
+check characters: the whole number modulo the prime 1021.  A wrong character
+or two neighbours swapped always changes that remainder (1021 divides neither
+a digit's change times a power of 32 nor a swap's ``(a - b) * 31 * 32**k``),
+so a typo is reported as a typo and never reaches the wrong machine.
 
 What the secret protects, and how strongly.  ``POST /api/join`` on the
 teacher's progress service hands out the class key for the secret
@@ -33,6 +33,7 @@ import json
 import os
 import secrets
 import sys
+import unicodedata
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -93,15 +94,41 @@ def _symbols(number: int, count: int) -> str:
     return "".join(reversed(out))
 
 
+# Characters that look like a hyphen but are not U+002D, beyond Unicode's dash punctuation (category Pd:
+# en dash, em dash, U+2010/2011, the full-width hyphen U+FF0D, ...): the minus sign, the hyphen bullet,
+# and the prolonged sound marks a Japanese or Chinese input method may give for "-" (code points: no CJK
+# text in this module, tests/test_texts.py).
+_DASH_LIKE = frozenset(map(chr, (0x2212, 0x2043, 0x30FC, 0xFF70)))
+
+
+def clean_code(code: str) -> str:
+    """A class code as pasted from a chat app, reduced to the symbols that carry it (upper case, no separators).
+
+    NFKC first (full-width ``ＡＢ１２`` becomes ``AB12``, the ideographic space a space), then every
+    dash-like character (``_DASH_LIKE``, Unicode category Pd: ``–``, ``—``, ``－``), every space of any
+    kind (``str.isspace``, category Z) and every invisible character (categories Cc and Cf: U+200B
+    zero-width space, U+FEFF byte order mark, U+2060 word joiner, the soft hyphen) is left out;
+    then upper case, with O read as 0 and I or L as 1 (Crockford).  Anything else stays, so
+    ``read_code`` can name it.
+    """
+    kept = []
+    for c in unicodedata.normalize("NFKC", code):
+        kind = unicodedata.category(c)
+        if c in _DASH_LIKE or kind == "Pd" or c.isspace() or kind[0] == "Z" or kind in ("Cc", "Cf"):
+            continue
+        kept.append(c)
+    cleaned = "".join(kept).upper()
+    return cleaned.replace("O", "0").replace("I", "1").replace("L", "1")
+
+
 def read_code(code: str) -> tuple[str, int, str]:
-    """``(address, port, secret)`` from a class code as a student typed it.
+    """``(address, port, secret)`` from a class code as a student typed or pasted it (``clean_code``).
 
     Raises:
         CodeError: a character that is not in the code's alphabet, the wrong
             length, or check characters that do not match (a typo).
     """
-    cleaned = code.strip().upper().replace("-", "").replace(" ", "")
-    cleaned = cleaned.replace("O", "0").replace("I", "1").replace("L", "1")
+    cleaned = clean_code(code)
     bad = [c for c in cleaned if c not in ALPHABET]
     if bad:
         raise CodeError(t("class_code.bad_char", char=bad[0]))

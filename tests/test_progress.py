@@ -206,3 +206,40 @@ def test_joining_refuses_an_env_in_another_encoding_and_changes_nothing(tmp_path
     assert class_code.join(code, "王小明", env_path=env) == 1
     assert env.read_bytes() == gbk and asked == []
     assert "另存为" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- issue 44: joining, as students really do
+
+FULL_WIDTH = {c: chr(ord(c) + 0xFEE0) for c in "0123456789ABCDEFGHJKMNPQRSTVWXYZ-"}  # what a Chinese IME types
+
+
+@pytest.mark.parametrize("paste", [
+    lambda code: code.replace("-", "\u2013"),  # en dash (a chat app's "smart" punctuation)
+    lambda code: code.replace("-", "\u2014"),  # em dash
+    lambda code: code.replace("-", "\u2212"),  # minus sign
+    lambda code: "".join(FULL_WIDTH.get(c, c) for c in code),  # ＡＢ１２－...
+    lambda code: "".join(FULL_WIDTH.get(c, c) for c in code).lower(),  # ａｂ１２ (NFKC, then any case)
+    lambda code: code.replace("-", "\u3000"),  # the ideographic space
+    lambda code: code.replace("-", "\u00a0 \t"),  # a no-break space, a space and a tab
+    lambda code: "\ufeff" + code + "\n",  # a byte order mark in front, the line end behind
+    lambda code: "\u200b".join(code),  # a zero-width space between every two characters
+    lambda code: code.replace("-", "\u2060-\u00ad"),  # a word joiner and a soft hyphen beside each hyphen
+], ids=["en-dash", "em-dash", "minus", "full-width", "full-width-lower", "ideographic-space", "nbsp-tab",
+        "bom", "zero-width-space", "word-joiner"])
+def test_a_code_pasted_from_a_chat_app_reads_back(paste):
+    code = class_code.make_code("192.168.1.23", 8767, SECRET)
+    assert class_code.read_code(paste(code)) == ("192.168.1.23", 8767, SECRET)
+
+
+def test_a_pasted_code_that_is_still_wrong_keeps_its_sentence():
+    code = class_code.make_code("192.168.1.23", 8767, SECRET)
+    wide = "".join(FULL_WIDTH.get(c, c) for c in code)
+    wrong = "0" if code[3] != "0" else "1"
+    with pytest.raises(class_code.CodeError, match="输错"):  # a typo stays a typo, full-width or not
+        class_code.read_code(wide[:3] + FULL_WIDTH[wrong] + wide[4:])
+    with pytest.raises(class_code.CodeError, match="'U'"):
+        class_code.read_code("\uff35" + wide[1:])  # a full-width U: named as U
+    with pytest.raises(class_code.CodeError, match="20 个"):
+        class_code.read_code(code.replace("-", "\u2013")[:-1])
+    with pytest.raises(class_code.CodeError, match="'。'"):
+        class_code.read_code(code + "\u3002")  # punctuation is not a separator: named
