@@ -8,11 +8,11 @@ The code (``make_code``) is 20 characters in groups of four, for example
 its progress service's port (2 bytes) and a random secret (5 bytes, made anew
 by every ``serve``), in Crockford's base 32 (digits and letters without I, L,
 O, U; read without regard to case, with O as 0 and I or L as 1, hyphens and
-spaces skipped), then two check characters: the whole number modulo the
-prime 1021.  A wrong character or two neighbours swapped always changes that
-remainder (1021 divides neither a digit's change times a power of 32 nor a
-swap's ``(a - b) * 31 * 32**k``), so a typo is reported as a typo and never
-reaches the wrong machine.
+spaces skipped, as pasted from a chat app too: ``clean_code``), then two
+check characters: the whole number modulo the prime 1021.  A wrong character
+or two neighbours swapped always changes that remainder (1021 divides neither
+a digit's change times a power of 32 nor a swap's ``(a - b) * 31 * 32**k``),
+so a typo is reported as a typo and never reaches the wrong machine.
 
 What the secret protects, and how strongly.  ``POST /api/join`` on the
 teacher's progress service hands out the class key for the secret
@@ -28,17 +28,20 @@ replaced at the next ``serve``.
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import json
 import os
 import secrets
+import stat
 import sys
+import unicodedata
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 from .setup_check import ROOT as PROJECT_ROOT
-from .setup_check import decode_dotenv
+from .setup_check import decode_dotenv, dotenv_lines
 
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford's base 32
 CHECK_MODULUS = 1021  # a prime below 32**2
@@ -93,15 +96,41 @@ def _symbols(number: int, count: int) -> str:
     return "".join(reversed(out))
 
 
+# Characters that look like a hyphen but are not U+002D, beyond Unicode's dash punctuation (category Pd:
+# en dash, em dash, U+2010/2011, the full-width hyphen U+FF0D, ...): the minus sign, the hyphen bullet,
+# and the prolonged sound marks a Japanese or Chinese input method may give for "-" (code points: no CJK
+# text in this module, tests/test_texts.py).
+_DASH_LIKE = frozenset(map(chr, (0x2212, 0x2043, 0x30FC, 0xFF70)))
+
+
+def clean_code(code: str) -> str:
+    """A class code as pasted from a chat app, reduced to the symbols that carry it (upper case, no separators).
+
+    NFKC first (full-width ``ＡＢ１２`` becomes ``AB12``, the ideographic space a space), then every
+    dash-like character (``_DASH_LIKE``, Unicode category Pd: ``–``, ``—``, ``－``), every space of any
+    kind (``str.isspace``, category Z) and every invisible character (categories Cc and Cf: U+200B
+    zero-width space, U+FEFF byte order mark, U+2060 word joiner, the soft hyphen) is left out;
+    then upper case, with O read as 0 and I or L as 1 (Crockford).  Anything else stays, so
+    ``read_code`` can name it.
+    """
+    kept = []
+    for c in unicodedata.normalize("NFKC", code):
+        kind = unicodedata.category(c)
+        if c in _DASH_LIKE or kind == "Pd" or c.isspace() or kind[0] == "Z" or kind in ("Cc", "Cf"):
+            continue
+        kept.append(c)
+    cleaned = "".join(kept).upper()
+    return cleaned.replace("O", "0").replace("I", "1").replace("L", "1")
+
+
 def read_code(code: str) -> tuple[str, int, str]:
-    """``(address, port, secret)`` from a class code as a student typed it.
+    """``(address, port, secret)`` from a class code as a student typed or pasted it (``clean_code``).
 
     Raises:
         CodeError: a character that is not in the code's alphabet, the wrong
             length, or check characters that do not match (a typo).
     """
-    cleaned = code.strip().upper().replace("-", "").replace(" ", "")
-    cleaned = cleaned.replace("O", "0").replace("I", "1").replace("L", "1")
+    cleaned = clean_code(code)
     bad = [c for c in cleaned if c not in ALPHABET]
     if bad:
         raise CodeError(t("class_code.bad_char", char=bad[0]))
@@ -240,7 +269,8 @@ def ask_service(address: str, port: int, secret: str, name: str, token: str,
 
 def env_lines(path: Path) -> list[str]:
     """The lines of the ``.env`` at ``path`` (``[]`` when there is none), read as the course reads it
-    (UTF-8, or UTF-16 / UTF-8 with a BOM from Notepad).
+    (UTF-8, or UTF-16 / UTF-8 with a BOM from Notepad), split where python-dotenv splits them
+    (``setup_check.dotenv_lines``: CR LF, LF or CR; a form feed or U+2028 inside a value stays in its line).
 
     Raises:
         CodeError: a file in another encoding (e.g. GBK from an old editor): rewriting it would
@@ -250,7 +280,8 @@ def env_lines(path: Path) -> list[str]:
     if not path.is_file():
         return []
     try:
-        return decode_dotenv(path.read_bytes()).splitlines()
+        lines = dotenv_lines(decode_dotenv(path.read_bytes()))
+        return lines[:-1] if lines and lines[-1] == "" else lines  # the end of the last line is not a line
     except UnicodeDecodeError as exc:
         raise CodeError(t("class_code.env_not_utf8", path=path, position=exc.start)) from exc
 
@@ -279,8 +310,13 @@ def write_env(values: dict[str, str], path: Path | None = None, remove: tuple[st
     Other lines are kept as they were.  The file is read as ``env_lines`` reads
     it and written as UTF-8 without a BOM, ``\n`` line ends.  Returns the path.
 
+    Written atomically (``replace_file``): a full disk, a read-only folder or file, or a stop
+    half-way never leaves a cut or empty ``.env``; the old one stays as it was.
+
     Raises:
-        CodeError: the file is not UTF-8 / UTF-16 (``env_lines``); it is left as it was.
+        CodeError: the file is not UTF-8 / UTF-16 (``env_lines``), or it could not be written
+            (``class_code.env_not_written``: the path, the system's reason, what to do, and the
+            lines to add by hand); either way it is left as it was.
     """
     path = path or PROJECT_ROOT / ".env"
     lines = env_lines(path)
@@ -296,8 +332,54 @@ def write_env(values: dict[str, str], path: Path | None = None, remove: tuple[st
             continue
         kept.append(line)
     lines = kept + [f"{name}={dotenv_quote(value)}" for name, value in values.items() if name not in done]
-    path.write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
+    try:
+        replace_file(path, ("\n".join(lines) + "\n").encode("utf-8"))
+    except OSError as exc:
+        by_hand = "\n".join(f"{name}={dotenv_quote(value)}" for name, value in values.items())
+        raise CodeError(t("class_code.env_not_written", path=path, error=exc.strerror or exc,
+                          advice=t(_WRITE_ADVICE.get(exc.errno, "class_code.env_advice_other")),
+                          lines=by_hand)) from exc
     return path
+
+
+# What to do when .env cannot be written, by the system's reason (errno).
+_WRITE_ADVICE = {
+    errno.ENOSPC: "class_code.env_advice_full",
+    getattr(errno, "EDQUOT", errno.ENOSPC): "class_code.env_advice_full",  # a quota (not on Windows)
+    errno.EACCES: "class_code.env_advice_read_only",  # also Windows: a read-only file, or open in another program
+    errno.EPERM: "class_code.env_advice_read_only",
+    getattr(errno, "EROFS", errno.EACCES): "class_code.env_advice_read_only",
+}
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: a new file next to it (same folder, so the same disk),
+    flushed to the disk, then ``os.replace`` (atomic on POSIX and Windows).
+
+    The old file keeps its permission bits (copied to the new one).  On any failure the new file is
+    removed and the old one is untouched (never cut, never empty).
+
+    Raises:
+        OSError: the folder cannot be written, the disk is full, the old file is read-only or open
+            elsewhere (Windows refuses to replace it then), ...
+    """
+    temporary = path.with_name(f"{path.name}.{secrets.token_hex(4)}.tmp")  # .gitignore: .env.*.tmp
+    try:
+        with temporary.open("xb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.chmod(temporary, stat.S_IMODE(path.stat().st_mode))
+        except FileNotFoundError:
+            pass  # a new .env: the mode open() gave it
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            temporary.unlink()
+        except OSError:
+            pass
+        raise
 
 
 def join(code: str, name: str | None = None, env_path: Path | None = None) -> int:

@@ -29,19 +29,19 @@ the one piece of that a memory's list must know is here: a summary message
 (``summary_message``) and the user message after it are sent as one user
 message (``merge_summary``), because strict chat templates refuse two user
 messages in a row.  A system message further down a list is merged into the
-first one by ``trim_messages``, so it is neither dropped with its turn nor
-hidden by a chat template that shows the model only the first one.
+first one by ``trim_messages`` (as every request does: ``messages.merge_instructions``),
+so it is never dropped with its turn.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable
 
-from .messages import content_text, to_dict
+from .messages import INSTRUCTION_ROLES, content_text, split_instructions, to_dict
 from .texts import t
 
 # Roles treated as "the system message" when they come first in a list.
-_INSTRUCTION_ROLES = {"system", "developer"}
+_INSTRUCTION_ROLES = set(INSTRUCTION_ROLES)
 
 
 def _check_bound(max_messages: Any) -> int:
@@ -88,16 +88,10 @@ def _split_system(messages: list[dict]) -> tuple[dict | None, list[dict]]:
 
     A system/developer message further down the list is merged into the first
     one (its text after a blank line): left in place it would be dropped with
-    its turn, and the course's chat template (``chat_template.jinja``) shows the
-    model only ``messages[0]`` when that is a system message.  With no system
-    message first, the first one found leads.
+    its turn.  With no system message first, the first one found leads.  The
+    same split as every request's (``messages.split_instructions``).
     """
-    instructions = [m for m in messages if m.get("role") in _INSTRUCTION_ROLES]
-    rest = [m for m in messages if m.get("role") not in _INSTRUCTION_ROLES]
-    if len(instructions) <= 1:
-        return (instructions[0] if instructions else None), rest
-    text = "\n\n".join(content_text(m.get("content")) for m in instructions)
-    return {**instructions[0], "content": text}, rest
+    return split_instructions(messages)
 
 
 def _as_system(system: str | dict | Any | None) -> dict | None:
@@ -264,9 +258,10 @@ class ShortTermMemory(MessageMemory):
 # Sent TO the model, so it stays here (not in texts.py).  The summary goes in as a USER
 # message starting with SUMMARY_PREFIX, as LangChain's SummarizationMiddleware does (one
 # HumanMessage "Here is a summary of the conversation to date: ...").  Not as a second
-# system message: the course's chat template (chat_template.jinja) shows the model only
-# the FIRST system message - a later one vanishes without a word - and some providers
-# refuse a system message in the middle of a conversation.
+# system message: every request merges a later system message into the first one
+# (messages.merge_instructions, as the course's chat template does), which would move the
+# summary out of the place of the turns it replaces, and some providers refuse a system
+# message in the middle of a conversation.
 SUMMARY_PREFIX = "这是到目前为止的对话摘要：\n"
 
 

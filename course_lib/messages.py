@@ -19,6 +19,14 @@ every provider in ``providers.PRESETS`` accepts):
   rule; a Chinese name, a space or a dot is answered with 400):
   ``validate_tools``, called by ``request_kwargs`` and, for a request written
   with the raw SDK, by ``http_client.CourseHttpClient``.
+
+One rule is the course's own: a ``system`` or ``developer`` message further
+down the list ("从现在起只用英文回答" added mid-conversation) is merged into
+the first one, its text after a blank line (``merge_instructions``).  The
+course's chat template (``chat_template.jinja``) shows the model one system
+block, and some providers refuse a system message after the first turn; sent
+as it was, the later instruction would never reach the model.  The template
+merges the same way, so a request written with the raw SDK reads the same.
 """
 
 from __future__ import annotations
@@ -50,6 +58,7 @@ class ToolSchemaError(ValueError):
 
 
 ROLES = ("system", "developer", "user", "assistant", "tool")  # the roles the Chat Completions API accepts
+INSTRUCTION_ROLES = ("system", "developer")  # the roles of "the system message" (merge_instructions)
 # OpenAI's rule for a function name (API reference, chat/create: tools[].function.name).
 TOOL_NAME_RE = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 TOOL_NAME_MAX = 64
@@ -352,10 +361,14 @@ def to_wire(messages: Iterable[Any]) -> list[dict]:
     * a tool message is exactly ``{role, tool_call_id, content}`` with string content;
     * ``arguments`` is always a string.
 
+    * one system message at most, first (``merge_instructions``): a later
+      ``system``/``developer`` message is merged into the first one, so the
+      model reads it.
+
     Returns:
         A new list of dicts.
     Raises:
-        MessageError: see ``validate``.
+        MessageError: see ``validate`` (checked on the list as given, before the merge).
     """
     wire = []
     for msg in normalize(messages):
@@ -371,7 +384,51 @@ def to_wire(messages: Iterable[Any]) -> list[dict]:
                 msg.pop("tool_calls", None)
         wire.append(msg)
     validate(wire)
-    return wire
+    return merge_instructions(wire)
+
+
+def split_instructions(messages: list[dict]) -> tuple[dict | None, list[dict]]:
+    """Split off the system message: ``(system or None, the other messages in order)``.
+
+    Args:
+        messages: plain dicts (``to_dict``).
+    Returns:
+        The first ``system``/``developer`` message (``INSTRUCTION_ROLES``) wherever it stands,
+        with the text of every later one appended after a blank line (``content_text``: text
+        parts of a list content are joined), its role and other keys kept; and the other
+        messages, in order.  ``(None, messages)`` when there is none.  The dicts are not copied.
+
+    Why: the course's chat template (``chat_template.jinja``, the local server's
+    ``--chat-template-file``) makes one system block of ``messages[0]``; a system message
+    further down was never shown to the model.  ``memory.trim_messages`` and
+    ``summary_memory.compress_messages`` split the same way, so a later system message
+    is neither dropped with its turn nor hidden.
+    """
+    instructions = [m for m in messages if m.get("role") in INSTRUCTION_ROLES]
+    rest = [m for m in messages if m.get("role") not in INSTRUCTION_ROLES]
+    if len(instructions) <= 1:
+        return (instructions[0] if instructions else None), rest
+    text = "\n\n".join(content_text(m.get("content")) for m in instructions)
+    return {**instructions[0], "content": text}, rest
+
+
+def merge_instructions(messages: list[dict]) -> list[dict]:
+    """``messages`` with at most one system message, first (``split_instructions``).
+
+    ``[system A, user, assistant, system B, user]`` becomes
+    ``[system "A\\n\\nB", user, assistant, user]``; a list whose only system message is
+    already first comes back unchanged (the same list).  The course's chat template renders
+    both lists to the same prompt (tests/test_messages.py).
+
+    Args:
+        messages: plain dicts, already valid (``validate``).
+    Returns:
+        ``messages`` itself, or a new list.
+    """
+    if not any(m.get("role") in INSTRUCTION_ROLES for m in messages[1:]):
+        return messages
+    system, rest = split_instructions(messages)
+    return [system, *rest]
 
 
 def request_kwargs(
@@ -397,7 +454,8 @@ def request_kwargs(
         **extra: other request fields (``temperature``, ``max_tokens``, ``stop``,
             ``extra_body`` ...); None values are dropped.
     Returns:
-        A dict ready for ``create(**kwargs)``, with ``request_rules.REQUEST_RULES``
+        A dict ready for ``create(**kwargs)``; its ``messages`` are ``to_wire``'s (a later
+        system message merged into the first), with ``request_rules.REQUEST_RULES``
         applied (e.g. ``max_completion_tokens`` instead of ``max_tokens`` for
         OpenAI reasoning models; the provider's ``extra_body``); without a
         provider only the rules that go by model id apply.

@@ -24,7 +24,10 @@ follows a switch made later):
 ``record``  the answer is stored in the folder, once the caller has read it to
             the end and only for a 2xx status: ``<key>.<n>.body``, the
             response's bytes as the server sent them (a stream's server-sent
-            events included), and ``<key>.<n>.json``, its status and headers.
+            events included), and ``<key>.<n>.json``, its status, headers
+            and the body's length and SHA-256, written last and whole
+            (a temporary file, then ``os.replace``): the mark that the
+            answer is complete.
             ``key`` is ``request_key``: the SHA-256 of the method, the URL and
             the canonical JSON body (keys sorted, no spaces); ``n`` counts the
             same request 0, 1, 2, ... in the order the answers were read.
@@ -35,7 +38,11 @@ follows a switch made later):
             is sent more often than it was, goes to the network (and is not
             stored).  A replayed response has
             ``response.extensions["course_replayed"] = True``, and its
-            ``request_log`` line says ``"replayed": true``.
+            ``request_log`` line says ``"replayed": true``.  A torn answer
+            (the recording stopped mid-write: no ``.json``, a ``.json`` cut
+            short, or a body whose length or hash is not the one the
+            ``.json`` names) is never replayed: that request goes to the
+            network, and the next one gets answer ``n + 1``.
 else        (unset, ``off``): the request goes to the network, nothing is stored.
 
 Other requests (``/health``, the slot erase of ``clear_prompt_cache``) always
@@ -95,41 +102,78 @@ def _is_chat(request: httpx.Request) -> bool:
     return request.method == "POST" and request.url.path.rstrip("/").endswith(CHAT_PATH)
 
 
-def save(where: Path, key: str, response: httpx.Response, body: bytes) -> Path:
-    """Store one answer as the next ``<key>.<n>``; returns the ``.json`` path."""
-    where.mkdir(parents=True, exist_ok=True)
-    n = 0
-    while True:
-        try:
-            with (where / f"{key}.{n}.body").open("xb") as fh:  # claims n, also against another thread
-                fh.write(body)
-            break
-        except FileExistsError:
-            n += 1
-    headers = [[name.decode("latin-1"), value.decode("latin-1")] for name, value in response.headers.raw
-               if name.decode("latin-1").lower() not in _DROPPED_HEADERS]
-    reason = response.extensions.get("reason_phrase", b"")
-    meta = {"status": response.status_code, "headers": headers,
-            "reason_phrase": reason.decode("latin-1") if isinstance(reason, bytes) else str(reason)}
-    path = where / f"{key}.{n}.json"  # written last: an answer counts once its .json is there
-    path.write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
-    return path
+def save(where: Path, key: str, response: httpx.Response, body: bytes) -> Path | None:
+    """Store one answer as the next ``<key>.<n>``; returns the ``.json`` path.
+
+    The body first, then the ``.json`` with the body's ``length`` and ``sha256``, written whole or not
+    at all (a temporary ``.json.tmp``, then ``os.replace``): a recording stopped at any point leaves an
+    answer ``stored`` does not hand out.
+
+    Returns:
+        The ``.json`` path; None when the answer could not be stored (an ``OSError``: a full disk,
+        the folder gone).  The caller has its answer either way; what was written of this one stays
+        torn, so the second pass sends that request to the network, in its place.
+    """
+    temporary = None
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        n = 0
+        while True:
+            try:
+                with (where / f"{key}.{n}.body").open("xb") as fh:  # claims n, also against another thread
+                    fh.write(body)
+                break
+            except FileExistsError:
+                n += 1
+        headers = [[name.decode("latin-1"), value.decode("latin-1")] for name, value in response.headers.raw
+                   if name.decode("latin-1").lower() not in _DROPPED_HEADERS]
+        reason = response.extensions.get("reason_phrase", b"")
+        meta = {"status": response.status_code, "headers": headers,
+                "reason_phrase": reason.decode("latin-1") if isinstance(reason, bytes) else str(reason),
+                "length": len(body), "sha256": hashlib.sha256(body).hexdigest()}
+        path = where / f"{key}.{n}.json"  # written last: an answer counts once its .json is there
+        temporary = path.with_name(path.name + ".tmp")
+        temporary.write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+        os.replace(temporary, path)
+        return path
+    except OSError:
+        if temporary is not None:
+            try:
+                temporary.unlink()
+            except OSError:
+                pass
+        return None
+
+
+def _complete(meta: Any, body: bytes) -> bool:
+    """True when ``meta`` is a whole ``.json`` of ``save`` and ``body`` is all of the body it describes."""
+    return (isinstance(meta, dict) and isinstance(meta.get("status"), int) and isinstance(meta.get("headers"), list)
+            and meta.get("length") == len(body) and meta.get("sha256") == hashlib.sha256(body).hexdigest())
 
 
 def stored(where: Path, key: str, n: int) -> tuple[dict, bytes] | None:
-    """The n-th stored answer to ``key``: ``(meta, body)``, or None."""
-    meta_path = where / f"{key}.{n}.json"
-    if not meta_path.is_file():
+    """The n-th stored answer to ``key``: ``(meta, body)``; None when there is none, or it is torn
+    (no ``.json`` or no body, a ``.json`` that does not parse, a body of another length or hash)."""
+    try:
+        meta = json.loads((where / f"{key}.{n}.json").read_text(encoding="utf-8"))
+        body = (where / f"{key}.{n}.body").read_bytes()
+    except (OSError, ValueError):  # missing, or cut short (JSONDecodeError and UnicodeDecodeError are ValueErrors)
         return None
-    return json.loads(meta_path.read_text(encoding="utf-8")), (where / f"{key}.{n}.body").read_bytes()
+    return (meta, body) if _complete(meta, body) else None
 
 
 def take(where: Path, key: str, request: httpx.Request) -> httpx.Response | None:
-    """The next stored answer to ``key`` in this process, as a response to ``request``; None when none is left."""
+    """The next stored answer to ``key`` in this process, as a response to ``request``; None when none is left.
+
+    A torn n-th answer (``stored`` gives None, but its body or ``.json`` is there) counts as taken: this
+    request goes to the network and the next one gets answer ``n + 1``, as in the recording.
+    """
     with _lock:
         n = _served.get((str(where), key), 0)
         found = stored(where, key, n)
         if found is None:
+            if (where / f"{key}.{n}.body").exists() or (where / f"{key}.{n}.json").exists():
+                _served[(str(where), key)] = n + 1
             return None
         _served[(str(where), key)] = n + 1
     meta, body = found

@@ -578,6 +578,12 @@ _ZH_PROGRESS: dict[str, str] = {
     "class_code.bad_port": "端口 {port} 不在 1–65535 之间",
     "class_code.bad_secret": "班级代码的密码部分应该是 10 个十六进制数字",
     "class_code.bad_length": "班级代码应该是 {want} 个字母和数字（不算连字符），你输入了 {n} 个：照投影上的再输一次",
+    "class_code.env_advice_full": "磁盘满了：删掉一些不用的文件，再运行一次 python course.py join 班级代码",
+    "class_code.env_advice_other": "检查这个文件夹能不能写、磁盘有没有满，再运行一次 python course.py join 班级代码",
+    "class_code.env_advice_read_only": "这个文件或它所在的文件夹不能写（只读，或者正被别的程序打开）：关掉打开它的程序，"
+                                       "或者把课程文件夹放到自己能写的地方（比如「文档」），再运行一次 python course.py join 班级代码",
+    "class_code.env_not_written": "没能把班级设置写进 {path}（{error}），原来的文件没有改动。{advice}。\n"
+                                  "也可以用记事本打开 {path}，加进下面几行（已有同名的行就替换掉），保存为 UTF-8：\n{lines}",
     "class_code.env_not_utf8": "{path} 不是 UTF-8 编码（第 {position} 个字节读不出来，可能是用旧编辑器存成了 GBK）。"
                                "原样改写会把里面的中文弄坏，所以什么也没写：用记事本「另存为」选 UTF-8 编码保存，再运行一次这个命令",
     "class_code.error_line": "❌ 没能加入班级：{error}",

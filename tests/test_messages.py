@@ -397,3 +397,64 @@ def test_content_text_reads_every_shape_of_content():
              {"type": "image_url", "image_url": {"url": "x"}}, "不是部分", {"type": "text", "text": None}]
     assert content_text(parts) == "你好"  # only the text parts, joined
     assert content_text([]) == ""
+
+
+# --------------------------------------------------------------------------- issue 44: a later system message
+
+SYSTEM = {"role": "system", "content": "你是一个跑步教练。"}
+LATER = {"role": "system", "content": "从现在起只用英文回答。"}
+
+
+def rendered(messages, tools=None):
+    """The prompt the course's chat template makes of ``messages``: jinja2 as llama-server's --jinja renders it."""
+    import jinja2
+
+    from course_lib.local_server import TEMPLATE_PATH
+
+    template = jinja2.Environment().from_string(TEMPLATE_PATH.read_text(encoding="utf-8"))
+    return template.render(messages=messages, tools=tools, add_generation_prompt=True)
+
+
+def test_a_later_system_message_is_sent_merged_into_the_first():
+    chain = [SYSTEM, {"role": "user", "content": "我叫小明"}, {"role": "assistant", "content": "你好，小明！"}, LATER,
+             USER, asks("a"), tool("a"), {"role": "assistant", "content": "Sunny."}, {"role": "user", "content": "谢谢"}]
+    sent = request_kwargs("m", chain, tools=[WEATHER])["messages"]
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user", "assistant", "tool", "assistant", "user"]
+    assert sent[0] == {"role": "system", "content": SYSTEM["content"] + "\n\n" + LATER["content"]}
+    assert sent[1:] == to_wire([m for m in chain if m is not LATER])[1:]  # the rest as it was, in order
+    assert [m["role"] for m in chain].count("system") == 2  # the caller's list is not changed
+    # one system message, first: the list goes out exactly as before
+    assert request_kwargs("m", [SYSTEM, USER])["messages"] == [SYSTEM, USER]
+    # no system message first: the later one leads; a developer message merges the same way
+    assert request_kwargs("m", [USER, {"role": "assistant", "content": "好"}, LATER, USER])["messages"][0] == LATER
+    developer = {"role": "developer", "content": "Be brief."}
+    assert request_kwargs("m", [developer, USER, LATER])["messages"] == [
+        {"role": "developer", "content": "Be brief.\n\n" + LATER["content"]}, USER]
+
+
+@pytest.mark.parametrize("chain", [
+    [SYSTEM, {"role": "user", "content": "我叫小明"}, {"role": "assistant", "content": "你好！"}, LATER, USER],
+    [{"role": "user", "content": "我叫小明"}, {"role": "assistant", "content": "你好！"}, LATER, USER],
+    [{"role": "developer", "content": "Be brief."}, USER],
+    [SYSTEM, USER, asks("a", "b"), tool("a"), tool("b"), {"role": "system", "content": [{"type": "text", "text": "只用英文。"}]},
+     {"role": "user", "content": "谢谢"}],
+], ids=["later", "later-without-a-first", "developer-first", "later-as-parts"])
+def test_the_chat_template_shows_the_model_every_system_message_as_request_kwargs_sends_it(chain):
+    """The course's template and request_kwargs agree: the model reads the same prompt whether the list is sent
+    as the student wrote it (the raw SDK) or as the course sends it (merged)."""
+    sent = request_kwargs("m", chain, tools=[WEATHER])["messages"]
+    prompt = rendered(chain, [WEATHER])
+    assert prompt == rendered(sent, [WEATHER])
+    for message in chain:
+        if message["role"] in ("system", "developer"):
+            assert content_text(message["content"]) in prompt.split("<|im_end|>")[0]  # in the system block
+    assert prompt.count("<|im_start|>system") == 1 and "You are a helpful assistant." not in prompt
+
+
+def test_the_chat_template_renders_the_usual_requests_as_before():
+    """No later system message: the prompt is the one the template always made (the reference record stands)."""
+    assert rendered([SYSTEM, USER]) == (f"<|im_start|>system\n{SYSTEM['content']}<|im_end|>\n"
+                                        f"<|im_start|>user\n{USER['content']}<|im_end|>\n<|im_start|>assistant\n")
+    assert rendered([USER]).startswith("<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\n")
+    with_tools = rendered([SYSTEM, USER], [WEATHER])
+    assert with_tools.startswith(f"<|im_start|>system\n{SYSTEM['content']}\n\n# Tools\n")

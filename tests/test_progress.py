@@ -8,8 +8,11 @@ tests/test_progress_service.py.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import json
+import os
+import pathlib
 import pkgutil
 import subprocess
 import sys
@@ -206,3 +209,150 @@ def test_joining_refuses_an_env_in_another_encoding_and_changes_nothing(tmp_path
     assert class_code.join(code, "王小明", env_path=env) == 1
     assert env.read_bytes() == gbk and asked == []
     assert "另存为" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- issue 44: joining, as students really do
+
+FULL_WIDTH = {c: chr(ord(c) + 0xFEE0) for c in "0123456789ABCDEFGHJKMNPQRSTVWXYZ-"}  # what a Chinese IME types
+
+
+@pytest.mark.parametrize("paste", [
+    lambda code: code.replace("-", "\u2013"),  # en dash (a chat app's "smart" punctuation)
+    lambda code: code.replace("-", "\u2014"),  # em dash
+    lambda code: code.replace("-", "\u2212"),  # minus sign
+    lambda code: "".join(FULL_WIDTH.get(c, c) for c in code),  # ＡＢ１２－...
+    lambda code: "".join(FULL_WIDTH.get(c, c) for c in code).lower(),  # ａｂ１２ (NFKC, then any case)
+    lambda code: code.replace("-", "\u3000"),  # the ideographic space
+    lambda code: code.replace("-", "\u00a0 \t"),  # a no-break space, a space and a tab
+    lambda code: "\ufeff" + code + "\n",  # a byte order mark in front, the line end behind
+    lambda code: "\u200b".join(code),  # a zero-width space between every two characters
+    lambda code: code.replace("-", "\u2060-\u00ad"),  # a word joiner and a soft hyphen beside each hyphen
+], ids=["en-dash", "em-dash", "minus", "full-width", "full-width-lower", "ideographic-space", "nbsp-tab",
+        "bom", "zero-width-space", "word-joiner"])
+def test_a_code_pasted_from_a_chat_app_reads_back(paste):
+    code = class_code.make_code("192.168.1.23", 8767, SECRET)
+    assert class_code.read_code(paste(code)) == ("192.168.1.23", 8767, SECRET)
+
+
+def test_a_pasted_code_that_is_still_wrong_keeps_its_sentence():
+    code = class_code.make_code("192.168.1.23", 8767, SECRET)
+    wide = "".join(FULL_WIDTH.get(c, c) for c in code)
+    wrong = "0" if code[3] != "0" else "1"
+    with pytest.raises(class_code.CodeError, match="输错"):  # a typo stays a typo, full-width or not
+        class_code.read_code(wide[:3] + FULL_WIDTH[wrong] + wide[4:])
+    with pytest.raises(class_code.CodeError, match="'U'"):
+        class_code.read_code("\uff35" + wide[1:])  # a full-width U: named as U
+    with pytest.raises(class_code.CodeError, match="20 个"):
+        class_code.read_code(code.replace("-", "\u2013")[:-1])
+    with pytest.raises(class_code.CodeError, match="'。'"):
+        class_code.read_code(code + "\u3002")  # punctuation is not a separator: named
+
+
+VALUES = {"COURSE_PROVIDER": "classroom", "COURSE_BASE_URL": "http://10.0.0.5:8767/v1",
+          "COURSE_PROGRESS_URL": "http://10.0.0.5:8767", "COURSE_STUDENT_NAME": "王小明 #12"}
+OLD_ENV = "# 我的设置\nDEEPSEEK_API_KEY=sk-my-own\nCOURSE_STUDENT_NAME=旧名字\n"
+
+
+class HalfWriter:
+    """A file on a full disk: the first write puts half of its bytes down, then fails with ENOSPC."""
+
+    def __init__(self, fh):
+        self.fh = fh
+
+    def write(self, data):
+        self.fh.write(data[:len(data) // 2])
+        self.fh.flush()
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def __getattr__(self, name):
+        return getattr(self.fh, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.fh.close()
+
+
+def writes_fail(monkeypatch, folder, how):
+    """Every file opened for writing in ``folder`` fails as ``how`` says: "full" (ENOSPC half-way) or
+    "read-only" (EACCES at once, as a read-only folder does for anyone but root)."""
+    real_open = pathlib.Path.open
+
+    def failing_open(self, mode="r", *args, **kwargs):
+        if self.parent != folder or not set(mode) & set("wxa+"):
+            return real_open(self, mode, *args, **kwargs)
+        if how == "read-only":
+            raise PermissionError(errno.EACCES, "Permission denied", str(self))
+        return HalfWriter(real_open(self, mode, *args, **kwargs))
+
+    monkeypatch.setattr(pathlib.Path, "open", failing_open)
+
+
+@pytest.fixture
+def joining(tmp_path, monkeypatch):
+    """``join`` with the teacher's service answering ``VALUES``, and a ``.env`` of the student's own."""
+    monkeypatch.setattr(class_code, "ask_service", lambda *args: dict(VALUES))
+    monkeypatch.setattr(class_code, "student_token", lambda: "a" * 32)
+    env = tmp_path / "course" / ".env"
+    env.parent.mkdir()
+    env.write_bytes(OLD_ENV.encode("utf-8"))
+    return env
+
+
+@pytest.mark.parametrize("how,advice", [("full", "磁盘满了"), ("read-only", "只读")], ids=["full", "read-only"])
+def test_join_that_cannot_write_env_keeps_the_old_one_and_says_what_to_do(joining, monkeypatch, capsys, how, advice):
+    env = joining
+    writes_fail(monkeypatch, env.parent, how)
+    assert class_code.join(class_code.make_code("10.0.0.5", 8767, SECRET), "王小明 #12", env_path=env) == 1
+    assert env.read_bytes() == OLD_ENV.encode("utf-8")  # not cut, not emptied: the student's own key is still there
+    assert [p.name for p in env.parent.iterdir()] == [".env"]  # no half-written file left beside it
+    err = capsys.readouterr().err
+    assert str(env) in err and advice in err and "join" in err
+    for name, value in VALUES.items():  # the lines to paste by hand, as join would have written them
+        assert f"{name}={class_code.dotenv_quote(value)}" in err
+    assert "Traceback" not in err
+
+
+def test_a_replace_the_system_refuses_leaves_no_trace(joining, monkeypatch):
+    """Windows refuses to replace a read-only .env, or one open in another program: the same sentence."""
+    env = joining
+
+    def refuse(source, target):
+        raise PermissionError(errno.EACCES, "Access is denied", str(target))
+
+    monkeypatch.setattr(class_code.os, "replace", refuse)
+    with pytest.raises(class_code.CodeError, match="只读") as err:
+        class_code.write_env(VALUES, env, remove=class_code.STALE_NAMES)
+    assert str(env) in str(err.value) and env.read_bytes() == OLD_ENV.encode("utf-8")
+    assert [p.name for p in env.parent.iterdir()] == [".env"]
+
+
+def test_a_stop_half_way_through_writing_env_leaves_the_old_one(joining, monkeypatch):
+    env = joining
+    real_replace = os.replace
+
+    def stopped(source, target):
+        raise KeyboardInterrupt  # the student pressed Ctrl-C just before the new file took the old one's place
+
+    monkeypatch.setattr(class_code.os, "replace", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        class_code.write_env(VALUES, env)
+    assert env.read_bytes() == OLD_ENV.encode("utf-8") and [p.name for p in env.parent.iterdir()] == [".env"]
+    monkeypatch.setattr(class_code.os, "replace", real_replace)
+    assert class_code.join(class_code.make_code("10.0.0.5", 8767, SECRET), "王小明 #12", env_path=env) == 0
+
+
+def test_writing_env_keeps_every_other_line_exactly_and_its_mode(tmp_path):
+    env = tmp_path / ".env"
+    odd = "COURSE_NOTE='a\x0cb\u2028c\x85d'"  # a form feed, a line separator, NEL: python-dotenv keeps one line
+    env.write_bytes(f"# 我的设置\n{odd}\nCOURSE_STUDENT_NAME=旧名字\n\nexport OTHER=1".encode("utf-8"))
+    if os.name == "posix":
+        env.chmod(0o600)
+    class_code.write_env(VALUES, env)
+    lines = env.read_bytes().decode("utf-8").split("\n")
+    assert lines[:5] == ["# 我的设置", odd, "COURSE_STUDENT_NAME='王小明 #12'", "", "export OTHER=1"]
+    assert lines[-1] == "" and len(lines) == 5 + len(VALUES) - 1 + 1
+    if os.name == "posix":
+        assert env.stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == [".env"]

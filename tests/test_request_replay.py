@@ -9,6 +9,7 @@ replayed.  No model: a fake server behind ``httpx.MockTransport``, put where
 
 from __future__ import annotations
 
+import errno
 import json
 from pathlib import Path
 
@@ -178,6 +179,60 @@ def test_off_and_unread_or_failed_answers_are_not_stored(local, monkeypatch, tmp
     monkeypatch.setenv(MODE_ENV, "off")
     client.chat.completions.create(model="m", messages=MESSAGES)
     assert list(folder.glob("*")) == []
+
+
+def answers(folder: Path) -> dict[str, list[Path]]:
+    """The ``.json`` files of the folder by request key, in order of n."""
+    out: dict[str, list[Path]] = {}
+    for path in sorted(folder.glob("*.json"), key=lambda p: int(p.name.split(".")[1])):
+        out.setdefault(path.name.split(".")[0], []).append(path)
+    return out
+
+
+def test_a_recording_torn_mid_write_is_never_replayed(local, monkeypatch, tmp_path):
+    """Issue 44: an answer whose recording stopped mid-write (the kernel killed, a full disk) is treated as missing:
+    that request goes to the server again, and the next one still gets the answer recorded for it."""
+    server = Server(["一", "二", "三", "北京晴，25°C。", "四", "五", "上海多云。"])
+    folder = record_env(monkeypatch, tmp_path)
+    client = local(server)
+    ask = lambda: client.chat.completions.create(model="m", messages=MESSAGES).choices[0].message.content  # noqa: E731
+    other = [{"role": "user", "content": "上海天气？"}]
+    stream = lambda: collect_stream(client.chat.completions.create(model="m", messages=other, stream=True)).text  # noqa: E731
+    assert [ask(), ask(), ask(), stream()] == ["一", "二", "三", "北京晴，25°C。"]
+    (asked, streamed) = sorted(answers(folder).values(), key=len, reverse=True)
+    assert len(asked) == 3 and len(streamed) == 1
+    asked[0].write_text(asked[0].read_text(encoding="utf-8")[:25], encoding="utf-8")  # answer 0: its .json cut short
+    asked[1].unlink()  # answer 1: stopped after its body, before its .json
+    body = streamed[0].with_suffix(".body")
+    events = body.read_bytes().split(b"\n\n")
+    body.write_bytes(b"\n\n".join(events[:2]) + b"\n\n")  # the stream: cut after its second event, no [DONE]
+    sent = len(server.requests)
+
+    monkeypatch.setenv(MODE_ENV, "replay")
+    assert [ask(), ask(), ask()] == ["四", "五", "三"]  # 0 and 1 from the server again, 2 as it was recorded
+    assert stream() == "上海多云。"  # not the first two pieces of "北京晴，25°C。" as if that were all
+    assert len(server.requests) == sent + 3
+
+
+def test_a_full_disk_while_recording_costs_the_caller_nothing(local, monkeypatch, tmp_path):
+    """The answer the first pass read is its answer even when storing it fails; the second pass sends it again."""
+    server = Server(["一", "二", "三"])
+    folder = record_env(monkeypatch, tmp_path)
+    client = local(server)
+    ask = lambda: client.chat.completions.create(model="m", messages=MESSAGES).choices[0].message.content  # noqa: E731
+    assert ask() == "一"
+    real_replace = request_replay.os.replace
+
+    def full(source, target):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(request_replay.os, "replace", full)
+    assert ask() == "二"  # not an OSError from the recording
+    monkeypatch.setattr(request_replay.os, "replace", real_replace)
+    assert not list(folder.glob("*.tmp"))
+    monkeypatch.setenv(MODE_ENV, "replay")
+    assert [ask(), ask()] == ["一", "三"]  # the second was never stored whole: the server again
+    assert len(server.requests) == 3
 
 
 def test_the_log_line_of_a_replayed_request_says_replayed(local, monkeypatch, tmp_path):
