@@ -580,7 +580,6 @@ def render_use(use: dict[str, Any] | None) -> str:
         busy = ' class="busy"' if r["busy"] else ""  # the door counts them as busy (class_gateway.FairShare.is_busy)
         now = (t("progress_service.use_answering") if r["in_flight"] else "") + \
               (t("progress_service.use_waiting", n=r["waiting"]) if r["waiting"] else "")
-        busy = ' class="busy"' if r["busy"] else ""  # outside the f-string: a backslash there needs Python 3.12
         rows.append(f'<tr><th class="name">{e(r["name"])}</th><td>{r["requests"]}</td><td>{r["prompt_tokens"]}</td>'
                     f'<td>{r["completion_tokens"]}</td><td>{r["last_minute"]}</td>'
                     f'<td{busy}>{r["busy_percent"]}%</td><td>{r["yielded"]}</td>'
