@@ -398,24 +398,29 @@ def routes(share: FairShare, model_root: str, class_key: str, student_of: Callab
         except refused_body as exc:
             return refuse(exc.status, exc.message, "invalid_request_error")
 
-    async def while_there(request: Request, work) -> bool:
-        """Await ``work`` while the student is still connected: True when it finished, False (``work``
-        cancelled) when the student went away first - the stop button, or the client's time-out.  Starlette
-        does not cancel a handler whose client left, so a waiting request would otherwise keep its place
-        (and the student's next request would wait behind it)."""
+    class Gone(Exception):
+        """The student went away (the stop button, or their client's time-out) before ``work`` finished."""
+
+    async def while_there(request: Request, work) -> Any:
+        """``await work`` while the student is still connected, and return what it returns.
+
+        Starlette does not cancel a handler whose client left, so a request waiting for its turn (or for
+        llama-server, which sends a plain reply's headers only at its end) would otherwise keep its place,
+        and the student's next request would wait behind it.
+        Raises:
+            Gone: the student left first (``work`` is cancelled); whatever ``work`` raised.
+        """
         task = asyncio.ensure_future(work)
         while True:
             done, _ = await asyncio.wait({task}, timeout=GONE_CHECK_S)
             if done:
-                task.result()  # raises what the work raised
-                return True
+                return task.result()
             if await request.is_disconnected():
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
                 if task.cancelled():
-                    return False
-                task.result()  # it finished just before the cancel: as if the student were still there
-                return True
+                    raise Gone()
+                return task.result()  # it finished just before the cancel: as if the student were still there
 
     async def chat(request: Request) -> Response:
         name = await who(request)
@@ -429,8 +434,9 @@ def routes(share: FairShare, model_root: str, class_key: str, student_of: Callab
         except (ValueError, AttributeError, RecursionError):
             return refuse(400, t("class_gateway.not_json"), "invalid_request_error")
         try:
-            if not await while_there(request, share.acquire(name)):
-                return Response(status_code=499)  # the student stopped the cell while waiting: nothing was sent
+            await while_there(request, share.acquire(name))
+        except Gone:
+            return Response(status_code=499)  # the student stopped the cell while waiting: nothing was sent
         except TooManyWaiting:
             return refuse(429, t("class_gateway.too_many_waiting", most=MAX_WAITING), "rate_limit_error")
         released = False
@@ -445,7 +451,10 @@ def routes(share: FairShare, model_root: str, class_key: str, student_of: Callab
             sent = upstream.build_request("POST", "/v1/chat/completions", content=body,
                                           headers={"Content-Type": "application/json",
                                                    "Authorization": "Bearer " + class_key})
-            answer = await upstream.send(sent, stream=True)
+            answer = await while_there(request, upstream.send(sent, stream=True))
+        except Gone:  # gone while llama-server worked: the connection closed, it stops (and frees the slot)
+            release(None)
+            return Response(status_code=499)
         except httpx.HTTPError:
             release(None)
             return refuse(502, t("class_gateway.model_unreachable"), "api_error")
@@ -454,10 +463,10 @@ def routes(share: FairShare, model_root: str, class_key: str, student_of: Callab
             raise
         if not streamed or answer.status_code != 200:
             try:
-                if not await while_there(request, answer.aread()):
-                    release(None)  # gone mid-answer: closing the connection stops llama-server's work too
-                    return Response(status_code=499)
-                content = answer.content
+                content = await while_there(request, answer.aread())
+            except Gone:
+                release(None)
+                return Response(status_code=499)
             except httpx.HTTPError:
                 release(None)
                 return refuse(502, t("class_gateway.model_unreachable"), "api_error")

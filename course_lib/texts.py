@@ -587,7 +587,7 @@ _ZH_PROGRESS: dict[str, str] = {
     "class_code.env_not_utf8": "{path} 不是 UTF-8 编码（第 {position} 个字节读不出来，可能是用旧编辑器存成了 GBK）。"
                                "原样改写会把里面的中文弄坏，所以什么也没写：用记事本「另存为」选 UTF-8 编码保存，再运行一次这个命令",
     "class_code.error_line": "❌ 没能加入班级：{error}",
-    "class_code.joined": "✅ 已加入班级：名字「{name}」，模型在 {url}。这些设置已写进 {path}（课堂密钥也在里面，不要发给别人）。",
+    "class_code.joined": "✅ 已加入班级：名字「{name}」，模型在 {url}。这些设置已写进 {path}（里面没有密钥：这台电脑用自己的学生令牌连老师的电脑）。",
     "class_code.refused": "老师电脑上的服务拒绝了（HTTP {status}）：{why}",
     "class_code.typo": "班级代码里有输错的地方（最后两位校验码对不上）：照投影上的再仔细输一次；O 和 0、I 和 1 不用区分",
     "class_code.unreachable": "连不上老师的电脑 {address}:{port}（{error}）。检查你和老师是不是连着同一个 Wi-Fi；"

@@ -117,9 +117,11 @@ def test_a_student_who_keeps_the_model_busy_lets_the_others_go_first():
     async def main():
         clock = Clock()
         share = FairShare(capacity=4, clock=clock)
+        await busy_for(share, clock, "甲", 1)  # both have been in class for a while
+        clock.now += 120
         await busy_for(share, clock, "乙", 3)  # 乙: a request now and then
         for _ in range(7):  # 甲: a cell in a loop, 35 s of the minute
-            await busy_for(share, clock, "甲", 5)
+            await asyncio.wait_for(busy_for(share, clock, "甲", 5), 1)
         await busy_for(share, clock, "乙", 3)
         assert share.busy_fraction("甲") > class_gateway.BUSY_FRACTION and share.is_busy("甲")
         assert not share.is_busy("乙")
@@ -160,7 +162,7 @@ def test_a_newcomer_who_starts_with_a_loop_is_seen_within_the_first_look():
             await busy_for(share, clock, "乙", 2)
             clock.now += 4
         for _ in range(4):  # 甲 arrives and loops: 3 s requests back to back
-            await busy_for(share, clock, "甲", 3)
+            await asyncio.wait_for(busy_for(share, clock, "甲", 3), 1)
         # 12 s busy of the FIRST_LOOK_S that count for a newcomer: more than half, more than twice 乙's part
         assert share.is_busy("甲") and class_gateway.FIRST_LOOK_S < class_gateway.WINDOW_S
     run(main())
