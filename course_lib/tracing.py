@@ -517,16 +517,19 @@ class Tracer:
             context = span.get_span_context()
             self.last_trace_id = format(context.trace_id, "032x") if context.is_valid else None
             with _recorded(span, self._clock):
+                result = None
                 try:
                     result = agent.run(question)
                     _set(span, {"llm_course.answer": getattr(result, "answer", None)})
                     return result
                 finally:  # also for a run that raised: what it had done so far
                     steps = list(getattr(agent, "steps", []))
+                    stopped = getattr(result, "stopped_reason", None)  # "waiting" lives on the result only
                     _set(span, {"gen_ai.usage.input_tokens": sum(s.prompt_tokens or 0 for s in steps),
                                 "gen_ai.usage.output_tokens": sum(s.completion_tokens or 0 for s in steps),
                                 "llm_course.steps": len(steps), "llm_course.question": getattr(agent, "question", None),
-                                "llm_course.stopped_reason": getattr(agent, "stopped_reason", None) or "running"})
+                                "llm_course.stopped_reason": stopped or getattr(agent, "stopped_reason", None)
+                                or "running"})
 
     @contextmanager
     def wrap(self, agent: Any) -> Iterator[Any]:

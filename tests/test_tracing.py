@@ -147,6 +147,15 @@ def test_a_rejected_call_records_the_decision(tmp_path):
     assert a["error.type"] == "rejected" and "数量太大" in tool["status_description"]
 
 
+def test_a_run_that_waits_for_a_person_is_recorded_as_waiting(tmp_path):
+    written, registry = shop()
+    result, spans, _ = traced(tmp_path, [{"tool_calls": [("place_order", {"product_id": "001", "quantity": 1})]}],
+                              registry, question="买一个", approve=lambda call: None)  # None: a person decides later
+    assert written == [] and result.stopped_reason == "waiting"
+    [root] = by_operation(spans, "invoke_agent")
+    assert root["attributes"]["llm_course.stopped_reason"] == "waiting"  # not "running"
+
+
 def test_an_exception_is_recorded_on_its_spans_raised_and_the_hooks_put_back(tmp_path):
     boom = RuntimeError("连接断了")
     _, agent = agent_for(weather_run())
