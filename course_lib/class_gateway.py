@@ -84,6 +84,7 @@ YIELD_S = 10.0  # how long each request of a busy student waits while others are
 FIRST_LOOK_S = 20.0  # a newcomer's busy part is taken over at least this long
 MAX_MODEL_BODY = 4 * 1024 * 1024  # bytes of one request (a full 8192-token context is about 40 KB of text)
 GONE_CHECK_S = 0.5  # how often a waiting request looks whether its student is still connected
+KEEPALIVE_S = 2.0  # how long an idle connection to llama-server is kept for the next request
 UPSTREAM_TIMEOUT_S = 600.0  # as the student's own client waits (http_client.CLASSROOM_TIMEOUT_S)
 _TOKEN = re.compile(r"[0-9a-f]{32}")
 
@@ -367,9 +368,22 @@ def routes(share: FairShare, model_root: str, class_key: str, student_of: Callab
     from starlette.responses import JSONResponse, Response
     from starlette.routing import Route
 
+    # A kept-alive connection is dropped after KEEPALIVE_S, before llama-server's own 5 s (cpp-httplib's
+    # CPPHTTPLIB_KEEPALIVE_TIMEOUT_SECOND) closes it under a request being sent; one that breaks anyway before
+    # any answer came is tried once more (send_once).
     upstream = httpx.AsyncClient(base_url=model_root, trust_env=False,
                                  timeout=httpx.Timeout(UPSTREAM_TIMEOUT_S, connect=5.0),
-                                 limits=httpx.Limits(max_connections=None, max_keepalive_connections=32))
+                                 limits=httpx.Limits(max_connections=None, max_keepalive_connections=32,
+                                                     keepalive_expiry=KEEPALIVE_S))
+
+    async def send_once(sent: httpx.Request) -> httpx.Response:
+        """``upstream.send(sent, stream=True)``, again once when the connection broke before any answer came
+        (a kept-alive connection the server had just closed).  A chat request changes nothing on the server,
+        so sending it a second time costs at most the work already done."""
+        try:
+            return await upstream.send(sent, stream=True)
+        except (httpx.RemoteProtocolError, httpx.ConnectError, httpx.WriteError):
+            return await upstream.send(sent, stream=True)
     _Relayed = _relayed_class()
     names: dict[str, str] = {}  # token hash -> name (a joined token keeps its name)
 
@@ -451,7 +465,7 @@ def routes(share: FairShare, model_root: str, class_key: str, student_of: Callab
             sent = upstream.build_request("POST", "/v1/chat/completions", content=body,
                                           headers={"Content-Type": "application/json",
                                                    "Authorization": "Bearer " + class_key})
-            answer = await while_there(request, upstream.send(sent, stream=True))
+            answer = await while_there(request, send_once(sent))
         except Gone:  # gone while llama-server worked: the connection closed, it stops (and frees the slot)
             release(None)
             return Response(status_code=499)

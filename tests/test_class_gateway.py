@@ -273,6 +273,7 @@ class FakeModel:
         self.most: dict[str, int] = {}
         self.most_total = 0
         self.seen: list[tuple[str, bytes]] = []
+        self.drop_next = 0  # requests to answer by closing the connection (a kept-alive one the server closed)
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -295,6 +296,10 @@ class FakeModel:
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 fake.seen.append((self.headers.get("Authorization", ""), body))
+                if fake.drop_next:
+                    fake.drop_next -= 1
+                    self.close_connection = True
+                    return  # no answer at all: the client sees the connection closed
                 if self.path == "/tokenize":
                     return self.send_json(200, {"tokens": [1, 2, 3]})
                 request = json.loads(body)
@@ -467,6 +472,17 @@ def test_a_student_who_stops_mid_stream_gives_the_turn_back(door, fake):
     assert door.share.use("甲").in_flight == 0
     fake.delay, fake.pieces = 0.1, 1
     assert chat(door.client(token), "甲").choices[0].message.content == "好的"  # the next request is not stuck
+
+
+def test_a_connection_the_server_closed_before_answering_is_tried_once_more(door, fake):
+    token = door.join("甲")
+    fake.drop_next = 1
+    assert chat(door.client(token), "甲").choices[0].message.content == "好的"
+    assert len(fake.seen) == 2 and door.share.in_flight() == 0
+    fake.drop_next = 2  # twice in a row: the student is told, in Chinese, and the turn is free
+    with pytest.raises(openai.InternalServerError) as err:
+        chat(door.client(token), "甲")
+    assert "模型服务器" in str(err.value) and door.share.in_flight() == 0
 
 
 def test_the_render_only_endpoints_and_the_model_list_pass_through(door, fake):
