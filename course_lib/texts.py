@@ -178,7 +178,8 @@ _ZH_PROVIDERS: dict[str, str] = {
     "providers.classroom_timeout": "老师的服务器（{url}）在 {seconds:g} 秒内没有回答：全班的请求在排队，服务器忙不过来。"
                                    "过一会儿再运行这个单元格；一直这样的话请告诉老师（可能需要一台更快的服务器）。",
     "providers.classroom_unreachable": "连不上老师的服务器 {url}：检查你的电脑是否连着教室的 Wi-Fi（和老师同一个网络），"
-                                       ".env 里的 COURSE_BASE_URL 是否和老师给的一字不差；还不行就问问老师服务器开着没有。",
+                                       ".env 里的 COURSE_BASE_URL 是否和老师给的一字不差（老师的课程更新过时，重新运行 python course.py join 班级代码）；"
+                                       "还不行就问问老师服务器开着没有。",
     "providers.describe_student_token": "这台电脑的学生令牌（python course.py join 时交给了老师的电脑；从不显示）",
     "providers.describe_key_missing": "缺少（{key_env}）",
     "providers.describe_key_not_needed": "不需要",
