@@ -27,6 +27,18 @@ def skip_or_fail(message: str) -> None:
     pytest.skip(message)
 
 
+def model_server_available() -> bool:
+    """Whether this machine has the course's llama-server program and the model file (``python course.py setup``)."""
+    from pathlib import Path
+
+    from course_lib import local_server
+
+    try:
+        return Path(local_server.server_program()[0]).is_file() and local_server.model_path().is_file()
+    except local_server.LocalModelError:
+        return False
+
+
 def free_port() -> int:
     """A loopback TCP port nothing listens on right now (the OS picks it)."""
     with socket.socket() as s:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -19,6 +18,8 @@ import httpx
 import openai
 import pytest
 
+from machine_support import free_port, model_server_available, skip_or_fail
+
 from course_lib import class_gateway, progress_service
 from course_lib.class_gateway import FairShare, StreamUsage, TooManyWaiting, usage_of
 
@@ -26,12 +27,6 @@ CLASS_KEY = "course-class-" + "5" * 32
 TEACHER_KEY = "course-teacher-" + "6" * 32
 SECRET = "0123456789"
 TOKENS = {"甲": "a" * 32, "乙": "b" * 32, "丙": "c" * 32}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Clock:
@@ -358,9 +353,9 @@ class FakeModel:
 class Door:
     """A progress service with the door on a free loopback port, in front of ``model_root``."""
 
-    def __init__(self, folder, model_root: str, slots: int = 2, budget: int = 0):
+    def __init__(self, folder, model_root: str, slots: int = 2, budget: int = 0, class_key: str = CLASS_KEY):
         self.store = progress_service.ProgressStore(folder / "class-progress.sqlite3")
-        self.app = progress_service.make_app(self.store, CLASS_KEY, TEACHER_KEY, model_root=model_root,
+        self.app = progress_service.make_app(self.store, class_key, TEACHER_KEY, model_root=model_root,
                                              join_secret=SECRET, model_slots=slots, budget=budget)
         self.port = free_port()
         self.service = progress_service.ProgressService(self.app, "127.0.0.1", self.port).start()
@@ -549,39 +544,18 @@ def test_no_model_no_door(tmp_path):
 # --------------------------------------------------------------------------- 3. the door, before the real llama-server
 
 
-def _server_available() -> bool:
-    from course_lib import local_server
-
-    try:
-        return local_server.server_program()[0] and local_server.model_path().is_file()
-    except local_server.LocalModelError:
-        return False
-
-
 @pytest.fixture(scope="module")
 def real_door(tmp_path_factory):
-    import os
-
     from course_lib import classroom
 
-    if not _server_available():
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI needs llama-server and the model (python course.py setup)")
-        pytest.skip("no llama-server or model here (python course.py setup builds them)")
+    if not model_server_available():
+        skip_or_fail("no llama-server or model here (python course.py setup builds them)")
     folder = tmp_path_factory.mktemp("door")
     key_file = folder / ".class-key"
     key = classroom.class_key(key_file)
     server = classroom.ClassServer("127.0.0.1", free_port(), slots=2, key_file=key_file, log=folder / "server.log")
     with server:
-        running = Door(folder, server.root, slots=2)
-        running.store.close()  # Door's store used the class key from this module: make one with the real key
-        running.service.stop()
-        running.store = progress_service.ProgressStore(folder / "real.sqlite3")
-        running.app = progress_service.make_app(running.store, key, TEACHER_KEY, model_root=server.root,
-                                                join_secret=SECRET, model_slots=2)
-        running.port = free_port()
-        running.service = progress_service.ProgressService(running.app, "127.0.0.1", running.port).start()
-        running.url = f"http://127.0.0.1:{running.port}"
+        running = Door(folder, server.root, slots=2, class_key=key)
         running.direct = openai.OpenAI(base_url=server.root + "/v1", api_key=key, max_retries=0, timeout=120,
                                        http_client=httpx.Client(trust_env=False, timeout=120))
         try:

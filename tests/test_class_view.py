@@ -39,23 +39,16 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from machine_support import free_port, wait_until
+from machine_support import free_port, model_server_available, wait_until
 from notebook_cells import ROOT, course_cells, solutions_for
 from test_browser import ARTIFACTS, CHROMIUM, LAUNCH_ARGS, _need_browser
 
-from course_lib import class_code, local_server
+from course_lib import class_code
 
 pytestmark = pytest.mark.browser
 EXERCISES = [("01_chat_call", "01-1"), ("01_chat_call", "01-2"), ("06_agent_loop", "06-1"), ("06_agent_loop", "06-2")]
 SKIP = {".git", ".venv", ".venv-bench", ".env", ".progress", "test-artifacts", ".pytest_cache", "__pycache__",
         ".class-key", ".teacher-key", "build"}
-
-
-def _server_available() -> bool:
-    try:
-        return Path(local_server.server_program()[0]).is_file() and local_server.model_path().is_file()
-    except local_server.LocalModelError:
-        return False
 
 
 class Teacher:
@@ -123,7 +116,7 @@ def outputs(notebook) -> str:
 
 def test_a_students_exercises_appear_on_the_teachers_page(tmp_path):
     _need_browser()
-    if not _server_available():
+    if not model_server_available():
         if os.environ.get("CI") == "true":
             pytest.fail("CI needs llama-server and the model (python course.py setup)")
         pytest.skip("no llama-server or model here (python course.py setup builds them)")

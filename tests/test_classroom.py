@@ -19,11 +19,11 @@ import json
 import os
 import socket
 import stat
-from pathlib import Path
 
 import httpx
 import openai
 import pytest
+from machine_support import model_server_available
 
 from course_lib import class_code, classroom, http_client, local_server, providers, settings, setup_check
 from course_lib.providers import PRESETS, Provider, ProviderError, get_client, get_provider, ping
@@ -304,14 +304,6 @@ def test_prompt_cache_reuse_is_on_only_with_the_prompt_cache(monkeypatch, tmp_pa
 # --------------------------------------------------------------------------- the teacher's server: a real one
 
 
-def _server_available() -> bool:
-    try:
-        program = local_server.server_program()
-        return Path(program[0]).is_file() and local_server.model_path().is_file()
-    except local_server.LocalModelError:
-        return False
-
-
 # The class server on this platform's engine, and on xllamacpp (the macOS / Linux aarch64 engine, whose
 # wheel is installed on Linux x86-64 too): the same teacher's guarantees on both (issue 28).
 @pytest.fixture(scope="module", params=["default", "xllamacpp"])
@@ -329,7 +321,7 @@ def class_server(request, tmp_path_factory):
 
 
 def _class_server(tmp_path_factory):
-    if not _server_available():
+    if not model_server_available():
         if os.environ.get("CI") == "true":
             pytest.fail("CI needs llama-server and the model for the class server tests (python course.py setup)")
         pytest.skip("no llama-server or model here (python course.py setup builds them)")
