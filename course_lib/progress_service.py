@@ -92,7 +92,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import csv
-import hashlib
 import html
 import io
 import ipaddress
@@ -251,9 +250,11 @@ def _parse_time(text: str) -> datetime | None:
 
 
 def _token_hash(token: object) -> str:
-    if not isinstance(token, str) or not _HEX32.fullmatch(token):
+    """``class_gateway.token_hash`` (what the store keeps), or BadRequest (400) for a malformed token."""
+    digest = class_gateway.token_hash(token) if isinstance(token, str) else None
+    if digest is None:
         raise BadRequest(400, t("progress_service.token_bad"))
-    return hashlib.sha256(token.encode("ascii")).hexdigest()
+    return digest
 
 
 def json_depth(text: str) -> int:
@@ -835,8 +836,8 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
             await student(request, token)
             name = valid_name(body.get("name"))
             results, refused = sort_results(body["results"])
-            if isinstance(token, str) and _HEX32.fullmatch(token) \
-                    and not results_limit.take(hashlib.sha256(token.encode()).hexdigest(), max(1, len(body["results"]))):
+            digest = class_gateway.token_hash(token) if isinstance(token, str) else None
+            if digest is not None and not results_limit.take(digest, max(1, len(body["results"]))):
                 raise BadRequest(429, t("progress_service.results_slow", most=RESULTS_PER_MINUTE))
             name = await run_in_threadpool(store.claim, name, token)
             new = await run_in_threadpool(store.add, name, results)
