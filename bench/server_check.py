@@ -6,9 +6,14 @@ student's notebooks use: the ``classroom`` provider (``COURSE_BASE_URL`` = URL,
 ``COURSE_CLASS_KEY`` = KEY, ``COURSE_MODEL`` from ``--model``, default the
 course's model id), ``get_client``, ``ping``, a plain and a streamed chat
 (notebooks 01, 02 and the chat box), one request with ``tools`` as in notebook
-03, and the native agent of notebook 06 on three of 07's tasks.  It prints one
-line per check and exits 1 if one failed; nothing is asserted about how good
-the answers are, only that the course can read them.
+03, the native agent of notebook 06 on three of 07's tasks, and notebook 10's
+structured judge: one request with ``response_format={"type": "json_object"}``
+and one with ``{"type": "json_schema", ...}`` (``judge.ask``, ``judge.SCHEMA``).
+It prints one line per check and exits 1 if one failed; nothing is asserted
+about how good the answers are, only that the course can read them.  A
+provider that refuses ``json_schema`` (DeepSeek answers 400) still serves
+notebook 10 - its judge falls back to ``json_object``, then to a prompt - so
+that row says so and fails only when neither format works.
 
 It is not part of ``python course.py test`` (CI has no GPU).  vLLM itself
 runs only on the GPU machine; docs/classroom.md, "A bigger class", gives its command
@@ -22,8 +27,10 @@ import argparse
 import json
 import sys
 import time
+from typing import Any, Callable
 
 from course_lib import local_server
+from course_lib import judge
 from course_lib.agent import Agent
 from course_lib.number_check import has_number
 from course_lib.providers import PRESETS, Provider, get_client, ping
@@ -87,7 +94,42 @@ def checks(provider: Provider) -> list[tuple[str, bool, str]]:
                     f"answer {str(result.answer)[:60]!r} ({right}), tools {used}, stopped {result.stopped_reason}")
 
         check(f"agent (06) {task_id}", agent)
+
+    for name, run in response_format_checks(client, model):
+        check(name, run)
     return rows
+
+
+def response_format_checks(client: Any, model: str) -> list[tuple[str, Callable[[], tuple[bool, str]]]]:
+    """Notebook 10's two structured requests as ``(name, run)`` checks, run in order.
+
+    Each ``run()`` sends one judge request (``judge.ask`` on a question whose answer is plainly
+    right) and returns ``(passed, detail)``.  ``json_object`` passes when the reply is one JSON
+    object; ``json_schema`` when it is an object of ``judge.SCHEMA`` (a server that takes the
+    schema but does not hold the reply to it fails) - or when the provider refuses json_schema and
+    json_object worked, because notebook 10's judge then falls back to json_object
+    (``judge.ask_falling_back``): the detail says so.
+    """
+    probe = judge.judge_messages("20 乘以 15 等于多少？", "300", "300。")
+    asked: dict[str, dict] = {}
+
+    def structured(mode: str) -> tuple[bool, str]:
+        row = asked[mode] = judge.ask(client, model, probe, mode)
+        if row["error"]:
+            return False, f"refused: {row['error'][:160]}"
+        return row["parsed"], (f"JSON {row['parsed']}, in the judge's schema {row['in_schema']}, "
+                               f"verdict {row['verdict']!r}, finish_reason {row['finish_reason']}")
+
+    def schema() -> tuple[bool, str]:
+        passed, detail = structured("json_schema")
+        if asked["json_schema"]["error"]:  # refused: notebook 10's judge asks in json_object instead
+            if asked.get("json_object", {}).get("parsed"):
+                return True, f"{detail}; notebook 10's judge will fall back to json_object here"
+            return False, detail
+        return passed and asked["json_schema"]["in_schema"], detail
+
+    return [("response_format json_object (10)", lambda: structured("json_object")),
+            ("response_format json_schema (10)", schema)]
 
 
 def main(argv: list[str] | None = None) -> int:
