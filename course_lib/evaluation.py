@@ -23,6 +23,7 @@ same ``number_check`` and share ``eval_set.NO_ANSWER_WORDS``.
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -157,6 +158,49 @@ def agreement(judge: Sequence[bool], code: Sequence[bool]) -> dict[str, Any]:
     judge_rate, code_rate = sum(j for j, _ in pairs) / n, sum(c for _, c in pairs) / n
     expected = judge_rate * code_rate + (1 - judge_rate) * (1 - code_rate)
     return {**result, "kappa": (observed - expected) / (1 - expected), "why": None}
+
+
+def kappa_interval(judge: Sequence[bool], code: Sequence[bool], repeats: int = 2000, level: float = 0.95,
+                   seed: int = 0) -> dict[str, Any]:
+    """How far Cohen's kappa could move on another set of the same size: a bootstrap interval.
+
+    The runs are drawn again ``repeats`` times, each time ``n`` of them with replacement
+    (the same run may come twice), and ``agreement``'s kappa is computed on each draw;
+    the interval holds the middle ``level`` of those kappas (the percentile bootstrap,
+    Efron & Tibshirani 1993, ch. 13).  With 20 answers one disagreement more or less moves
+    kappa by about 0.1 to 0.2, and the interval shows it.
+
+    Args:
+        judge, code: as ``agreement`` (the same length, not empty).
+        repeats: draws (default 2000).
+        level: the share of draws inside the interval (0-1).
+        seed: the draws' seed: the same inputs give the same interval.
+    Returns:
+        ``{"low", "high"}`` (None when no draw had a kappa), ``"undefined"``: the share of draws
+        in which kappa was undefined (every drawn run given one same verdict by both sides: they
+        are left out), and ``"repeats"``.
+    Raises:
+        ValueError: as ``agreement``; ``repeats`` < 1 or ``level`` outside (0, 1).
+    """
+    agreement(judge, code)  # the same checks of the inputs
+    if repeats < 1 or not 0 < level < 1:
+        raise ValueError(t("evaluation.bad_interval", repeats=repeats, level=level))
+    pairs = list(zip(map(bool, judge), map(bool, code)))
+    draw = random.Random(seed)
+    kappas = []
+    for _ in range(repeats):
+        sample = [draw.choice(pairs) for _ in pairs]
+        value = agreement([j for j, _ in sample], [c for _, c in sample])["kappa"]
+        if value is not None:
+            kappas.append(value)
+    undefined = 1 - len(kappas) / repeats
+    if not kappas:
+        return {"low": None, "high": None, "undefined": undefined, "repeats": repeats}
+    kappas.sort()
+    tail = (1 - level) / 2
+    low = kappas[min(len(kappas) - 1, int(tail * len(kappas)))]
+    high = kappas[min(len(kappas) - 1, int((1 - tail) * len(kappas)))]
+    return {"low": low, "high": high, "undefined": undefined, "repeats": repeats}
 
 
 # -- running a test set and checking every run ------------------------------------------

@@ -515,6 +515,7 @@ _ZH_MCP: dict[str, str] = {
 
 _ZH_EVALUATION: dict[str, str] = {
     # notebook 10: evaluation.py and judge.py
+    "evaluation.bad_interval": "区间要抽至少 1 次、level 要在 0 和 1 之间：收到 repeats={repeats}，level={level}",
     "evaluation.bad_mode": "轨迹的比较方式只能是 {modes} 之一，收到的是 {mode!r}",
     "evaluation.chart_by_kind": "每类问题通过了几个",
     "evaluation.chart_by_kind_plain": "passed per kind of question",

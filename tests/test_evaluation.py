@@ -91,3 +91,31 @@ def test_kappa_is_undefined_when_both_sides_give_one_and_the_same_verdict_to_eve
     # One side alone giving a single verdict is defined (kappa 0), and so is every mixed case.
     assert agreement([True] * 4, [False] * 4)["kappa"] == 0.0
     assert agreement([True] * 4, [True, True, True, False])["why"] is None
+
+
+def test_kappa_interval_holds_kappa_and_is_wide_for_twenty_answers():
+    from course_lib.evaluation import kappa_interval
+
+    code = [True] * 15 + [False] * 5
+    judge = [True] * 12 + [False] * 3 + [False] * 5  # three code passes the judge fails: kappa about 0.67
+    found = agreement(judge, code)["kappa"]
+    interval = kappa_interval(judge, code)
+    assert interval["low"] < found < interval["high"]
+    assert interval["high"] - interval["low"] > 0.3  # twenty answers cannot pin kappa down
+    assert interval == kappa_interval(judge, code)  # seeded: the same interval every time
+    bigger = kappa_interval(judge * 10, code * 10)
+    assert bigger["high"] - bigger["low"] < interval["high"] - interval["low"]  # more answers, narrower
+
+
+def test_kappa_interval_counts_draws_where_kappa_is_undefined_and_refuses_bad_arguments():
+    from course_lib.evaluation import kappa_interval
+
+    every = kappa_interval([True] * 5, [True] * 5, repeats=50)
+    assert every["low"] is None and every["undefined"] == 1.0
+    mostly = kappa_interval([True] * 9 + [False], [True] * 9 + [False], repeats=200)
+    assert 0 < mostly["undefined"] < 1 and mostly["low"] == mostly["high"] == 1.0
+    for bad in ({"repeats": 0}, {"level": 1.0}, {"level": 0}):
+        with pytest.raises(ValueError, match="区间"):
+            kappa_interval([True, False], [True, False], **bad)
+    with pytest.raises(ValueError):
+        kappa_interval([], [])
