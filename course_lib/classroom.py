@@ -387,7 +387,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="tokens per student per minute (0 = none; changeable on the teacher's page)")
     parser.add_argument("--no-reply-memory", dest="reply_memory", action="store_false",
                         help="send every request to the model: by default the door answers a temperature-0 "
-                             "request it has already answered (byte for byte the same) from memory; turn that "
+                             "request it has already answered (the same JSON, key order and spaces aside) from memory; turn that "
                              "off to measure the model, or when every request should reach it")
     opts = parser.parse_args(argv)
     end_like_ctrl_c()
