@@ -16,6 +16,13 @@ server with the serve default of 4 slots, in four ways for each class size N
   joined token: one request in flight per student, the quietest student first
   (no token budget: the turns alone).
 
+The door's reply memory (``class_gateway.ReplyCache``) is OFF by default here
+(``--reply-memory on|off``): every simulated student replays the SAME recorded
+bodies at temperature 0, so with the memory on the door would answer most of
+them from memory and the bench would measure the memory, not the model.  With
+it off the table stands for a class whose students all changed their prompts
+(every request reaches the model).
+
 Reported per run, for the N ordinary students only: requests done, p50 / p95 /
 max latency (s, sending to last byte), failures; for the looper: requests done
 and its share of the tokens generated.  The verdict the issue asks for: with
@@ -51,6 +58,11 @@ from .report import percentile
 CLASS_SIZES = (8, 16)
 RATIO = 1.5  # the issue's bound: the others' p95 with a looper / without it
 MODES = (("direct", False), ("direct", True), ("door", False), ("door", True))
+MEMORY_SAID = {  # the table's header; a record without "reply_memory" was measured before the door had one
+    False: "The door's reply memory was off (`--reply-memory off`, the default): every request reached the model, "
+           "as in a class whose students all changed their prompts.",
+    True: "The door's reply memory was ON (`--reply-memory on`): the students replay the same bodies, so most "
+          "requests through the door were answered from memory - this measures the memory, not the model."}
 
 
 def run_class(clients: list, requests: list[dict], looping: set[int], max_seconds: float, seed: int = 0) -> dict:
@@ -124,15 +136,18 @@ def summarize(run: dict, students: int, looper: int | None) -> dict:
     return row
 
 
-def door_clients(store_dir: Path, model_root: str, class_key: str, count: int, slots: int):
+def door_clients(store_dir: Path, model_root: str, class_key: str, count: int, slots: int,
+                 reply_memory: bool = False):
     """A progress service with the door on a free loopback port, ``count`` students joined; returns
-    ``(service, store, clients)`` (the course's own client, ``classroom`` provider, one token each)."""
+    ``(service, store, clients)`` (the course's own client, ``classroom`` provider, one token each).
+    ``reply_memory``: the door's memory of temperature-0 replies (off: every request reaches the model)."""
     import httpx
 
     store = progress_service.ProgressStore(store_dir / "class-progress.sqlite3")
     secret = secrets.token_hex(5)
     app = progress_service.make_app(store, class_key, "course-teacher-" + secrets.token_hex(16),
-                                    model_root=model_root, join_secret=secret, model_slots=slots)
+                                    model_root=model_root, join_secret=secret, model_slots=slots,
+                                    reply_memory=reply_memory)
     port = _free_port()
     service = progress_service.ProgressService(app, "127.0.0.1", port).start()
     clients = []
@@ -151,15 +166,16 @@ def client_for(base_url: str, key: str):
 
 
 def one_run(mode: str, loops: bool, students: int, requests: list[dict], model_root: str, class_key: str,
-            slots: int, max_seconds: float, seed: int = 0) -> dict:
+            slots: int, max_seconds: float, seed: int = 0, reply_memory: bool = False) -> dict:
     """One class of ``students`` (+ one looper when ``loops``) in ``mode`` ("direct" or "door") against the
-    server at ``model_root``; returns its row (``summarize``) with ``mode`` and ``looper``."""
+    server at ``model_root``; returns its row (``summarize``) with ``mode`` and ``looper``.
+    ``reply_memory``: the door's memory (module docstring: off by default)."""
     count = students + (1 if loops else 0)
     looper = students if loops else None
     service = store = None
     if mode == "door":
         service, store, clients = door_clients(Path(tempfile.mkdtemp(prefix="fairness-")), model_root, class_key,
-                                               count, slots)
+                                               count, slots, reply_memory)
     else:
         clients = [client_for(model_root + "/v1", class_key) for _ in range(count)]
     try:
@@ -199,7 +215,7 @@ def markdown(results: dict) -> str:
              f"chat requests of notebooks {', '.join(results['lesson'])} (reference record), "
              f"{THINK_S[0]:g}-{THINK_S[1]:g} s of think time, students starting within {STAGGER_S:g} s; the looper "
              f"sends the same requests back to back, over and over. Each run stops after {results['max_seconds']:g} s. "
-             "Latencies are the ordinary students' only.", "",
+             "Latencies are the ordinary students' only. " + MEMORY_SAID[bool(results.get("reply_memory"))], "",
              "| students | way | looper | repeat | requests done | failures | p50 s | p95 s | max s | "
              "looper's requests | looper's share of generated tokens |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -228,15 +244,22 @@ def main(argv: list[str] | None = None, out: Path = DEFAULT_OUT) -> dict:
     parser.add_argument("--out", type=Path, default=out)
     parser.add_argument("--modes", default="direct,door", help="comma-separated ways: direct, door")
     parser.add_argument("--repeats", type=int, default=1, help="runs of each pair (with and without the looper)")
+    parser.add_argument("--reply-memory", choices=("on", "off"), default="off",
+                        help="the door's memory of temperature-0 replies (default off: the students replay the "
+                             "same bodies, so with it on this would measure the memory, not the model)")
     parser.add_argument("--append", action="store_true",
                         help="add these runs to the rows of --out's fairness.json as further repeats")
     opts = parser.parse_args(argv)
+    earlier = json.loads((opts.out / "fairness.json").read_text(encoding="utf-8")) if opts.append else None
+    if earlier is not None and bool(earlier.get("reply_memory")) != (opts.reply_memory == "on"):
+        raise SystemExit(f"{opts.out / 'fairness.json'} was measured with the reply memory "
+                         f"{'on' if earlier.get('reply_memory') else 'off'}: --append runs with the same "
+                         "--reply-memory, or write to another --out")
     record = reference.load()
     if record is None:
         raise SystemExit(f"no reference record at {reference.RECORD}: run python -m bench --parts series first")
     requests = lesson_requests(record, LESSON)
     info = meta("python -m bench.fairness " + " ".join(argv or sys.argv[1:]))
-    earlier = json.loads((opts.out / "fairness.json").read_text(encoding="utf-8")) if opts.append else None
     rows = list(earlier["rows"]) if earlier else []
     log_dir = opts.out / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -251,13 +274,15 @@ def main(argv: list[str] | None = None, out: Path = DEFAULT_OUT) -> dict:
                                                log=log_dir / "fairness-server.log")
                 print(f"== {students} students, {mode}, looper: {loops}, repeat {repeat + 1}", flush=True)
                 with server:
-                    row = one_run(mode, loops, students, requests, server.root, key, opts.slots, opts.max_seconds)
+                    row = one_run(mode, loops, students, requests, server.root, key, opts.slots, opts.max_seconds,
+                                  reply_memory=opts.reply_memory == "on")
                 row["repeat"] = repeat
                 print(row, flush=True)
                 rows.append(row)
     results = {"date": info["date"], "machine": info["machine"], "load_before": info["load_before"],
                "also_running": opts.also_running, "slots": opts.slots, "lesson": list(LESSON),
-               "lesson_requests": len(requests), "max_seconds": opts.max_seconds, "rows": rows,
+               "lesson_requests": len(requests), "max_seconds": opts.max_seconds,
+               "reply_memory": opts.reply_memory == "on", "rows": rows,
                "verdicts": verdicts(rows)}
     if earlier:
         results["date"] = f"{earlier['date']}; further repeats {info['date']}"

@@ -55,6 +55,45 @@ The turns (``FairShare``):
   waiting or being answered now (``FairShare.snapshot``); kept in memory
   while ``serve`` runs.
 
+The memory (``ReplyCache``; on by default, ``serve --no-reply-memory`` turns it off):
+
+* **What it remembers.**  The reply to a ``POST /v1/chat/completions`` whose
+  body sets ``"temperature"`` to the number 0 and ``n`` absent or 1 - at
+  temperature 0 the model picks the likeliest token each time, so a
+  classmate who runs the same cell unchanged sends the very same body (the
+  agent's next request carries the tool-call ids of the reply it got, so
+  when everyone gets the same reply the whole conversation stays the same).
+  Absent or above 0 is sampling: never remembered.  Only a complete 200
+  reply: a plain one's body, or a stream's every byte when it ended with
+  ``data: [DONE]``; an error status, a reply cut by the student leaving or
+  the server breaking off, a connection failure are never kept.
+* **The key.**  SHA-256 of the path and the body as JSON written one way
+  (``json.loads``, then ``json.dumps(sort_keys=True, separators=(",", ":"),
+  ensure_ascii=False)``): key order and spaces do not matter, anything else
+  does (the model, every message, the seed, ``stream``, ``max_tokens``...).
+* **A hit** is answered at once in the same shape (the same bytes and
+  content type; a stream as the same server-sent events), skips the turns
+  (it costs no model time) and is counted apart (``StudentUse.cached``, the
+  teacher's "从记忆回答" column): no tokens, no busy time.  Every chat reply
+  carries ``X-Course-Reply: memory`` or ``X-Course-Reply: model``.
+* **Single flight.**  While the model answers a request, an identical one
+  waits for that answer (without a turn; it still notices when its student
+  leaves) and is then answered from memory.  When the first did not end in
+  a kept reply (an error, its student left, the server broke off), each
+  waiter goes to the model itself, in the usual turns.
+* **Bounded.**  In memory only, least recently used first out, at most
+  ``MEMORY_BYTES`` bytes of replies and ``MEMORY_ENTRIES`` replies; gone when
+  ``serve`` stops.
+* **What a student can learn.**  A reply is only ever given for a request
+  that means the very same (the canonical body is equal), so a student
+  gets nothing they could not have got from the model; what they can tell,
+  from the speed or the header, is that someone sent that very request
+  before.  The memory holds replies and hashes only, no token, no key, no
+  student's name.
+* **Why turn it off**: a teacher measuring the model (``bench.fairness``
+  replays the same bodies for every student: it would measure the memory),
+  or wanting every request to reach the model.
+
 The numbers: ``bench/fairness.py`` (``python -m bench.fairness``) runs 8 and 16
 simulated students, one of whom loops, straight to llama-server and through
 this door; ``bench/results/fairness.md`` has the table.
@@ -69,7 +108,7 @@ import json
 import re
 import statistics
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -86,6 +125,9 @@ MAX_MODEL_BODY = 4 * 1024 * 1024  # bytes of one request (a full 8192-token cont
 GONE_CHECK_S = 0.5  # how often a waiting request looks whether its student is still connected
 KEEPALIVE_S = 2.0  # how long an idle connection to llama-server is kept for the next request
 UPSTREAM_TIMEOUT_S = 600.0  # as the student's own client waits (http_client.CLASSROOM_TIMEOUT_S)
+MEMORY_BYTES = 64 * 1024 * 1024  # replies the door remembers, in bytes (an agent's reply is a few KB)
+MEMORY_ENTRIES = 20_000  # and in number
+REPLY_HEADER = "X-Course-Reply"  # "memory" or "model" on every chat reply that passed the door
 _TOKEN = re.compile(r"[0-9a-f]{32}")
 
 
@@ -104,6 +146,7 @@ class StudentUse:
     in_flight: int = 0
     waiting: int = 0
     yielded: int = 0  # requests that waited YIELD_S (busy while others were working)
+    cached: int = 0  # requests answered from the door's memory (ReplyCache): no model time, no tokens
     last_at: float | None = None  # when a request of theirs last arrived or ended (clock)
     first_at: float | None = None  # when their first request arrived (clock)
     busy_since: float | None = None  # since when they have had a request waiting or answered (None: not now)
@@ -236,6 +279,10 @@ class FairShare:
         self._mark(use)
         self._dispatch()
 
+    def count_memory(self, name: str) -> None:
+        """Count a request of ``name`` answered from the door's memory: no turn, no tokens, no busy time."""
+        self.use(name).cached += 1
+
     def _dispatch(self) -> None:
         """Pass on waiting requests while there is room: one per student, the quietest first, and a request
         of a busy student only after ``YIELD_S`` while others are working (module docstring).
@@ -277,13 +324,107 @@ class FairShare:
     def snapshot(self) -> list[dict[str, Any]]:
         """Each student's use for the teacher's page, most tokens first: name, requests, prompt_tokens,
         completion_tokens, last_minute (tokens), busy_percent (of the last minute), busy (``is_busy``),
-        yielded, in_flight, waiting."""
+        yielded, in_flight, waiting, cached (answered from memory; not in requests)."""
         rows = [{"name": u.name, "requests": u.requests, "prompt_tokens": u.prompt_tokens,
                  "completion_tokens": u.completion_tokens, "last_minute": self.last_minute(u.name),
                  "busy_percent": round(100 * self.busy_fraction(u.name)), "busy": self.is_busy(u.name),
-                 "yielded": u.yielded, "in_flight": u.in_flight, "waiting": u.waiting}
+                 "yielded": u.yielded, "in_flight": u.in_flight, "waiting": u.waiting, "cached": u.cached}
                 for u in self.students.values()]
         return sorted(rows, key=lambda r: (-(r["prompt_tokens"] + r["completion_tokens"]), r["name"]))
+
+
+@dataclass(frozen=True)
+class Remembered:
+    """One reply the door remembers: ``content`` (the body's bytes, a stream's every byte) and the headers it
+    is answered with (``content-type``, ``cache-control``: what the door passes on anyway)."""
+
+    content: bytes
+    headers: dict[str, str]
+
+
+class ReplyCache:
+    """The door's memory of deterministic replies (the module docstring: what, when, what a student learns).
+
+    In memory, least recently used first out.  Runs in one asyncio event loop (uvicorn's).  Args:
+        max_bytes: the replies' bytes kept at most (default ``MEMORY_BYTES``); a reply bigger than that is
+            never kept.  max_entries: replies kept at most (``MEMORY_ENTRIES``).
+    """
+
+    def __init__(self, max_bytes: int = MEMORY_BYTES, max_entries: int = MEMORY_ENTRIES):
+        if max_bytes < 1 or max_entries < 1:
+            raise ValueError("max_bytes and max_entries must be at least 1")
+        self.max_bytes, self.max_entries = max_bytes, max_entries
+        self._replies: OrderedDict[str, Remembered] = OrderedDict()
+        self._pending: dict[str, asyncio.Future] = {}
+        self.bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._replies)
+
+    @staticmethod
+    def key_of(path: str, body: Any) -> str | None:
+        """The memory's key for a request to ``path`` with the parsed JSON ``body``, or None (never remembered).
+
+        A key (SHA-256, 64 hex digits, of the path and the body written as canonical JSON: sorted keys, no
+        spaces, UTF-8) only for a JSON object whose ``temperature`` is the number 0 (not ``false``, not
+        ``"0"``) and whose ``n`` is absent or 1: any other request samples, or asks for several choices.
+        """
+        if not isinstance(body, dict):
+            return None
+        temperature, n = body.get("temperature"), body.get("n", 1)
+        if type(temperature) not in (int, float) or temperature != 0 or type(n) is not int or n != 1:
+            return None
+        try:
+            canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        except (ValueError, RecursionError):
+            return None
+        data = path.encode("utf-8") + b"\n" + canonical.encode("utf-8", errors="surrogatepass")
+        return hashlib.sha256(data).hexdigest()
+
+    def get(self, key: str) -> Remembered | None:
+        """The reply kept for ``key`` (now the most recently used), or None."""
+        found = self._replies.get(key)
+        if found is not None:
+            self._replies.move_to_end(key)
+        return found
+
+    def put(self, key: str, reply: Remembered) -> bool:
+        """Keep ``reply`` for ``key``, the least recently used going first when over a bound.  Returns False
+        (nothing kept) for a reply bigger than ``max_bytes``."""
+        if len(reply.content) > self.max_bytes:
+            return False
+        old = self._replies.pop(key, None)
+        if old is not None:
+            self.bytes -= len(old.content)
+        self._replies[key] = reply
+        self.bytes += len(reply.content)
+        while self.bytes > self.max_bytes or len(self._replies) > self.max_entries:
+            _, dropped = self._replies.popitem(last=False)
+            self.bytes -= len(dropped.content)
+        return True
+
+    def pending(self, key: str) -> asyncio.Future | None:
+        """The future of the request with ``key`` the model is answering now (done when it ended), or None."""
+        return self._pending.get(key)
+
+    def lead(self, key: str) -> Callable[[], None]:
+        """Mark the request with ``key`` as being answered by the model; returns ``done()``, to call (once is
+        enough, more is harmless) however it ends: the requests waiting for it then look in the memory."""
+        future = asyncio.get_running_loop().create_future()
+        self._pending[key] = future
+
+        def done() -> None:
+            if self._pending.get(key) is future:
+                del self._pending[key]
+            if not future.done():
+                future.set_result(None)
+
+        return done
+
+
+def stream_complete(content: bytes) -> bool:
+    """Whether a stream's bytes end as a finished OpenAI-style stream: the last event is ``data: [DONE]``."""
+    return content.rstrip().endswith(b"data: [DONE]")
 
 
 def usage_of(data: Any) -> tuple[int, int] | None:
@@ -351,7 +492,8 @@ def token_hash(raw: str) -> str | None:
 
 
 def routes(share: FairShare, model_root: str, class_key: str, student_of: Callable[[str], str | None],
-           read_body: Callable, bearer: Callable, refused_body: type[Exception]) -> list:
+           read_body: Callable, bearer: Callable, refused_body: type[Exception],
+           memory: ReplyCache | None = None) -> list:
     """The door's Starlette routes (mounted by ``progress_service.make_app``).
 
     Args:
@@ -361,6 +503,8 @@ def routes(share: FairShare, model_root: str, class_key: str, student_of: Callab
         read_body: ``await read_body(request, most)`` -> bytes, raising ``refused_body`` (with ``status`` and a
             Chinese ``message``: ``progress_service.BadRequest``) for a body too big or broken off.
         bearer: the request's ``Authorization: Bearer`` value ("" when none).
+        memory: the replies the door remembers (``ReplyCache``, the module docstring); None: every request goes
+            to the model.
     """
     import httpx
     from starlette.concurrency import run_in_threadpool
@@ -406,6 +550,12 @@ def routes(share: FairShare, model_root: str, class_key: str, student_of: Callab
         return {k: v for k, v in response.headers.items()
                 if k.lower() in ("content-type", "cache-control", "x-request-id")}
 
+    def from_model(headers: dict[str, str]) -> dict[str, str]:
+        return {**headers, REPLY_HEADER: "model"}
+
+    def kept_headers(headers: dict[str, str]) -> dict[str, str]:  # what a remembered reply is answered with
+        return {k: v for k, v in headers.items() if k.lower() in ("content-type", "cache-control")}
+
     async def body_of(request: Request) -> bytes | JSONResponse:
         try:
             return await read_body(request, MAX_MODEL_BODY)
@@ -444,9 +594,40 @@ def routes(share: FairShare, model_root: str, class_key: str, student_of: Callab
         if isinstance(body, Response):
             return body
         try:
-            streamed = json.loads(body).get("stream") is True
+            parsed = json.loads(body)
+            streamed = parsed.get("stream") is True
         except (ValueError, AttributeError, RecursionError):
             return refuse(400, t("class_gateway.not_json"), "invalid_request_error")
+        key = memory.key_of("/v1/chat/completions", parsed) if memory is not None else None
+        done: Callable[[], None] | None = None  # this request leads: the identical ones wait for it
+        if key is not None:
+            found = memory.get(key)
+            if found is None:
+                pending = memory.pending(key)
+                if pending is None:
+                    done = memory.lead(key)
+                else:  # an identical request is being answered: wait for it, without a turn
+                    try:
+                        await while_there(request, asyncio.shield(pending))
+                    except Gone:
+                        return Response(status_code=499)
+                    found = memory.get(key)  # None: it ended without a kept reply; ask the model ourselves
+            if found is not None:
+                share.count_memory(name)
+                return Response(found.content, status_code=200, headers={**found.headers, REPLY_HEADER: "memory"})
+        handed = False  # True once the stream's own end calls done()
+        try:
+            response = await ask_model(request, name, body, streamed, key, done)
+            handed = isinstance(response, _Relayed)
+            return response
+        finally:
+            if done is not None and not handed:
+                done()
+
+    async def ask_model(request: Request, name: str, body: bytes, streamed: bool, key: str | None,
+                        done: Callable[[], None] | None) -> Response:
+        """Pass ``body`` on to llama-server in ``name``'s turn; keep a complete 200 reply under ``key`` (not
+        None: remembered).  A streamed answer calls ``done`` (when given) as the stream ends."""
         try:
             await while_there(request, share.acquire(name))
         except Gone:
@@ -490,19 +671,37 @@ def routes(share: FairShare, model_root: str, class_key: str, student_of: Callab
                 release(usage_of(json.loads(content)))
             except ValueError:
                 release(None)
-            return Response(content, status_code=answer.status_code, headers=passed_headers(answer))
+            else:
+                if key is not None and answer.status_code == 200 and not streamed:
+                    memory.put(key, Remembered(content, kept_headers(passed_headers(answer))))
+            return Response(content, status_code=answer.status_code, headers=from_model(passed_headers(answer)))
         seen = StreamUsage()
+        kept: bytearray | None = bytearray() if key is not None else None
+
+        def finish() -> None:
+            if done is not None:
+                done()
 
         async def relay():
+            nonlocal kept
+            complete = False
             try:
                 async for piece in answer.aiter_raw():
                     seen.feed(piece)
+                    if kept is not None:
+                        kept += piece
+                        if len(kept) > memory.max_bytes:
+                            kept = None  # too big to remember
                     yield piece
+                complete = True
             except httpx.HTTPError:
                 return  # the server broke off: the student's client sees the stream end early
             finally:
                 await answer.aclose()
                 release(seen.usage)
+                if complete and kept is not None and stream_complete(bytes(kept)):
+                    memory.put(key, Remembered(bytes(kept), kept_headers(passed_headers(answer))))
+                finish()
 
         stream = relay()
 
@@ -510,8 +709,9 @@ def routes(share: FairShare, model_root: str, class_key: str, student_of: Callab
             await stream.aclose()
             await answer.aclose()
             release(seen.usage)
+            finish()
 
-        return _Relayed(stream, ended, status_code=200, headers=passed_headers(answer))
+        return _Relayed(stream, ended, status_code=200, headers=from_model(passed_headers(answer)))
 
     def passthrough(method: str, path: str):
         async def handler(request: Request) -> Response:

@@ -242,7 +242,7 @@ class ClassServer:
 
 def serve(host: str = "0.0.0.0", port: int = DEFAULT_PORT, slots: int | None = None, new_key: bool = False,
           key_file: Path = KEY_FILE, progress_port: int | None = None, teacher_anywhere: bool = False,
-          budget: int = class_gateway.DEFAULT_BUDGET) -> int:
+          budget: int = class_gateway.DEFAULT_BUDGET, reply_memory: bool = True) -> int:
     """``python course.py serve``: start the class server, print the students' ``.env`` lines, run until Ctrl-C.
 
     A server an earlier command left running is stopped first (``ClassServer.stop_leftover``).
@@ -255,22 +255,26 @@ def serve(host: str = "0.0.0.0", port: int = DEFAULT_PORT, slots: int | None = N
         progress_port: the progress service's port (default ``port + 1``: 8767).
         teacher_anywhere: the teacher's page answers every address, not only this computer (``--teacher-anywhere``).
         budget: tokens per student per minute at the door (0 = none; ``class_gateway``, ``--budget``).
+        reply_memory: the door answers a temperature-0 request it has seen before from memory
+            (``class_gateway.ReplyCache``); False: every request reaches the model (``--no-reply-memory``).
     Returns:
         The exit status: 0 after Ctrl-C (or SIGTERM / SIGHUP, see ``end_like_ctrl_c``),
         1 when the server could not start.
     """
     server = ClassServer("127.0.0.1", port, slots, key_file=server_key_file())  # students come through the door
     try:
-        return _serve(server, host, port, new_key, key_file, progress_port or port + 1, teacher_anywhere, budget)
+        return _serve(server, host, port, new_key, key_file, progress_port or port + 1, teacher_anywhere, budget,
+                      reply_memory)
     finally:
         server.stop()  # whatever ended the command (the guard also stops it if this process is killed)
 
 
 def start_progress(server: "ClassServer", host: str, progress_port: int, key: str, key_file: Path,
                    new_key: bool = False, teacher_anywhere: bool = False,
-                   budget: int = class_gateway.DEFAULT_BUDGET):
+                   budget: int = class_gateway.DEFAULT_BUDGET, reply_memory: bool = True):
     """Start the teacher's progress service beside the class server (``progress_service``), with the
-    students' door to it (``class_gateway``: ``server.slots`` turns, ``budget`` tokens a minute each).
+    students' door to it (``class_gateway``: ``server.slots`` turns, ``budget`` tokens a minute each, the
+    replies it remembers unless ``reply_memory`` is False).
 
     ``new_key``: a new teacher key too (``--new-key``).  ``teacher_anywhere``: see ``progress_service.make_app``.
 
@@ -285,12 +289,13 @@ def start_progress(server: "ClassServer", host: str, progress_port: int, key: st
     secret = class_code.new_secret()
     app = progress_service.make_app(store, key, teacher, model_root=server.root, model_port=server.port,
                                     join_secret=secret, teacher_anywhere=teacher_anywhere,
-                                    model_slots=server.slots, budget=budget)
+                                    model_slots=server.slots, budget=budget, reply_memory=reply_memory)
     return progress_service.ProgressService(app, host, progress_port).start(), secret
 
 
 def _serve(server: "ClassServer", host: str, port: int, new_key: bool, key_file: Path, progress_port: int,
-           teacher_anywhere: bool = False, budget: int = class_gateway.DEFAULT_BUDGET) -> int:
+           teacher_anywhere: bool = False, budget: int = class_gateway.DEFAULT_BUDGET,
+           reply_memory: bool = True) -> int:
     try:
         leftover = server.stop_leftover()  # before a new key is made: another serve may still use the old one
         if leftover:
@@ -302,7 +307,8 @@ def _serve(server: "ClassServer", host: str, port: int, new_key: bool, key_file:
         print(t("classroom.starting", slots=server.slots, model=local_server.MODEL_ALIAS, log=server.log), flush=True)
         server.wait()
         service, secret = start_progress(server, host, progress_port, key, key_file,
-                                         teacher_anywhere=teacher_anywhere, budget=budget)
+                                         teacher_anywhere=teacher_anywhere, budget=budget,
+                                         reply_memory=reply_memory)
     except (local_server.LocalModelError, OSError) as exc:
         server.stop()
         print(t("providers.error_line", error=exc), file=sys.stderr)
@@ -363,7 +369,7 @@ def end_like_ctrl_c() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m course_lib.classroom [--host H] [--port P] [--slots N] [--new-key] [--key-file F]
-    [--progress-port P] [--teacher-anywhere] [--budget TOKENS]``."""
+    [--progress-port P] [--teacher-anywhere] [--budget TOKENS] [--no-reply-memory]``."""
     parser = argparse.ArgumentParser(prog="python course.py serve", description=__doc__.split("\n")[0])
     parser.add_argument("--host", default="0.0.0.0",
                         help="where the students' door listens (default: every interface; the model: 127.0.0.1 only)")
@@ -379,6 +385,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="the progress page answers every computer, not only this one (default: this one only)")
     parser.add_argument("--budget", type=int, default=class_gateway.DEFAULT_BUDGET,
                         help="tokens per student per minute (0 = none; changeable on the teacher's page)")
+    parser.add_argument("--no-reply-memory", dest="reply_memory", action="store_false",
+                        help="send every request to the model: by default the door answers a temperature-0 "
+                             "request it has already answered (the same JSON, key order and spaces aside) from memory; turn that "
+                             "off to measure the model, or when every request should reach it")
     opts = parser.parse_args(argv)
     end_like_ctrl_c()
     try:
@@ -387,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
         print(t("providers.error_line", error=exc), file=sys.stderr)
         return 1
     return serve(opts.host, opts.port, opts.slots, opts.new_key, opts.key_file, opts.progress_port,
-                 opts.teacher_anywhere, max(0, opts.budget))
+                 opts.teacher_anywhere, max(0, opts.budget), reply_memory=opts.reply_memory)
 
 
 if __name__ == "__main__":

@@ -52,7 +52,8 @@ Who may do what:
 * ``POST /v1/chat/completions``, ``GET /v1/models``, ``POST /tokenize``,
   ``POST /apply-template`` - a student who has joined, with their token: the
   door to the class model (``class_gateway``: the class key added here, one
-  request in flight per student, the quietest first, a token budget).
+  request in flight per student, the quietest first, a token budget, the
+  replies to temperature-0 requests remembered unless ``--no-reply-memory``).
 * ``POST /teacher/budget`` - the teacher (as the page): the door's token budget per student per minute.
 * ``GET /health`` - anyone: ``{"status": "ok"}``.
 
@@ -572,7 +573,8 @@ def parse_metrics(text: str) -> dict[str, float]:
 def render_use(use: dict[str, Any] | None) -> str:
     """The page's section on the model's use (``class_gateway.FairShare.snapshot``): the budget form and one
     row per student (requests, prompt and completion tokens, tokens in the last minute, how much of it they
-    kept the model busy - marked when ``is_busy`` -, how often they let others go first, now). "" without a model."""
+    kept the model busy - marked when ``is_busy`` -, how often they let others go first, replies answered from
+    the door's memory, now), and whether the memory is on. "" without a model."""
     if use is None:
         return ""
     e = html.escape
@@ -583,21 +585,23 @@ def render_use(use: dict[str, Any] | None) -> str:
               (t("progress_service.use_waiting", n=r["waiting"]) if r["waiting"] else "")
         rows.append(f'<tr><th class="name">{e(r["name"])}</th><td>{r["requests"]}</td><td>{r["prompt_tokens"]}</td>'
                     f'<td>{r["completion_tokens"]}</td><td>{r["last_minute"]}</td>'
-                    f'<td{busy}>{r["busy_percent"]}%</td><td>{r["yielded"]}</td>'
+                    f'<td{busy}>{r["busy_percent"]}%</td><td>{r["yielded"]}</td><td>{r.get("cached", 0)}</td>'
                     f'<td>{e(now)}</td></tr>')
     heads = "".join(f"<th>{e(t(k))}</th>" for k in (
         "progress_service.page_student", "progress_service.use_requests", "progress_service.use_prompt",
         "progress_service.use_completion", "progress_service.use_last_minute", "progress_service.use_busy",
-        "progress_service.use_yielded",
+        "progress_service.use_yielded", "progress_service.use_cached",
         "progress_service.use_now"))
     budget = use["budget"]
     said = t("progress_service.use_budget_on", budget=budget) if budget else t("progress_service.use_budget_off")
+    remembers = t("progress_service.use_memory_on") if use.get("reply_memory") else t("progress_service.use_memory_off")
     table = (f'<table id="use"><thead><tr>{heads}</tr></thead><tbody>{"".join(rows)}</tbody></table>' if rows
              else f'<p class="empty">{e(t("progress_service.use_empty"))}</p>')
     return f"""<h2>{e(t("progress_service.use_title", slots=use["slots"]))}</h2>
 <form method="post" action="/teacher/budget" id="budget">{e(said)}
 <label>{e(t("progress_service.use_budget_label"))} <input name="budget" type="number" min="0" step="1000" value="{budget}" size="8"></label>
 <button type="submit">{e(t("progress_service.use_budget_button"))}</button></form>
+<p id="memory">{e(remembers)}</p>
 {table}"""
 
 
@@ -704,7 +708,8 @@ def render_csv(view: dict[str, Any]) -> str:
 def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_root: str | None = None,
              model_port: int | None = None, join_secret: str | None = None,
              clock: Callable[[], float] = time.time, teacher_anywhere: bool = False,
-             model_slots: int | None = None, budget: int = class_gateway.DEFAULT_BUDGET):
+             model_slots: int | None = None, budget: int = class_gateway.DEFAULT_BUDGET,
+             reply_memory: bool = True):
     """The Starlette application (see the module docstring for each route).
 
     Args:
@@ -718,7 +723,10 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
         teacher_anywhere: the teacher's routes answer every address, not only this computer's (``--teacher-anywhere``).
         model_slots: requests the door passes on at once (the class server's ``--parallel``; default
             ``classroom.DEFAULT_SLOTS``).  budget: tokens per student per minute (0 = none; ``class_gateway``).
-    The app's ``state.share`` is the door's ``class_gateway.FairShare`` (None without a model).
+        reply_memory: the door answers a temperature-0 request it has seen before from memory
+            (``class_gateway.ReplyCache``); False (``serve --no-reply-memory``): every request reaches the model.
+    The app's ``state.share`` is the door's ``class_gateway.FairShare`` and ``state.memory`` its
+    ``class_gateway.ReplyCache`` (None without a model, or with the memory off).
     """
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
@@ -732,6 +740,7 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
     share, gateway_routes = None, []  # the students' door to the model (class_gateway)
     if model_root:
         share = class_gateway.FairShare(model_slots or DEFAULT_MODEL_SLOTS, budget)
+    memory = class_gateway.ReplyCache() if share is not None and reply_memory else None
     sessions: dict[str, float] = {}  # the teacher's logins: random value -> when it ends (clock)
     sessions_lock = threading.Lock()
     # Blocking work (SQLite, the model server's /metrics) runs in Starlette's thread pool, so one slow
@@ -797,7 +806,7 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
 
     if share is not None:
         gateway_routes = class_gateway.routes(share, model_root, class_key, store.student_of, read_body, bearer,
-                                              BadRequest)
+                                              BadRequest, memory=memory)
 
     def cookie_name(request: Request) -> str:
         server = request.scope.get("server") or ("", 0)
@@ -903,10 +912,12 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
                              "model_use": model_use()})
 
     def model_use() -> dict[str, Any] | None:
-        """The door's counts for the page and ``/api/class``: ``{"budget", "slots", "students": [...]}``."""
+        """The door's counts for the page and ``/api/class``: ``{"budget", "slots", "reply_memory" (on or off),
+        "students": [...]}`` (``FairShare.snapshot``'s rows)."""
         if share is None:
             return None
-        return {"budget": share.budget, "slots": share.capacity, "students": share.snapshot()}
+        return {"budget": share.budget, "slots": share.capacity, "reply_memory": memory is not None,
+                "students": share.snapshot()}
 
     async def set_budget(request: Request) -> Response:
         """``POST /teacher/budget``: the teacher changes the token budget (a form's ``budget``, or JSON)."""
@@ -1003,6 +1014,7 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
     ]
     app = Starlette(routes=routes, exception_handlers={sqlite3.OperationalError: database_busy})
     app.state.share = share
+    app.state.memory = memory
     return app
 
 
@@ -1150,7 +1162,8 @@ def main(argv: list[str] | None = None) -> int:
 
     Options: ``--host``, ``--port``, ``--db`` (the SQLite file), ``--class-key-file``, ``--teacher-key-file``,
     ``--model-root`` (a class server to show), ``--join-secret``, ``--new-key`` (new class and teacher keys),
-    ``--teacher-anywhere`` (the teacher's routes for every address, not only this computer's).
+    ``--teacher-anywhere`` (the teacher's routes for every address, not only this computer's),
+    ``--no-reply-memory`` (the door sends every request to the model; ``class_gateway.ReplyCache``).
     """
     from .keys import KEY_FILE, TEACHER_KEY_FILE, class_key, teacher_key
     from .local_server import LocalModelError
@@ -1168,6 +1181,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--new-key", action="store_true", help="make new class and teacher keys")
     parser.add_argument("--teacher-anywhere", action="store_true",
                         help="answer the teacher's routes from every address, not only this computer")
+    parser.add_argument("--no-reply-memory", dest="reply_memory", action="store_false",
+                        help="the door sends every request to the model (default: a temperature-0 request it has "
+                             "answered before is answered from memory)")
     opts = parser.parse_args(argv)
     try:
         keys = class_key(opts.class_key_file, new=opts.new_key), teacher_key(opts.teacher_key_file, new=opts.new_key)
@@ -1176,7 +1192,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     store = ProgressStore(opts.db)
     app = make_app(store, *keys, model_root=opts.model_root, model_port=opts.model_port,
-                   join_secret=opts.join_secret, teacher_anywhere=opts.teacher_anywhere)
+                   join_secret=opts.join_secret, teacher_anywhere=opts.teacher_anywhere,
+                   reply_memory=opts.reply_memory)
     ProgressService(app, opts.host, opts.port).server.run()  # in this thread: uvicorn handles Ctrl-C
     store.close()
     return 0

@@ -229,7 +229,7 @@ def test_the_snapshot_is_what_the_teacher_sees():
         assert [r["name"] for r in rows] == ["甲", "乙"]
         assert rows[0] == {"name": "甲", "requests": 1, "prompt_tokens": 300, "completion_tokens": 20,
                            "last_minute": 320, "busy_percent": 0, "busy": False, "yielded": 0, "in_flight": 0,
-                           "waiting": 0}
+                           "waiting": 0, "cached": 0}
         assert rows[1]["in_flight"] == 1
     run(main())
 
@@ -269,6 +269,7 @@ class FakeModel:
         self.most_total = 0
         self.seen: list[tuple[str, bytes]] = []
         self.drop_next = 0  # requests to answer by closing the connection (a kept-alive one the server closed)
+        self.fail_next = 0  # chat requests to answer, after ``delay``, with a 500 error
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -298,6 +299,10 @@ class FakeModel:
                 if self.path == "/tokenize":
                     return self.send_json(200, {"tokens": [1, 2, 3]})
                 request = json.loads(body)
+                if fake.fail_next:
+                    fake.fail_next -= 1
+                    time.sleep(fake.delay)
+                    return self.send_json(500, {"error": {"message": "boom", "type": "server_error", "code": 500}})
                 tag = request["messages"][0]["content"].split("-")[0]
                 if fake.slots is not None:
                     fake.slots.acquire()
@@ -353,10 +358,12 @@ class FakeModel:
 class Door:
     """A progress service with the door on a free loopback port, in front of ``model_root``."""
 
-    def __init__(self, folder, model_root: str, slots: int = 2, budget: int = 0, class_key: str = CLASS_KEY):
+    def __init__(self, folder, model_root: str, slots: int = 2, budget: int = 0, class_key: str = CLASS_KEY,
+                 reply_memory: bool = True):
         self.store = progress_service.ProgressStore(folder / "class-progress.sqlite3")
         self.app = progress_service.make_app(self.store, class_key, TEACHER_KEY, model_root=model_root,
-                                             join_secret=SECRET, model_slots=slots, budget=budget)
+                                             join_secret=SECRET, model_slots=slots, budget=budget,
+                                             **({} if reply_memory else {"reply_memory": False}))  # on: the default
         self.port = free_port()
         self.service = progress_service.ProgressService(self.app, "127.0.0.1", self.port).start()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -541,6 +548,244 @@ def test_no_model_no_door(tmp_path):
     store.close()
 
 
+# --------------------------------------------------------------------------- 2b. the door's memory (ReplyCache)
+
+BODY = {"model": "m", "temperature": 0, "messages": [{"role": "user", "content": "甲-问"}]}
+
+
+def post(door, token: str, body, timeout: float = 20) -> httpx.Response:
+    """One chat request, ``body`` as JSON (a dict) or as the very bytes given."""
+    raw = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False).encode()
+    return httpx.post(door.url + "/v1/chat/completions", content=raw, timeout=timeout,
+                      headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+
+
+def chats_sent(fake) -> int:
+    return sum(1 for _, body in fake.seen if b'"messages"' in body)
+
+
+def settled(door) -> None:
+    """Wait until the door has ended every turn (a stream is counted once it ended on the door's side)."""
+    deadline = time.monotonic() + 5
+    while door.share.in_flight() and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
+def test_memory_a_classmates_identical_temperature_0_request_is_answered_from_memory(door, fake):
+    first, second = post(door, door.join("甲"), BODY), post(door, door.join("乙"), BODY)
+    assert first.status_code == second.status_code == 200
+    assert chats_sent(fake) == 1 and second.content == first.content  # byte for byte
+    assert first.headers["x-course-reply"] == "model" and second.headers["x-course-reply"] == "memory"
+    assert second.headers["content-type"] == first.headers["content-type"]
+
+
+def test_memory_key_order_and_whitespace_do_not_matter(door, fake):
+    post(door, door.join("甲"), BODY)
+    raw = ('{ "messages" : [ {"content": "甲-问", "role": "user"} ],\n  "temperature": 0,  "model": "m" }').encode()
+    again = post(door, door.join("乙"), raw)
+    assert again.headers["x-course-reply"] == "memory" and chats_sent(fake) == 1
+
+
+def test_memory_sampling_and_several_choices_are_never_remembered(door, fake):
+    token = door.join("甲")
+    missing = {k: v for k, v in BODY.items() if k != "temperature"}
+    for body in ({**BODY, "temperature": 0.7}, missing, {**BODY, "n": 2}, {**BODY, "temperature": False}):
+        before = chats_sent(fake)
+        replies = [post(door, token, body), post(door, token, body)]
+        assert [r.headers["x-course-reply"] for r in replies] == ["model", "model"], body
+        assert chats_sent(fake) == before + 2, body
+    assert post(door, token, {**BODY, "n": 1}).status_code == 200  # n = 1 is one choice: remembered
+    assert post(door, token, {**BODY, "n": 1}).headers["x-course-reply"] == "memory"
+
+
+def test_memory_a_stream_is_remembered_and_replayed_byte_for_byte(door, fake):
+    body = {**BODY, "stream": True}
+    first = post(door, door.join("甲"), body)
+    settled(door)
+    second = post(door, door.join("乙"), body)
+    assert first.content.endswith(b"data: [DONE]\n\n") and second.content == first.content
+    assert second.headers["x-course-reply"] == "memory" and chats_sent(fake) == 1
+    assert second.headers["content-type"].startswith("text/event-stream")
+    pieces = [c.choices[0].delta.content for c in chat(door.client(door.join("丙")), "甲", stream=True, temperature=0)
+              if c.choices]
+    assert "".join(p or "" for p in pieces) == "字0字1字2" and chats_sent(fake) == 1  # the SDK reads it as a stream
+
+
+def test_memory_an_error_reply_is_not_remembered(door, fake):
+    fake.fail_next = 1
+    token = door.join("甲")
+    assert post(door, token, BODY).status_code == 500
+    again = post(door, token, BODY)
+    assert again.status_code == 200 and again.headers["x-course-reply"] == "model" and chats_sent(fake) == 2
+
+
+def at_once(door, fake, bodies_tokens, gap: float = 0.15) -> list:
+    """Send each ``(token, body)`` in its own thread, ``gap`` s apart; their replies (or exceptions), in order."""
+    out: list = [None] * len(bodies_tokens)
+
+    def send(i, token, body):
+        try:
+            out[i] = post(door, token, body)
+        except Exception as exc:  # noqa: BLE001 - reported to the test
+            out[i] = exc
+
+    threads = [threading.Thread(target=send, args=(i, tok, body)) for i, (tok, body) in enumerate(bodies_tokens)]
+    for thread in threads:
+        thread.start()
+        time.sleep(gap)
+    for thread in threads:
+        thread.join(30)
+    return out
+
+
+def test_memory_two_identical_requests_at_once_go_to_the_model_once(door, fake):
+    fake.delay = 1.0
+    first, second = at_once(door, fake, [(door.join("甲"), BODY), (door.join("乙"), BODY)])
+    assert first.status_code == second.status_code == 200 and second.content == first.content
+    assert chats_sent(fake) == 1 and second.headers["x-course-reply"] == "memory"
+    assert door.share.use("乙").requests == 0 and door.share.use("乙").cached == 1
+
+
+def test_memory_when_the_first_fails_the_waiter_asks_the_model_itself(door, fake):
+    fake.delay, fake.fail_next = 1.0, 1
+    first, second = at_once(door, fake, [(door.join("甲"), BODY), (door.join("乙"), BODY)])
+    assert first.status_code == 500 and second.status_code == 200 and second.headers["x-course-reply"] == "model"
+    assert chats_sent(fake) == 2
+    third = post(door, door.join("丙"), BODY)  # the error was not remembered; the good reply was
+    assert third.headers["x-course-reply"] == "memory" and third.content == second.content and chats_sent(fake) == 2
+
+
+def test_memory_when_the_first_student_leaves_mid_answer_the_waiter_asks_the_model(door, fake):
+    fake.delay, fake.pieces = 2.0, 10
+    body = {**BODY, "stream": True}
+    leaver, waiter = door.join("甲"), door.join("乙")
+    out: list = []
+    with httpx.Client(timeout=10, trust_env=False) as http:
+        with http.stream("POST", door.url + "/v1/chat/completions", json=body,
+                         headers={"Authorization": f"Bearer {leaver}"}) as s:
+            thread = threading.Thread(target=lambda: out.append(post(door, waiter, body)))
+            thread.start()
+            time.sleep(0.1)
+            next(s.iter_raw())  # the first piece, then the stop button
+    thread.join(30)
+    assert out and out[0].status_code == 200 and out[0].headers["x-course-reply"] == "model"
+    assert out[0].content.endswith(b"data: [DONE]\n\n") and chats_sent(fake) == 2
+    settled(door)
+    again = post(door, door.join("丙"), body)  # what was remembered is the waiter's whole reply, not the cut one
+    assert again.headers["x-course-reply"] == "memory" and again.content == out[0].content
+
+
+def test_memory_a_waiter_who_leaves_does_not_disturb_the_others(door, fake):
+    fake.delay = 1.5
+    tokens = [door.join(n) for n in ("甲", "乙", "丙")]
+    left: list = []
+
+    def leave():
+        with pytest.raises(httpx.ReadTimeout):
+            post(door, tokens[1], BODY, timeout=0.5)  # 乙 waits for 甲's identical request, then stops the cell
+        left.append(True)
+
+    first = threading.Thread(target=lambda: left.append(post(door, tokens[0], BODY)))
+    first.start()
+    time.sleep(0.2)
+    leaver = threading.Thread(target=leave)
+    leaver.start()
+    time.sleep(0.1)
+    third = post(door, tokens[2], BODY)  # 丙 waits too, longer
+    first.join(10)
+    leaver.join(10)
+    assert third.status_code == 200 and third.headers["x-course-reply"] == "memory" and chats_sent(fake) == 1
+    assert True in left and any(isinstance(x, httpx.Response) and x.status_code == 200 for x in left)
+
+
+def test_memory_a_hit_costs_the_student_no_tokens_and_no_busy_time(door, fake):
+    post(door, door.join("甲"), BODY)
+    post(door, door.join("乙"), BODY)
+    rows = {r["name"]: r for r in door.share.snapshot()}
+    assert rows["乙"]["cached"] == 1 and rows["乙"]["requests"] == 0
+    assert rows["乙"]["prompt_tokens"] == rows["乙"]["completion_tokens"] == rows["乙"]["last_minute"] == 0
+    assert rows["乙"]["busy_percent"] == 0 and door.share.use("乙").busy_since is None
+    assert not door.share.use("乙").busy
+    assert rows["甲"]["cached"] == 0 and rows["甲"]["requests"] == 1 and rows["甲"]["completion_tokens"] == 3
+
+
+def test_memory_switched_off_every_request_reaches_the_model(tmp_path, fake):
+    running = Door(tmp_path, fake.root, reply_memory=False)
+    try:
+        replies = [post(running, running.join(n), BODY) for n in ("甲", "乙", "甲")]
+        assert [r.headers["x-course-reply"] for r in replies] == ["model"] * 3 and chats_sent(fake) == 3
+        assert running.app.state.memory is None
+    finally:
+        running.stop()
+
+
+def test_memory_the_teacher_sees_the_replies_answered_from_memory(door, fake):
+    from course_lib.texts import t
+
+    post(door, door.join("甲"), BODY)
+    post(door, door.join("乙"), BODY)
+    teacher = {"Authorization": f"Bearer {TEACHER_KEY}"}
+    use = httpx.get(door.url + "/api/class", headers=teacher, timeout=10).json()["model_use"]
+    assert use["reply_memory"] is True and {r["name"]: r["cached"] for r in use["students"]} == {"甲": 0, "乙": 1}
+    page = httpx.get(door.url + "/teacher", headers=teacher, timeout=10).text
+    assert t("progress_service.use_cached") in page and t("progress_service.use_memory_on") in page
+    row = page.split('id="use"', 1)[1].split('<th class="name">乙</th>', 1)[1].split("</tr>", 1)[0]
+    assert row.startswith("<td>0</td><td>0</td><td>0</td><td>0</td><td>0%</td><td>0</td><td>1</td>"), row
+
+
+def test_memory_is_bounded_the_least_recently_used_goes_first():
+    memory = class_gateway.ReplyCache(max_bytes=250, max_entries=10)
+    keys = [memory.key_of("/v1/chat/completions", {**BODY, "seed": i}) for i in range(4)]
+    reply = class_gateway.Remembered(b"x" * 100, {"content-type": "application/json"})
+    memory.put(keys[0], reply)
+    memory.put(keys[1], reply)
+    assert memory.get(keys[0]) is reply  # 0 is now the more recently used
+    memory.put(keys[2], reply)  # 300 bytes > 250: the least recently used (1) goes
+    assert memory.get(keys[1]) is None and memory.get(keys[0]) is reply and memory.get(keys[2]) is reply
+    assert memory.bytes <= 250 and len(memory) == 2
+    assert not memory.put(keys[3], class_gateway.Remembered(b"y" * 300, {}))  # bigger than all of it: not kept
+    few = class_gateway.ReplyCache(max_bytes=10_000, max_entries=2)
+    for key in keys[:3]:
+        few.put(key, reply)
+    assert len(few) == 2 and few.get(keys[0]) is None
+
+
+def test_memory_keys_only_requests_that_mean_the_same():
+    key = class_gateway.ReplyCache.key_of
+    assert key("/v1/chat/completions", BODY) == key("/v1/chat/completions", dict(reversed(list(BODY.items()))))
+    assert key("/v1/chat/completions", BODY) != key("/v1/chat/completions", {**BODY, "seed": 1})
+    assert key("/v1/chat/completions", BODY) != key("/other", BODY)
+    assert key("/v1/chat/completions", {**BODY, "temperature": 0.0}) is not None
+    for body in ({**BODY, "temperature": 1}, {**BODY, "temperature": "0"}, {**BODY, "temperature": None},
+                 {**BODY, "temperature": False}, {**BODY, "n": 3}, {**BODY, "n": True}, [BODY], "text"):
+        assert key("/v1/chat/completions", body) is None, body
+    lone = key("/v1/chat/completions", {**BODY, "messages": [{"role": "user", "content": "\ud800"}]})
+    assert lone is not None and lone != key("/v1/chat/completions", BODY)  # JSON may hold it; no exception
+    assert len(key("/v1/chat/completions", BODY)) == 64  # SHA-256, hex: no body kept in the key
+
+
+def test_serve_no_reply_memory_reaches_the_door(monkeypatch):
+    from course_lib import classroom
+
+    got = {}
+    monkeypatch.setattr(classroom, "load_env", lambda: None)
+    monkeypatch.setattr(classroom, "end_like_ctrl_c", lambda: None)
+    monkeypatch.setattr(classroom, "serve", lambda *args, **kwargs: got.update(args=args, kwargs=kwargs) or 0)
+    assert classroom.main(["--no-reply-memory"]) == 0 and got["kwargs"]["reply_memory"] is False
+    assert classroom.main([]) == 0 and got["kwargs"]["reply_memory"] is True
+    made = {}
+    monkeypatch.setattr(classroom.progress_service, "make_app", lambda *a, **kw: made.update(kw) or object())
+    monkeypatch.setattr(classroom.progress_service, "ProgressStore", lambda path: None)
+    monkeypatch.setattr(classroom.progress_service, "ProgressService",
+                        lambda *a, **kw: type("S", (), {"start": lambda self: self})())
+    monkeypatch.setattr(classroom.keys, "teacher_key", lambda *a, **kw: TEACHER_KEY)
+    server = type("Server", (), {"root": "http://127.0.0.1:1", "port": 1, "slots": 2})()
+    from pathlib import Path
+
+    classroom.start_progress(server, "127.0.0.1", 2, CLASS_KEY, Path("x/.class-key"), reply_memory=False)
+    assert made["reply_memory"] is False
+
+
 # --------------------------------------------------------------------------- 3. the door, before the real llama-server
 
 
@@ -596,8 +841,8 @@ def test_through_the_door_the_prompt_cache_still_works(real_door):
     kwargs = {"model": "m", "messages": REAL_MESSAGES[:1] + [{"role": "user", "content": "推荐一个室内运动。"}],
               "temperature": 0, "seed": 42, "max_tokens": 8}
     through.chat.completions.create(**kwargs)
-    again = through.chat.completions.create(**kwargs)
-    cached = again.usage.prompt_tokens_details.cached_tokens
+    again = through.chat.completions.create(**{**kwargs, "max_tokens": 9})  # the same prompt, not the same request:
+    cached = again.usage.prompt_tokens_details.cached_tokens  # the model answers it (the door's memory would not)
     assert cached >= again.usage.prompt_tokens // 2, again.usage  # the long system prompt was not read again
 
 

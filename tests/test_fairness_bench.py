@@ -6,6 +6,8 @@ here; these tests check that the bench measures what it says (who loops, whose l
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from bench import fairness
@@ -67,3 +69,23 @@ def test_through_the_door_the_looper_gets_what_the_others_leave(busy_server, mon
     # through the door it goes only when nobody else waits
     assert rows["door"]["looper_token_share"] < rows["direct"]["looper_token_share"]
     assert rows["door"]["looper_requests"] < rows["direct"]["looper_requests"]
+
+
+def test_the_door_s_reply_memory_is_off_unless_asked_and_the_table_says_which(busy_server, monkeypatch, tmp_path):
+    """Every student replays the same bodies: with the memory on the bench would measure the memory."""
+    monkeypatch.setattr(fairness, "THINK_S", (0.05, 0.1))
+    monkeypatch.setattr(fairness, "STAGGER_S", 0.05)
+    lesson = [{**body, "temperature": 0} for body in LESSON]  # what the door could remember
+    off = fairness.one_run("door", False, 2, lesson, busy_server.root, CLASS_KEY, slots=1, max_seconds=4)
+    assert off["requests"] == 2 * len(lesson) and len(busy_server.seen) == 2 * len(lesson)  # all reached the model
+    before = len(busy_server.seen)
+    on = fairness.one_run("door", False, 2, lesson, busy_server.root, CLASS_KEY, slots=1, max_seconds=4,
+                          reply_memory=True)
+    assert on["requests"] == 2 * len(lesson) and len(busy_server.seen) - before < 2 * len(lesson)
+    results = {"date": "d", "machine": "m", "load_before": "0", "also_running": "nothing", "slots": 1,
+               "lesson": ["01"], "lesson_requests": 4, "max_seconds": 4, "rows": [], "verdicts": []}
+    assert "reply memory was off" in fairness.markdown(results)  # a record from before the memory: off
+    assert "reply memory was ON" in fairness.markdown({**results, "reply_memory": True})
+    (tmp_path / "fairness.json").write_text(json.dumps(results), encoding="utf-8")
+    with pytest.raises(SystemExit, match="reply memory off"):  # no table mixing the two
+        fairness.main(["--append", "--reply-memory", "on", "--out", str(tmp_path)])
