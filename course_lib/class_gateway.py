@@ -684,7 +684,7 @@ def routes(share: FairShare, model_root: str, class_key: str, student_of: Callab
 
         async def relay():
             nonlocal kept
-            complete = False
+            broken = False  # the server broke off mid-stream
             try:
                 async for piece in answer.aiter_raw():
                     seen.feed(piece)
@@ -693,13 +693,16 @@ def routes(share: FairShare, model_root: str, class_key: str, student_of: Callab
                         if len(kept) > memory.max_bytes:
                             kept = None  # too big to remember
                     yield piece
-                complete = True
             except httpx.HTTPError:
+                broken = True
                 return  # the server broke off: the student's client sees the stream end early
             finally:
                 await answer.aclose()
                 release(seen.usage)
-                if complete and kept is not None and stream_complete(bytes(kept)):
+                # Whole when its bytes end the stream: a client that closes at once after `data: [DONE]`
+                # gets this generator closed before the loop above sees the end (Starlette stops sending
+                # when the client has gone), and its reply is as whole as any.
+                if not broken and kept is not None and stream_complete(bytes(kept)):
                     memory.put(key, Remembered(bytes(kept), kept_headers(passed_headers(answer))))
                 finish()
 
