@@ -137,15 +137,16 @@ def summarize(run: dict, students: int, looper: int | None) -> dict:
 
 
 def door_clients(store_dir: Path, model_root: str, class_key: str, count: int, slots: int,
-                 reply_memory: bool = False):
+                 reply_memory: bool = False, teacher_key: str | None = None):
     """A progress service with the door on a free loopback port, ``count`` students joined; returns
     ``(service, store, clients)`` (the course's own client, ``classroom`` provider, one token each).
-    ``reply_memory``: the door's memory of temperature-0 replies (off: every request reaches the model)."""
+    ``reply_memory``: the door's memory of temperature-0 replies (off: every request reaches the model).
+    ``teacher_key``: the page's key (default a random one), for a caller that reads ``/api/class``."""
     import httpx
 
     store = progress_service.ProgressStore(store_dir / "class-progress.sqlite3")
     secret = secrets.token_hex(5)
-    app = progress_service.make_app(store, class_key, "course-teacher-" + secrets.token_hex(16),
+    app = progress_service.make_app(store, class_key, teacher_key or "course-teacher-" + secrets.token_hex(16),
                                     model_root=model_root, join_secret=secret, model_slots=slots,
                                     reply_memory=reply_memory)
     port = _free_port()
