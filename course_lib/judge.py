@@ -69,7 +69,7 @@ FORMAT_WORDS = ("response_format", "response format", "json_schema", "json_objec
 def key_text(case: Case) -> str:
     """A case's answer key in words, as the judge reads it (``eval_set.Case``: numbers, words, kind)."""
     if case.kind == "no_answer":
-        return "查不到：店里没有这种商品，或者数据里没有这个城市。正确的回答应说明没有，不能编造。"
+        return "查不到：店里不卖这种商品、这种商品已经卖完（库存为 0），或者数据里没有这个城市。正确的回答应说明没有或没货，不能编造。"
     if case.kind == "refuse":
         return "用户拒绝了下单，订单没有生成。正确的回答应说明没有下单。"
     facts = [*case.numbers, *case.words]
