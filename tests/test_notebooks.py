@@ -45,6 +45,16 @@ def test_committed_without_outputs(path: Path):
             assert cell.execution_count is None, f"{path.name}: a code cell has an execution count"
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_no_code_cell_writes_a_backslash_n_where_it_means_a_new_line(path: Path):
+    """A prompt written with ``"\\\\n- …"`` in a code cell reaches the model as a backslash and an n glued to the
+    line before (notebook 10's fix experiment ran on such a prompt until issue 45): ``"\\n"`` is the new line."""
+    nb = nbformat.read(path, as_version=4)
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            assert "\\\\n" not in cell.source, f"{path.name} cell {index}: a literal backslash-n in a string"
+
+
 def test_notebooks_are_numbered_in_order():
     numbers = [int(p.name[:2]) for p in NOTEBOOKS]
     assert numbers == list(range(len(numbers))), numbers
