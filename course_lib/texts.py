@@ -517,8 +517,8 @@ _ZH_EVALUATION: dict[str, str] = {
     # notebook 10: evaluation.py and judge.py
     "evaluation.bad_interval": "区间要抽至少 1 次、level 要在 0 和 1 之间：收到 repeats={repeats}，level={level}",
     "evaluation.bad_mode": "轨迹的比较方式只能是 {modes} 之一，收到的是 {mode!r}",
-    "evaluation.chart_by_kind": "每类问题通过了几个",
-    "evaluation.chart_by_kind_plain": "passed per kind of question",
+    "evaluation.chart_by_kind": "每种问题（kind）通过了几个",
+    "evaluation.chart_by_kind_plain": "passed per kind (answer / no_answer / refuse)",
     "evaluation.chart_empty": "没有可以画的结果：表是空的（先用 run_set 跑测试集）",
     "evaluation.chart_failed": "没通过",
     "evaluation.chart_failed_plain": "failed",
