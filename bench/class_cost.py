@@ -164,13 +164,14 @@ def markdown(results: dict) -> str:
              f"Each student sends the notebook's {results['requests_each']} recorded chat requests in order, at once "
              f"within a cell, {CELL_THINK_S[0]:g}-{CELL_THINK_S[1]:g} s between cells; students start within "
              f"{STAGGER_S:g} s. Each run stops after {results['max_seconds']:g} s (`python -m bench.class_cost`).", "",
-             "| students | door's memory | finished | last one finished (s) | each waited for replies, p50 / max (s) "
-             "| answered by the model | answered from memory | failures | tokens generated |",
-             "|---:|---|---:|---:|---|---:|---:|---:|---:|"]
+             "| students | door's memory | finished | last one finished (s) | requests done | each waited for replies, "
+             "p50 / max (s) | answered by the model | answered from memory | failures | tokens generated |",
+             "|---:|---|---:|---:|---:|---|---:|---:|---:|---:|"]
     for r in results["rows"]:
         last = r["last_finished_s"] if r["last_finished_s"] is not None else f"cut at {r['wall_s']:g}"
         lines.append(f"| {r['students']} | {'on' if r['reply_memory'] else 'off'} | {r['finished']} of "
-                     f"{r['students']} | {last} | {r['waited_p50_s']} / {r['waited_max_s']} | {r['to_model']} | "
+                     f"{r['students']} | {last} | {r['requests_done']} of {r['students'] * r['requests_each']} | "
+                     f"{r['waited_p50_s']} / {r['waited_max_s']} | {r['to_model']} | "
                      f"{r['from_memory']} | {r['failures']} | {r['completion_tokens']} |")
     return "\n".join(lines) + "\n"
 
