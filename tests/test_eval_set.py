@@ -22,9 +22,13 @@ def test_the_set_has_its_kinds_and_two_halves():
     assert 15 <= len(CASES) <= 30
     assert len({case.id for case in CASES}) == len(CASES)
     kinds = Counter(case.kind for case in CASES)
-    assert kinds["answer"] >= 12 and kinds["no_answer"] >= 2 and kinds["refuse"] >= 2
+    assert kinds["answer"] >= 10 and kinds["no_answer"] >= 2 and kinds["refuse"] >= 2
     for kind in kinds:  # both halves hold every kind of question
         assert {case.split for case in CASES if case.kind == kind} == {"tune", "held"}
+    groups = {case.id[0] for case in CASES}
+    assert groups == set("PWMSCNR")  # the seven lettered groups notebook 10 names
+    for group in groups:  # ... and each is in both halves
+        assert {case.split for case in CASES if case.id[0] == group} == {"tune", "held"}, group
     for case in CASES:
         assert case.mode in MODES and set(case.tools) <= TOOL_NAMES and case.tools
         assert (case.numbers or case.words) if case.kind == "answer" else not (case.numbers or case.words)
