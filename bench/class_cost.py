@@ -48,7 +48,7 @@ from . import reference
 from .classroom import DEFAULT_OUT, STAGGER_S, _free_port, _send
 from .fairness import door_clients
 from .machine import meta
-from .report import percentile
+from .report import percentile, save
 
 NOTEBOOK = "10_evaluation"
 CLASS_SIZES = (1, 10, 30)
@@ -207,9 +207,7 @@ def main(argv: list[str] | None = None, out: Path = DEFAULT_OUT) -> dict:
                "machine": info["machine"], "load_before": info["load_before"], "also_running": opts.also_running,
                "notebook": opts.notebook, "slots": opts.slots, "requests_each": len(requests),
                "max_seconds": opts.max_seconds, "rows": rows}
-    opts.out.mkdir(parents=True, exist_ok=True)
-    (opts.out / "class_cost.json").write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    (opts.out / "class_cost.md").write_text(markdown(results), encoding="utf-8")
+    save(opts.out, "class_cost", results, markdown(results))
     print(markdown(results))
     return results
 

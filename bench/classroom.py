@@ -51,7 +51,7 @@ from course_lib.replies import collect_stream, read_reply  # noqa: E402
 
 from . import reference  # noqa: E402
 from .machine import meta  # noqa: E402
-from .report import percentile  # noqa: E402
+from .report import percentile, save  # noqa: E402
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "results"
 LESSON = ("01_chat_call", "02_memory", "06_agent_loop")
@@ -256,9 +256,7 @@ def main(argv: list[str] | None = None, out: Path = DEFAULT_OUT) -> dict:
     (log_dir / "classroom-runs.json").write_text(json.dumps(results, ensure_ascii=False) + "\n", encoding="utf-8")
     for config in results["configs"]:
         config.pop("runs")
-    opts.out.mkdir(parents=True, exist_ok=True)
-    (opts.out / "classroom.json").write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    (opts.out / "classroom.md").write_text(markdown(results), encoding="utf-8")
+    save(opts.out, "classroom", results, markdown(results))
     chart(results, opts.out / "classroom.png")
     print(markdown(results))
     return results

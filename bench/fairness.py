@@ -53,7 +53,7 @@ from course_lib.providers import PRESETS, Provider, get_client
 from . import reference
 from .classroom import DEFAULT_OUT, LESSON, STAGGER_S, THINK_S, _free_port, _send, lesson_requests
 from .machine import meta
-from .report import percentile
+from .report import percentile, save
 
 CLASS_SIZES = (8, 16)
 RATIO = 1.5  # the issue's bound: the others' p95 with a looper / without it
@@ -287,9 +287,7 @@ def main(argv: list[str] | None = None, out: Path = DEFAULT_OUT) -> dict:
                "verdicts": verdicts(rows)}
     if earlier:
         results["date"] = f"{earlier['date']}; further repeats {info['date']}"
-    opts.out.mkdir(parents=True, exist_ok=True)
-    (opts.out / "fairness.json").write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    (opts.out / "fairness.md").write_text(markdown(results), encoding="utf-8")
+    save(opts.out, "fairness", results, markdown(results))
     print(markdown(results))
     return results
 

@@ -165,6 +165,16 @@ def chart(results: dict, path: Path) -> None:
     plt.close(fig)
 
 
+def save(folder: Path, name: str, results: dict, text: str) -> tuple[Path, Path]:
+    """Write ``results`` as ``<name>.json`` (indented, UTF-8) and ``text`` as ``<name>.md`` into ``folder``
+    (created if needed): how the class benches (classroom, fairness, class_cost) keep a result; returns both paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    as_json, as_md = folder / f"{name}.json", folder / f"{name}.md"
+    as_json.write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    as_md.write_text(text, encoding="utf-8")
+    return as_json, as_md
+
+
 def write(results: dict, folder: Path) -> dict[str, Path]:
     """Write ``results.json``, ``results.md`` and ``results.png`` into ``folder``; returns their paths."""
     folder.mkdir(parents=True, exist_ok=True)
