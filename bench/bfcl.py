@@ -65,7 +65,7 @@ REACT_OBSERVATION = "done"
 
 CONFIGS = {
     "a": "llama-server parses tool calls itself, GGUF's built-in chat template (no --chat-template-file)",
-    "b": "llama-server parses tool calls itself, the course's chat template (course_lib/chat_template.jinja)",
+    "b": "llama-server parses tool calls itself, the course's chat template (course_runtime/chat_template.jinja)",
     "c": "(b)'s replies read by the course's tool-call layer (course_lib.tool_calls.read_assistant: "
          "calls written as text recovered, arguments repaired)",
     "d": "notebook 05's prompt-based protocol B (course_lib.react.JsonReAct): no tools= in the request, "
@@ -365,7 +365,7 @@ class BuiltinTemplateServer:
     def __enter__(self) -> str:
         import subprocess
 
-        from course_lib import local_server
+        from course_runtime import local_server
 
         args = builtin_template_args(local_server.server_args(local_server.model_path()), self.port)
         root = f"http://127.0.0.1:{self.port}"

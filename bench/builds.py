@@ -34,7 +34,7 @@ from pathlib import Path
 
 import nbformat
 
-from course_lib import local_server
+from course_runtime import local_server
 
 from . import reference, series
 from .machine import meta

@@ -2,7 +2,7 @@
 
 Notebook 10 (evaluation) sends about a hundred requests per student; on a
 2-core class server that is minutes of model time each.  This bench runs a
-simulated class through the door (``course_lib/class_gateway.py``) of a fresh
+simulated class through the door (``course_runtime/class_gateway.py``) of a fresh
 class server started as ``python course.py serve`` starts it (4 slots), once
 with the door's reply memory on (``serve``'s default) and once off
 (``serve --no-reply-memory``, or students who all changed a prompt):
@@ -42,7 +42,7 @@ from pathlib import Path
 
 import httpx
 
-from course_lib import classroom
+from course_runtime import classroom
 
 from . import reference
 from .classroom import DEFAULT_OUT, STAGGER_S, _free_port, _send

@@ -1,7 +1,7 @@
 """``python course.py bench --parts classroom``: how many students can one class server serve?
 
 A simulated class: N students, each replaying a realistic lesson against the
-class server (``course_lib.classroom.ClassServer``, started on loopback
+class server (``course_runtime.classroom.ClassServer``, started on loopback
 exactly as ``python course.py serve`` starts it, with its key).  A lesson is
 the chat requests of notebooks 01, 02 and 06, in order, taken from the
 reference record (``bench/results/reference_replies.json``: the bodies a
@@ -45,7 +45,7 @@ import openai
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from course_lib import classroom  # noqa: E402
+from course_runtime import classroom  # noqa: E402
 from course_lib.providers import PRESETS, Provider, get_client  # noqa: E402
 from course_lib.replies import collect_stream, read_reply  # noqa: E402
 

@@ -12,7 +12,7 @@ server with the serve default of 4 slots, in four ways for each class size N
   can - the same lesson requests back to back, no think time, over and over
   (a cell in a ``while True``, or notebook 10 run again);
 * ``door`` / ``door + looper``: the same two classes through the progress
-  service's door (``course_lib/class_gateway.py``), each student with their own
+  service's door (``course_runtime/class_gateway.py``), each student with their own
   joined token: one request in flight per student, the quietest student first
   (no token budget: the turns alone).
 
@@ -47,7 +47,7 @@ import threading
 import time
 from pathlib import Path
 
-from course_lib import classroom, progress_service
+from course_runtime import classroom, progress_service
 from course_lib.providers import PRESETS, Provider, get_client
 
 from . import reference

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from course_lib import local_server
+from course_runtime import local_server
 from course_lib.agent import DEFAULT_SYSTEM, Agent
 from course_lib.number_check import invented_numbers, without_tool
 from course_lib.providers import get_provider

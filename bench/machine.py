@@ -11,7 +11,7 @@ import time
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from course_lib import local_server
+from course_runtime import local_server
 
 
 def _version(package: str) -> str:

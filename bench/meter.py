@@ -19,7 +19,8 @@ from typing import Any, Callable
 
 import httpx
 
-from course_lib.providers import RequestLog
+from course_lib.replies import collect_stream
+from course_runtime.request_log import RequestLog
 from course_lib.tools.registry import Tool, ToolRegistry, default_registry
 
 TIMEOUT_S = 180.0
@@ -52,7 +53,7 @@ class Meter:
         ``transport``: for tests (e.g. the fake chat server); default the network.
         """
         return httpx.Client(timeout=TIMEOUT_S, transport=transport,
-                            event_hooks=RequestLog(on_line=self._collect).hooks())
+                            event_hooks=RequestLog(on_line=self._collect, read_stream=collect_stream).hooks())
 
     def totals(self) -> dict:
         """``{"requests", "prompt_tokens", "completion_tokens", "last_finish_reason"}`` over every exchange so far."""

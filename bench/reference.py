@@ -24,7 +24,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from course_lib import local_server
+from course_runtime import local_server
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORD = ROOT / "bench" / "results" / "reference_replies.json"

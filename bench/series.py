@@ -3,13 +3,13 @@
 Each notebook runs top to bottom in a fresh kernel (nbclient), as in the test
 suite.  ``COURSE_REQUEST_LOG`` makes every client built by
 ``course_lib.providers.get_client`` append one JSON line per chat request
-(``providers.RequestLog``): wall time, tokens, the reply text.  Reading the
+(``course_runtime/request_log.py``): wall time, tokens, the reply text.  Reading the
 lines a notebook added gives its requests; running the series twice and
 comparing the reply texts request by request measures reproducibility.
 
 The notebook tests' second pass (``execute_cells(..., live_cells=[...])``) is
 answered from the first pass's record where it sends the same request
-(``course_lib.request_replay``); the series itself never asks for that.
+(``course_runtime.request_replay``); the series itself never asks for that.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 CELL_TIMEOUT_S = 900
-# Run in the kernel, out of the notebook's sight, to switch course_lib.request_replay's mode.
+# Run in the kernel, out of the notebook's sight, to switch course_runtime.request_replay's mode.
 REPLAY_SWITCH = "__import__('os').environ[{var!r}] = {mode!r}"
 
 
@@ -48,7 +48,7 @@ def switch_replay(client: NotebookClient, mode: str) -> None:
     put at index 0 is put back; no history is stored, so no execution count
     moves.
     """
-    from course_lib import request_replay
+    from course_runtime import request_replay
 
     first = client.nb.cells[0]
     try:
@@ -71,7 +71,7 @@ def local_slot(action: str, name: str) -> bool:
         True when the server did it; False when no course server answers, or
         it refused (another provider is configured: nothing is asked).
     """
-    from course_lib import local_server
+    from course_runtime import local_server
     from course_lib.providers import ProviderError, get_provider
 
     try:
@@ -114,7 +114,7 @@ def execute_cells(nb: nbformat.NotebookNode, path: Path, log: Path,
             kernel's start-up counted in the first.
         live_cells: None (the default; the bench): every request goes to the
             model.  A list (the notebook tests): the first pass records every
-            chat answer (``course_lib.request_replay``, in a temporary folder
+            chat answer (``course_runtime.request_replay``, in a temporary folder
             deleted at the end), and the second pass is answered from that
             record wherever it sends a request the first pass sent - except in
             the code cells listed (their index in ``nb.cells``), which go to
@@ -131,7 +131,7 @@ def execute_cells(nb: nbformat.NotebookNode, path: Path, log: Path,
         lines the notebook added in the first pass, each with ``"cell"``: the
         index of the code cell that sent it.
     """
-    from course_lib import request_replay
+    from course_runtime import request_replay
 
     before = len(read_log(log))
     os.environ["COURSE_REQUEST_LOG"] = str(log)
@@ -199,7 +199,7 @@ def execute_cells(nb: nbformat.NotebookNode, path: Path, log: Path,
             os.environ.pop(request_replay.MODE_ENV, None)
             shutil.rmtree(record, ignore_errors=True)
         if slots:
-            from course_lib import local_server
+            from course_runtime import local_server
 
             for name in slots.values():
                 (local_server.slot_dir() / name).unlink(missing_ok=True)

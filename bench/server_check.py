@@ -29,7 +29,7 @@ import sys
 import time
 from typing import Any, Callable
 
-from course_lib import local_server
+from course_runtime import local_server
 from course_lib import judge
 from course_lib.agent import Agent
 from course_lib.number_check import has_number

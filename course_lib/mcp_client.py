@@ -113,7 +113,7 @@ from mcp.os.win32.utilities import get_windows_executable_command
 from mcp.shared.exceptions import MCPError
 
 from .messages import TOOL_NAME_MAX, TOOL_NAME_RE, tool_content
-from .settings import PROJECT_ROOT
+from course_runtime.settings import PROJECT_ROOT
 from .texts import shorten, t
 from .tools.registry import unknown_tool_text
 

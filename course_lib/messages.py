@@ -37,7 +37,7 @@ import re
 import uuid
 from typing import Any, Iterable
 
-from .request_rules import apply_request_rules
+from course_runtime.request_rules import apply_request_rules
 from .texts import t
 
 

@@ -45,7 +45,7 @@ from .approval import Decision, approve, reject
 from .messages import has_text, request_kwargs
 from .records import stop_reason_text
 from .replies import Reply, collect_stream, describe_error, read_reply
-from .request_rules import stream_usage_unavailable
+from course_runtime.request_rules import stream_usage_unavailable
 from .tables import NO_MATH_CLASS, show_messages
 from .texts import t
 from .tools.registry import ToolRegistry, default_registry, names_of

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-# Every checker keeps its result (course_lib/progress.py): during the tests, in a folder of their own,
+# Every checker keeps its result (course_runtime/progress.py): during the tests, in a folder of their own,
 # never in the student's .progress/ (notebook kernels started by the tests inherit this too).
 os.environ.setdefault("COURSE_PROGRESS_DIR", tempfile.mkdtemp(prefix="course-progress-tests-"))
 # The student token lives per OS user (class_code.token_dir): the tests keep theirs in a folder of their own.

@@ -31,7 +31,7 @@ def model_server_available() -> bool:
     """Whether this machine has the course's llama-server program and the model file (``python course.py setup``)."""
     from pathlib import Path
 
-    from course_lib import local_server
+    from course_runtime import local_server
 
     try:
         return Path(local_server.server_program()[0]).is_file() and local_server.model_path().is_file()

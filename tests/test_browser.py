@@ -240,7 +240,7 @@ def _click_and_wait(page, debugger, before: int) -> int:
 
 # The notebook the first test writes: the three widgets of the course, nothing else.
 WIDGETS_CELLS = [
-    """from course_lib import local_server
+    """from course_runtime import local_server
 from course_lib.providers import get_client, get_provider
 
 provider = get_provider()

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from course_lib import local_server, settings, setup_check
+from course_runtime import local_server, settings, setup_check
 
 
 @pytest.fixture

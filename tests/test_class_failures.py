@@ -2,7 +2,7 @@
 
 Two halves, as in tests/test_classroom.py:
 
-* the teacher's side: ``python -m course_lib.classroom`` (what ``python course.py
+* the teacher's side: ``python -m course_runtime.classroom`` (what ``python course.py
   serve`` hands over to) run for real, as a child process, with a tiny fake
   llama-server in place of the real one (``FAKE_SERVER``, a Python
   ``http.server`` that reads ``--api-key-file`` the way llama.cpp's
@@ -33,7 +33,7 @@ import pytest
 from fakes import raw_completion
 from machine_support import free_port, wait_until
 
-from course_lib import classroom, keys, local_server, server_process
+from course_runtime import classroom, keys, local_server, server_process
 from course_lib.providers import PRESETS, Provider, ProviderError, get_client, ping
 from course_lib.widgets import ChatSession
 
@@ -86,7 +86,7 @@ ThreadingHTTPServer((flag("--host"), int(flag("--port"))), Handler).serve_foreve
 
 
 class Serve:
-    """One ``python -m course_lib.classroom`` command (the teacher's ``python course.py serve``), output collected."""
+    """One ``python -m course_runtime.classroom`` command (the teacher's ``python course.py serve``), output collected."""
 
     def __init__(self, folder: Path, port: int, key_file: Path, *extra: str):
         server = folder / "fake-llama-server"
@@ -99,7 +99,7 @@ class Serve:
         self.port, self.key_file = port, key_file
         self.lines: list[str] = []
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "course_lib.classroom", "--host", "127.0.0.1", "--port", str(port), "--slots", "1",
+            [sys.executable, "-m", "course_runtime.classroom", "--host", "127.0.0.1", "--port", str(port), "--slots", "1",
              "--key-file", str(key_file), *extra],
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8")
         threading.Thread(target=self._read, daemon=True).start()

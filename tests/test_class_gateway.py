@@ -1,4 +1,4 @@
-"""The students' door to the class model (course_lib/class_gateway.py; issue 43, part 5).
+"""The students' door to the class model (course_runtime/class_gateway.py; issue 43, part 5).
 
 Three layers: the turns alone (``FairShare`` on a moved clock), the door in a real
 progress service on loopback in front of a fake llama-server that counts who is
@@ -20,8 +20,8 @@ import pytest
 
 from machine_support import free_port, model_server_available, skip_or_fail
 
-from course_lib import class_gateway, progress_service
-from course_lib.class_gateway import FairShare, StreamUsage, TooManyWaiting, usage_of
+from course_runtime import class_gateway, progress_service
+from course_runtime.class_gateway import FairShare, StreamUsage, TooManyWaiting, usage_of
 
 CLASS_KEY = "course-class-" + "5" * 32
 TEACHER_KEY = "course-teacher-" + "6" * 32
@@ -765,7 +765,7 @@ def test_memory_keys_only_requests_that_mean_the_same():
 
 
 def test_serve_no_reply_memory_reaches_the_door(monkeypatch):
-    from course_lib import classroom
+    from course_runtime import classroom
 
     got = {}
     monkeypatch.setattr(classroom, "load_env", lambda: None)
@@ -791,7 +791,7 @@ def test_serve_no_reply_memory_reaches_the_door(monkeypatch):
 
 @pytest.fixture(scope="module")
 def real_door(tmp_path_factory):
-    from course_lib import classroom
+    from course_runtime import classroom
 
     if not model_server_available():
         skip_or_fail("no llama-server or model here (python course.py setup builds them)")

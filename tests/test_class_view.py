@@ -1,13 +1,13 @@
 """The teacher sees the class, end to end, in a real browser (issue 32).
 
-1. The teacher's command, ``python -m course_lib.classroom`` (what ``python
+1. The teacher's command, ``python -m course_runtime.classroom`` (what ``python
    course.py serve`` hands over to), runs for real on loopback: the real
    llama-server with the course's model, and beside it the progress service.
    Its key files and database are in a temporary "teacher" folder.  It prints
    the class code - and never the teacher key.
 2. A student's copy of the course (the repository's files copied into a
    temporary "student" folder, without .venv, .env, .progress) joins with that
-   code (``python -m course_lib.class_code CODE --name 学生甲``: the step
+   code (``python -m course_runtime.class_code CODE --name 学生甲``: the step
    ``python course.py join`` runs before the set-up), then runs a notebook made
    of real exercise and checker cells of notebooks 01 and 06 in a fresh kernel
    (nbclient): each exercise untouched (❌), then with its reference solution
@@ -43,7 +43,7 @@ from machine_support import free_port, model_server_available, wait_until
 from notebook_cells import ROOT, course_cells, solutions_for
 from test_browser import ARTIFACTS, CHROMIUM, LAUNCH_ARGS, _need_browser
 
-from course_lib import class_code
+from course_runtime import class_code
 
 pytestmark = pytest.mark.browser
 EXERCISES = [("01_chat_call", "01-1"), ("01_chat_call", "01-2"), ("06_agent_loop", "06-1"), ("06_agent_loop", "06-2")]
@@ -52,7 +52,7 @@ SKIP = {".git", ".venv", ".venv-bench", ".env", ".progress", "test-artifacts", "
 
 
 class Teacher:
-    """``python -m course_lib.classroom`` on loopback, its output collected."""
+    """``python -m course_runtime.classroom`` on loopback, its output collected."""
 
     def __init__(self, folder: Path):
         self.port, self.progress_port = free_port(), free_port()
@@ -60,7 +60,7 @@ class Teacher:
         env = {**os.environ, "COURSE_IGNORE_DOTENV": "1", "PYTHONUNBUFFERED": "1"}
         self.lines: list[str] = []
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "course_lib.classroom", "--host", "127.0.0.1", "--port", str(self.port),
+            [sys.executable, "-m", "course_runtime.classroom", "--host", "127.0.0.1", "--port", str(self.port),
              "--slots", "1", "--key-file", str(folder / ".class-key"), "--progress-port", str(self.progress_port)],
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8")
         threading.Thread(target=lambda: self.lines.extend(self.process.stdout), daemon=True).start()
@@ -136,7 +136,7 @@ def test_a_students_exercises_appear_on_the_teachers_page(tmp_path):
 
         copy = student_copy(tmp_path / "student")
         env = student_env(copy)
-        joined = subprocess.run([sys.executable, "-m", "course_lib.class_code", code, "--name", "学生甲"], cwd=copy,
+        joined = subprocess.run([sys.executable, "-m", "course_runtime.class_code", code, "--name", "学生甲"], cwd=copy,
                                 env=env, capture_output=True, text=True, encoding="utf-8", timeout=60)
         assert joined.returncode == 0, joined.stdout + joined.stderr
         assert "COURSE_PROVIDER=classroom" in (copy / ".env").read_text(encoding="utf-8")

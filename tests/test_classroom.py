@@ -25,7 +25,8 @@ import openai
 import pytest
 from machine_support import model_server_available
 
-from course_lib import class_code, classroom, http_client, local_server, providers, settings, setup_check
+from course_lib import providers
+from course_runtime import class_code, classroom, http_client, local_server, settings, setup_check
 from course_lib.providers import PRESETS, Provider, ProviderError, get_client, get_provider, ping
 
 KEY = classroom.KEY_PREFIX + "0123456789abcdef0123456789abcdef"
@@ -378,7 +379,7 @@ def test_the_key_is_in_no_log(class_server):
 
 
 def test_the_metrics_the_teachers_page_reads_need_the_key_and_hold_no_prompt(class_server):
-    """``--metrics`` (the progress page's model line, course_lib/progress_service.py): counters only."""
+    """``--metrics`` (the progress page's model line, course_runtime/progress_service.py): counters only."""
     marker = "紫色长颈鹿-7F3A"
     get_client(student(f"{class_server.root}/v1", class_server.key)).chat.completions.create(
         model=local_server.MODEL_ALIAS, messages=[{"role": "user", "content": marker}], max_tokens=4)
@@ -387,7 +388,7 @@ def test_the_metrics_the_teachers_page_reads_need_the_key_and_hold_no_prompt(cla
                         timeout=30)
     assert metrics.status_code == 200 and "llamacpp:requests_processing" in metrics.text
     assert marker not in metrics.text
-    from course_lib import progress_service
+    from course_runtime import progress_service
 
     state = progress_service.model_state(class_server.root, class_server.key)
     assert state["health"] == "ok" and "processing" in state and "deferred" in state

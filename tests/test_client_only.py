@@ -113,15 +113,16 @@ def test_the_class_and_other_providers_still_work_there(client_site, tmp_path):
 
 def test_a_full_install_has_everything_the_local_model_needs():
     """The same check on this (full) .venv finds nothing missing: the test suite runs the local model."""
-    from course_lib import providers
+    from course_runtime import provider_checks
 
-    assert providers.local_model_missing() == []
+    assert provider_checks.local_model_missing() == []
 
 
 def test_an_engine_this_machine_cannot_run_is_said_by_get_provider(monkeypatch):
     """A wrong ``COURSE_ENGINE`` (or a platform without an engine, whose set-up was client-only too) is
     ``platforms``' own sentence at ``get_provider()``, before anything tries to start a server."""
     from course_lib import providers
+    from course_runtime import provider_checks
 
     monkeypatch.setenv("COURSE_IGNORE_DOTENV", "1")
     monkeypatch.setenv("COURSE_PROVIDER", "local")
@@ -129,7 +130,7 @@ def test_an_engine_this_machine_cannot_run_is_said_by_get_provider(monkeypatch):
     with pytest.raises(providers.ProviderError) as err:
         providers.get_provider()
     assert "COURSE_ENGINE='llamafile'" in str(err.value)
-    monkeypatch.setattr(providers.platforms, "default_engine", lambda system=None, arch=None: None)
+    monkeypatch.setattr(provider_checks.platforms, "default_engine", lambda system=None, arch=None: None)
     monkeypatch.delenv("COURSE_ENGINE")
     with pytest.raises(providers.ProviderError) as err:
         providers.get_provider()

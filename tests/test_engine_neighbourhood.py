@@ -26,7 +26,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from course_lib import classroom, local_server, server_process
+from course_runtime import classroom, local_server, server_process
 from machine_support import free_port, wait_until
 
 FILE_FLAGS = ("--model", "--chat-template-file", "--api-key-file", "--slot-save-path")
@@ -127,8 +127,8 @@ def test_a_windows_exe_outside_windows_runs_under_wine(monkeypatch, tmp_path):
 
 
 def test_the_xllamacpp_launcher_finds_this_course_lib_from_the_server_folder(monkeypatch):
-    env = local_server.server_env([sys.executable, "-m", "course_lib.xllamacpp_server"])
-    from course_lib.settings import PROJECT_ROOT
+    env = local_server.server_env([sys.executable, "-m", "course_runtime.xllamacpp_server"])
+    from course_runtime.settings import PROJECT_ROOT
 
     assert env["PYTHONPATH"].split(os.pathsep)[0] == str(PROJECT_ROOT)
     assert local_server.server_env(["/usr/bin/llama-server"]) is None

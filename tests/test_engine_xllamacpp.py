@@ -1,7 +1,7 @@
 """The xllamacpp engine (the offline model on macOS and Linux aarch64) served the course's way, checked on Linux.
 
 Its wheel installs on Linux x86-64 too, so CI runs the very launcher a Mac
-student runs (``python -m course_lib.xllamacpp_server`` with the course's
+student runs (``python -m course_runtime.xllamacpp_server`` with the course's
 flags, under the guard of ``server_process``), through ``local_server`` as a
 notebook starts it, and then ``bench.server_check`` - every client-side
 feature the notebooks use - against it.  What differs on a Mac (its own
@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from course_lib import local_server, server_process
+from course_runtime import local_server, server_process
 from machine_support import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,7 +55,7 @@ def xl_server(tmp_path_factory):
 
 def test_it_runs_the_courses_launcher_under_a_guard_owned_by_this_process(xl_server):
     state = server_process.read_state(xl_server["cache"] / "llama-server.json")
-    assert state["command"][1:3] == ["-m", "course_lib.xllamacpp_server"]
+    assert state["command"][1:3] == ["-m", "course_runtime.xllamacpp_server"]
     assert state["engine"].startswith("xllamacpp: xllamacpp==")
     assert server_process.identity() in state["owners"]
     assert server_process.alive(state["server_pid"])

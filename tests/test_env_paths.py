@@ -17,7 +17,7 @@ import os
 
 import pytest
 
-from course_lib import settings, setup_check
+from course_runtime import settings, setup_check
 
 # Every setting the course reads as a file or folder path (grep os.environ in course_lib/ and bench/).
 PATHS = ["COURSE_CACHE_DIR", "COURSE_DATA_DIR", "COURSE_GGUF_PATH", "COURSE_LLAMA_SERVER", "COURSE_PROGRESS_DIR",

@@ -20,7 +20,7 @@ import pytest
 
 from notebook_cells import NOTEBOOKS, ROOT, course_cells, solutions_for
 
-from course_lib import progress
+from course_runtime import progress
 
 CHECKER_MODULE = re.compile(r"course_lib\.checkers\.nb(\d\d)")
 

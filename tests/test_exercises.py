@@ -8,7 +8,8 @@ from IPython.core.formatters import DisplayFormatter
 from fakes import FakeLLM
 from notebook_cells import NOTEBOOKS, course_cells, run_checker, solutions_for
 
-from course_lib import progress, texts
+from course_lib import texts
+from course_runtime import progress
 
 CASES = [
     (nb, key)
@@ -34,7 +35,7 @@ def test_checker_fails_untouched_and_passes_solution(nb, key, capsys):
     result = run_checker(checkers[key], untouched)
     assert result.passed is False
     assert "❌" in capsys.readouterr().out
-    # The result is kept for the student's own table and the teacher's page (course_lib/progress.py),
+    # The result is kept for the student's own table and the teacher's page (course_runtime/progress.py),
     # under this cell's exercise id, with the key of the sentence it printed.
     kept = progress.read_results()[-1]
     assert (kept["exercise"], kept["passed"]) == (key, False)

@@ -26,7 +26,8 @@ import pytest
 
 from fakes import FakeLLM
 
-from course_lib import class_code, providers, settings
+from course_lib import providers
+from course_runtime import class_code, provider_checks, settings
 from course_lib.providers import PRESETS, ProviderError, get_client, get_provider, ping
 
 # Built at run time so that this file itself never contains a key-shaped string.
@@ -54,6 +55,7 @@ def project(tmp_path, monkeypatch):
     monkeypatch.delenv("COURSE_IGNORE_DOTENV", raising=False)
     monkeypatch.setattr(settings, "PROJECT_ROOT", tmp_path)
     monkeypatch.setattr(providers, "PROJECT_ROOT", tmp_path)
+    monkeypatch.setattr(provider_checks, "PROJECT_ROOT", tmp_path)
     monkeypatch.setattr(settings, "_FROM_DOTENV", {})
     monkeypatch.setattr(settings, "_DOTENV_VALUES", {})
     return tmp_path

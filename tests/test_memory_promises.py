@@ -9,7 +9,7 @@
   model (merged into the first one), never dropped without a word.
 
 Requests go through the real openai client to the course's fake server (tests/fakes.py);
-"reaches the model" is checked on the course's own chat template (course_lib/chat_template.jinja,
+"reaches the model" is checked on the course's own chat template (course_runtime/chat_template.jinja,
 rendered with jinja2 as llama-server's --jinja renders it)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import jinja2
 import pytest
 
 from course_lib import memory
-from course_lib.local_server import TEMPLATE_PATH
+from course_runtime.local_server import TEMPLATE_PATH
 from course_lib import summary_memory
 from course_lib.memory import SUMMARY_PREFIX, ShortTermMemory, is_summary, summary_message, trim_messages
 from course_lib.summary_memory import SummaryMemory, compress_messages, estimate_tokens

@@ -10,7 +10,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from course_lib import local_server
+from course_runtime import local_server
 from course_lib.summary_memory import MESSAGE_OVERHEAD, estimate_tokens, text_tokens
 
 # A few lines of each kind of text; each line is sent to /tokenize on its own.
@@ -121,6 +121,6 @@ def server_count(root: str, text: str) -> int:
 @pytest.mark.parametrize("line", LINES)
 def test_the_estimate_is_never_below_the_servers_count(line):
     if local_server.health() != "ok":
-        pytest.skip("no local llama-server is running (python -m course_lib.local_server start)")
+        pytest.skip("no local llama-server is running (python -m course_runtime.local_server start)")
     root = local_server.base_url().removesuffix("/v1")
     assert text_tokens(line) >= server_count(root, line), f"{line!r}: the estimate is below the server's count"

@@ -409,7 +409,7 @@ def rendered(messages, tools=None):
     """The prompt the course's chat template makes of ``messages``: jinja2 as llama-server's --jinja renders it."""
     import jinja2
 
-    from course_lib.local_server import TEMPLATE_PATH
+    from course_runtime.local_server import TEMPLATE_PATH
 
     template = jinja2.Environment().from_string(TEMPLATE_PATH.read_text(encoding="utf-8"))
     return template.render(messages=messages, tools=tools, add_generation_prompt=True)

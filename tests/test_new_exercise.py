@@ -12,7 +12,7 @@ import pytest
 
 from notebook_cells import ROOT, run_checker
 
-from course_lib import progress
+from course_runtime import progress
 from course_lib.checkers import new_exercise
 
 

@@ -35,9 +35,9 @@ KEY_PATTERNS: dict[str, re.Pattern] = {
     "Slack token": re.compile("xo" + r"x[abprs]-[A-Za-z0-9-]{10,}"),
     "private key": re.compile("-----BEGIN " + r"(?:[A-Z]+ )?PRIVATE KEY-----"),
     "bearer token": re.compile("Bear" + r"er\s+[A-Za-z0-9_\-.=]{24,}"),
-    # the class key of python course.py serve (course_lib/classroom.py: KEY_PREFIX + 32 hex digits)
+    # the class key of python course.py serve (course_runtime/classroom.py: KEY_PREFIX + 32 hex digits)
     "class key": re.compile("course-" + r"class-[0-9a-f]{32}(?![0-9a-f])"),
-    # the teacher key of the progress page (course_lib/progress_service.py: TEACHER_KEY_PREFIX + 32 hex digits)
+    # the teacher key of the progress page (course_runtime/progress_service.py: TEACHER_KEY_PREFIX + 32 hex digits)
     "teacher key": re.compile("course-" + r"teacher-[0-9a-f]{32}(?![0-9a-f])"),
     # api_key="…", "api_key": "…", OPENAI_API_KEY = '…': a long quoted literal
     "key assignment": re.compile(
@@ -55,9 +55,9 @@ def class_keys() -> list[str]:
     """The class and teacher keys made on this machine (``.class-key``, ``.teacher-key``, git-ignored), and this
     machine's student token (``class_code.token_file()``, and ``.progress/student-token`` where an older
     course kept it): their exact text is searched too."""
-    from course_lib.class_code import progress_dir, token_file
-    from course_lib.classroom import KEY_FILE, read_key
-    from course_lib.keys import TEACHER_KEY_FILE
+    from course_runtime.class_code import progress_dir, token_file
+    from course_runtime.classroom import KEY_FILE, read_key
+    from course_runtime.keys import TEACHER_KEY_FILE
 
     keys = []
     for file in (KEY_FILE, TEACHER_KEY_FILE, token_file(), progress_dir() / "student-token"):
@@ -117,7 +117,7 @@ def files_to_scan() -> list[Path]:
         files = _walk(ROOT)
     files += list((ROOT / "notebooks").glob("*.ipynb"))  # outputs included: the whole JSON is read
     files += [p for p in (ROOT / "bench" / "results").rglob("*") if p.is_file()]  # logs and results, also ignored ones
-    from course_lib.classroom import log_path
+    from course_runtime.classroom import log_path
 
     files += [log_path()] if log_path().is_file() else []  # the class server's log
     if (ROOT / "test-artifacts").is_dir():

@@ -18,7 +18,7 @@ import pytest
 from nbclient import NotebookClient
 
 from bench import reference, series
-from course_lib import local_server
+from course_runtime import local_server
 from notebook_cells import NOTEBOOKS, ROOT
 
 ARTIFACTS = ROOT / "test-artifacts"
@@ -64,7 +64,7 @@ def test_notebooks_are_numbered_in_order():
 def local_model_up():
     """Start the local server once, so its start-up is not charged to the first notebook."""
     from course_lib.providers import get_provider
-    from course_lib import local_server
+    from course_runtime import local_server
 
     if get_provider().is_local:
         local_server.ensure_server()
@@ -78,7 +78,7 @@ def test_notebook_executes(path: Path, local_model_up):
     same kernel, every code cell once more (its errors are ``test_every_cell_survives_a_second_run``'s).
 
     The second pass is answered from the first pass's record where it sends a request the first
-    pass sent (``course_lib.request_replay``: a deterministic model would give the same reply), and
+    pass sent (``course_runtime.request_replay``: a deterministic model would give the same reply), and
     goes to the model for every other request and in the cells that send from threads
     (``threaded_cells``: their live replies are compared below).  ``COURSE_SECOND_PASS_LIVE=1``
     sends the whole second pass to the model."""

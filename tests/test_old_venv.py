@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from course_lib import setup_check
+from course_runtime import setup_check
 from test_entry_point import course, engine_here, project  # noqa: F401  (project is a fixture)
 
 NOW = "%d.%d.%d" % sys.version_info[:3]

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from course_lib import local_server, platforms
+from course_runtime import local_server, platforms
 
 ROOT = Path(__file__).resolve().parent.parent
 # (sys_platform, platform.machine(), pip --platform tags, the engine, its package)
@@ -129,7 +129,7 @@ def test_the_install_resolves_with_wheels_on_every_platform(tmp_path, system, ma
 
 def test_every_course_flag_maps_onto_commonparams(tmp_path, monkeypatch):
     pytest.importorskip("xllamacpp")
-    from course_lib import xllamacpp_server
+    from course_runtime import xllamacpp_server
 
     monkeypatch.setenv("COURSE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.chdir(local_server.server_folder())  # the launcher runs there: the flags name files relative to it
@@ -157,7 +157,7 @@ def test_every_course_flag_maps_onto_commonparams(tmp_path, monkeypatch):
 
 def test_an_unknown_flag_is_refused_not_dropped(tmp_path):
     pytest.importorskip("xllamacpp")
-    from course_lib import xllamacpp_server
+    from course_runtime import xllamacpp_server
 
     with pytest.raises(SystemExit) as exc:
         xllamacpp_server.params_from_flags(["--model", "m.gguf", "--flash-attn", "on"])

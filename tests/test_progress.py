@@ -1,4 +1,4 @@
-"""A student's own results (course_lib/progress.py) and the class code (course_lib/class_code.py), issue 32.
+"""A student's own results (course_runtime/progress.py) and the class code (course_runtime/class_code.py), issue 32.
 
 Here without any server: what a checker keeps, the table ``python course.py
 progress`` prints, that keeping a result can never break a checker, and that
@@ -21,7 +21,8 @@ import pytest
 
 from notebook_cells import NOTEBOOKS, ROOT, course_cells, load_solution
 
-from course_lib import checkers, class_code, progress, texts
+from course_lib import checkers, texts
+from course_runtime import class_code, progress
 from course_lib.checkers import nb06
 
 
@@ -103,14 +104,14 @@ def test_the_progress_table_and_command(folder):
     assert list(table[texts.t("progress.column_exercise")]) == ["06-1"]
     assert list(table[texts.t("progress.column_passed")]) == ["✅"]
     assert list(table[texts.t("progress.column_attempts")]) == [2]
-    out = subprocess.run([sys.executable, "-m", "course_lib.progress"], cwd=ROOT, capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "course_runtime.progress"], cwd=ROOT, capture_output=True,
                          text=True, encoding="utf-8", timeout=120,
                          env={**_env(), "COURSE_PROGRESS_DIR": str(folder)})
     assert out.returncode == 0 and "06-1" in out.stdout and "1 / 25" in out.stdout, out.stdout + out.stderr
 
 
 def test_the_progress_command_with_nothing_yet(folder):
-    out = subprocess.run([sys.executable, "-m", "course_lib.progress"], cwd=ROOT, capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "course_runtime.progress"], cwd=ROOT, capture_output=True,
                          text=True, encoding="utf-8", timeout=120,
                          env={**_env(), "COURSE_PROGRESS_DIR": str(folder)})
     assert out.returncode == 0 and "还没有练习结果" in out.stdout

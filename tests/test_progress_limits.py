@@ -1,4 +1,4 @@
-"""The progress service under attack from a student on the same Wi-Fi (course_lib/progress_service.py), issue 43.
+"""The progress service under attack from a student on the same Wi-Fi (course_runtime/progress_service.py), issue 43.
 
 Each test is one kind of attack and what the service now does about it: the
 teacher's login (a session cookie, never the key; loopback only; a limit on
@@ -25,7 +25,7 @@ from starlette.testclient import TestClient
 
 from machine_support import free_port
 
-from course_lib import keys, local_server, progress_service
+from course_runtime import keys, local_server, progress_service
 
 CLASS_KEY = "course-class-" + "1" * 32
 TEACHER_KEY = "course-teacher-" + "2" * 32

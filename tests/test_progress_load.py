@@ -1,6 +1,6 @@
 """A lesson's worth of results from 30 students, with the teacher's service killed and restarted mid-way (issue 32).
 
-The service runs as its own process (``python -m course_lib.progress_service``
+The service runs as its own process (``python -m course_runtime.progress_service``
 on a free loopback port, its SQLite file in a temporary folder); 30 students
 are threads of this process, each with its own progress folder, name and
 token, recording results through ``progress.record`` - the very code a
@@ -30,7 +30,7 @@ import pytest
 from machine_support import free_port, wait_until
 from notebook_cells import ROOT
 
-from course_lib import progress
+from course_runtime import progress
 
 STUDENTS = 30
 RESULTS_EACH = 20
@@ -41,7 +41,7 @@ def start_service(folder, port):
     (folder / ".class-key").write_text(CLASS_KEY + "\n", encoding="utf-8")
     env = {**os.environ, "COURSE_IGNORE_DOTENV": "1"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "course_lib.progress_service", "--port", str(port), "--db", str(folder / "db.sqlite3"),
+        [sys.executable, "-m", "course_runtime.progress_service", "--port", str(port), "--db", str(folder / "db.sqlite3"),
          "--class-key-file", str(folder / ".class-key"), "--teacher-key-file", str(folder / ".teacher-key")],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     up = wait_until(lambda: _healthy(port) or process.poll() is not None, seconds=30)

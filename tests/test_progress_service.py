@@ -1,4 +1,4 @@
-"""The teacher's progress service over real HTTP on loopback (course_lib/progress_service.py), issue 32.
+"""The teacher's progress service over real HTTP on loopback (course_runtime/progress_service.py), issue 32.
 
 The service runs in a thread of this process (``ProgressService``: uvicorn, as
 ``python course.py serve`` runs it) on a free port with its database in a
@@ -19,7 +19,7 @@ import pytest
 
 from machine_support import free_port
 
-from course_lib import class_code, progress, progress_service
+from course_runtime import class_code, progress, progress_service
 from course_lib.checkers import nb06
 
 CLASS_KEY = "course-class-" + "1" * 32

@@ -19,11 +19,11 @@ from fakes import (
     sse_response,
 )
 
-from course_lib import request_rules
+from course_runtime import request_rules
 from course_lib.agent import Agent
 from course_lib.messages import request_kwargs
 from course_lib.providers import PRESETS, Provider, ProviderError, get_client, get_provider, ping
-from course_lib.request_rules import apply_request_rules, endpoint_of, remember_no_stream_options
+from course_runtime.request_rules import apply_request_rules, endpoint_of, remember_no_stream_options
 from course_lib.react import JsonReAct, LineReAct
 from course_lib.widgets import ChatBox, ChatSession
 

@@ -15,8 +15,9 @@ import pytest
 
 from fakes import FakeLLM
 
-from course_lib import http_client, local_server, providers
-from course_lib.http_client import REQUEST_TIMEOUT_S
+from course_lib import providers
+from course_runtime import http_client, local_server
+from course_runtime.http_client import REQUEST_TIMEOUT_S
 from course_lib.providers import (
     LOCAL_MAX_RETRIES,
     MAX_RETRIES,

@@ -21,9 +21,9 @@ from notebook_cells import NOTEBOOKS
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", ROOT / "TEACHER_GUIDE.zh.md", ROOT / "bench" / "README.md",
         *sorted((ROOT / "docs").glob("*.md"))]
-FOLDERS = ("course_lib", "bench", "tests", "solutions", "data", "notebooks", "docs")
+FOLDERS = ("course_lib", "course_runtime", "bench", "tests", "solutions", "data", "notebooks", "docs")
 PATH = re.compile(r"(?<![\w./-])((?:" + "|".join(FOLDERS) + r")/[\w./-]*[\w/])")
-MODULE = re.compile(r"python3? -m ((?:course_lib|bench)(?:\.\w+)*)")
+MODULE = re.compile(r"python3? -m ((?:course_lib|course_runtime|bench)(?:\.\w+)*)")
 # Written by the course while it runs (a student's shop copy, traces, logs, results the bench writes), not in git.
 MADE_AT_RUN_TIME = re.compile(r"^(data/my_shop\.db|notebooks/traces/|bench/results/logs|"
                               r"test-artifacts|data/.*\.sqlite3)")

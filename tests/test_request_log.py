@@ -15,7 +15,7 @@ from fakes import FakeLLM, sse_response
 
 from course_lib.providers import PRESETS, Provider, get_client
 from course_lib.replies import collect_stream
-from course_lib.request_log import TeeStream, sse_chunks
+from course_runtime.request_log import TeeStream, sse_chunks
 
 KEY = "s" + "k-" + "LogTest0Key1" * 3
 

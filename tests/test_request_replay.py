@@ -1,4 +1,4 @@
-"""course_lib.request_replay: the notebook tests' second pass answered from the first pass's record.
+"""course_runtime.request_replay: the notebook tests' second pass answered from the first pass's record.
 
 A recorded answer comes back byte for byte (a stream too, read as a live one is),
 a request that was not recorded goes to the server, nothing is stored or
@@ -19,10 +19,11 @@ import pytest
 
 from fakes import FakeLLM, sse_response
 
-from course_lib import local_server, providers, request_replay
+from course_lib import providers
+from course_runtime import http_client, local_server, request_replay
 from course_lib.providers import PRESETS, Provider, get_client
 from course_lib.replies import collect_stream
-from course_lib.request_replay import DIR_ENV, MODE_ENV
+from course_runtime.request_replay import DIR_ENV, MODE_ENV
 
 MESSAGES = [{"role": "user", "content": "北京天气？"}]
 
@@ -62,7 +63,7 @@ def local(monkeypatch, tmp_path):
     monkeypatch.setattr(local_server, "ensure_server", lambda *a, **k: None)
 
     def make(server):
-        monkeypatch.setattr(providers, "RestartingTransport", lambda: httpx.MockTransport(server))
+        monkeypatch.setattr(http_client, "RestartingTransport", lambda: httpx.MockTransport(server))
         provider = Provider(PRESETS["local"], local_server.base_url(), local_server.MODEL_ALIAS)
         assert provider.is_local
         return get_client(provider)

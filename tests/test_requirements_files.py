@@ -125,7 +125,7 @@ def test_setup_hands_pip_the_file_it_wrote(tmp_path, monkeypatch):
     python.write_text("", encoding="utf-8")
     (root / ".venv" / "pyvenv.cfg").write_text("version = %d.%d.%d\n" % sys.version_info[:3], encoding="utf-8")
     monkeypatch.setattr(course, "venv_ok", lambda venv=".venv": True)
-    from course_lib import platforms, setup_check
+    from course_runtime import platforms, setup_check
 
     monkeypatch.setattr(setup_check, "set_up_mode", lambda: "full")
     monkeypatch.setattr(setup_check, "main", lambda args: 0)

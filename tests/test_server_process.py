@@ -1,4 +1,4 @@
-"""The server's guard (course_lib/server_process.py): the offline model stops when its last user exits, on every OS.
+"""The server's guard (course_runtime/server_process.py): the offline model stops when its last user exits, on every OS.
 
 Real processes, no model: the "server" is a Python child that sleeps, so the
 tests show what the guard does to whatever program it runs.
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from course_lib import server_process
+from course_runtime import server_process
 from machine_support import wait_until
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(120)"]
@@ -122,7 +122,7 @@ def test_the_state_file_is_replaced_whole(tmp_path):
 
 def test_the_lock_serializes_two_processes(tmp_path):
     lock = tmp_path / "start.lock"
-    code = ("import sys, time; from pathlib import Path; from course_lib import server_process as s\n"
+    code = ("import sys, time; from pathlib import Path; from course_runtime import server_process as s\n"
             "with s.locked(Path(sys.argv[1])):\n    print('in', time.monotonic(), flush=True); time.sleep(1.5)\n")
     procs = [subprocess.Popen([sys.executable, "-c", code, str(lock)], stdout=subprocess.PIPE, text=True,
                               encoding="utf-8") for _ in range(2)]
@@ -134,7 +134,7 @@ def test_no_posix_only_process_calls_remain():
     """Issue 28: no os.kill (a signal-0 probe terminates the process on Windows), no SIGKILL, no fcntl, no waitpid."""
     import ast
 
-    root = Path(__file__).resolve().parent.parent / "course_lib"
+    root = Path(__file__).resolve().parent.parent / "course_runtime"
     for name in ("local_server.py", "classroom.py", "server_process.py", "xllamacpp_server.py"):
         tree = ast.parse((root / name).read_text(encoding="utf-8"))
         for node in ast.walk(tree):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from course_lib import platforms, setup_check
+from course_runtime import platforms, setup_check
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -17,7 +17,8 @@ import pytest
 
 from fakes import FakeLLM, StrictLLM, openai_reasoning_check, sse_response
 
-from course_lib import messages, providers, request_rules, settings, setup_check
+from course_lib import messages, providers
+from course_runtime import provider_checks, request_rules, settings, setup_check
 from course_lib.agent import Agent
 from course_lib.messages import ToolSchemaError, request_kwargs
 from course_lib.providers import PRESETS, Provider, ProviderError, get_client, get_provider, ping
@@ -38,7 +39,7 @@ def clean_env(monkeypatch):
     for name in SETTINGS:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(request_rules, "_NO_STREAM_OPTIONS", set())
-    monkeypatch.setattr(providers, "_CUT_BASE_URLS", set())
+    monkeypatch.setattr(provider_checks, "_CUT_BASE_URLS", set())
 
 
 def fake_provider(name="custom", base_url="http://fake.local/v1", model="fake-model", key=""):

@@ -24,7 +24,7 @@ import pytest
 
 from test_progress_service import CLASS_KEY, SECRET, TOKEN_A, TOKEN_B, Running, post, result
 
-from course_lib import class_code, progress_service, setup_check
+from course_runtime import class_code, progress_service, setup_check
 
 AUTH = {"Authorization": f"Bearer {CLASS_KEY}"}
 

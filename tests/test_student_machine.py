@@ -17,7 +17,8 @@ import pytest
 
 from fakes import FakeLLM
 
-from course_lib import http_client, local_server, providers, settings
+from course_lib import providers
+from course_runtime import http_client, local_server, provider_checks, settings
 from course_lib.providers import PRESETS, Provider, ProviderError, get_client, get_provider, ping
 from course_lib.replies import describe_error
 from course_lib.widgets import ChatSession
@@ -185,6 +186,7 @@ def dotenv(monkeypatch, tmp_path):
     monkeypatch.delenv("COURSE_IGNORE_DOTENV")
     monkeypatch.setattr(settings, "PROJECT_ROOT", tmp_path)
     monkeypatch.setattr(providers, "PROJECT_ROOT", tmp_path)
+    monkeypatch.setattr(provider_checks, "PROJECT_ROOT", tmp_path)
     monkeypatch.setattr(settings, "_FROM_DOTENV", {})
     monkeypatch.setattr(settings, "_DOTENV_VALUES", {})
     path = tmp_path / ".env"

@@ -19,7 +19,7 @@ import pytest
 
 from notebook_cells import NOTEBOOKS, ROOT
 
-SOURCES = sorted(p for folder in ("course_lib", "bench", "tests", "solutions") for p in (ROOT / folder).rglob("*.py"))
+SOURCES = sorted(p for folder in ("course_lib", "course_runtime", "bench", "tests", "solutions") for p in (ROOT / folder).rglob("*.py"))
 TEXT_SUBPROCESS = {"run", "check_output", "Popen", "check_call", "call"}
 
 
@@ -101,7 +101,7 @@ def test_notebook_cells_name_their_encoding(path: Path):
 
 def test_the_course_files_are_utf8():
     """Data, templates, notebooks, .env.example: all decode as UTF-8 (what every reader above says)."""
-    files = [*(ROOT / "data").glob("*.*"), *NOTEBOOKS, ROOT / ".env.example", *(ROOT / "course_lib").glob("*.jinja")]
+    files = [*(ROOT / "data").glob("*.*"), *NOTEBOOKS, ROOT / ".env.example", *(ROOT / "course_runtime").glob("*.jinja")]
     for path in files:
         if path.suffix != ".db":
             path.read_bytes().decode("utf-8")

@@ -24,16 +24,18 @@ import course_lib.checkers  # noqa: F401 - registers the check.* sentences (chec
 from course_lib import texts
 from course_lib.checkers import sentences
 from course_lib.texts import TEXTS, t
+from course_runtime import texts as table
 
 ROOT = Path(__file__).resolve().parent.parent
 LIB = ROOT / "course_lib"
+RUNTIME = ROOT / "course_runtime"
 ZH = TEXTS["zh"]
 CJK = re.compile(r"[\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef]")
 # A string that looks like a texts key: "<area>.<what>" with an area of the table.
 AREAS = sorted({key.split(".", 1)[0] for key in ZH})
 KEY_RE = re.compile(r"^(?:%s)\.[a-z0-9_.]+$" % "|".join(map(re.escape, AREAS)))
 # The modules that hold the tables: their keys are written there, which is not a use.
-TABLES = {"texts.py", "checkers/sentences.py"}
+TABLES = {"texts.py", "checkers/sentences.py", "../course_runtime/texts.py"}
 # Keys a caller builds at run time (no literal anywhere): mcp_client.py's t(f"mcp.{item.type}", ...).
 BUILT_KEYS = {"mcp.audio", "mcp.image"}
 
@@ -45,7 +47,7 @@ CONVERTED = [
     "tools/orders.py",
     "checkers/__init__.py", "checkers/scripted.py", *[f"checkers/nb0{n}.py" for n in range(10)], "quiz.py",
     "mcp_server.py", "mcp_client.py", "approval.py", "tracing.py", "checkers/nb10.py", "evaluation.py", "judge.py",
-    "progress.py", "progress_service.py", "class_code.py",
+    "../course_runtime/progress.py", "../course_runtime/progress_service.py", "../course_runtime/class_code.py",
 ]
 # Chinese that is sent TO THE MODEL (prompts, tool results, corrective messages) stays next to the
 # code that sends it, and so do patterns that read the model's replies: the top-level names
@@ -80,8 +82,9 @@ RAISE_FOR_MODEL = {("tools/calculator.py", "CalculatorError"), ("json_scan.py", 
 
 
 def _sources() -> list[tuple[str, ast.Module, str]]:
-    """course_lib's modules, and the entry point course.py (its sentences are ``course.*`` keys)."""
+    """course_lib's modules, course_runtime's (as ``../course_runtime/x.py``) and course.py (``course.*`` keys)."""
     files = [(str(p.relative_to(LIB)), p) for p in sorted(LIB.rglob("*.py"))] + [("../course.py", ROOT / "course.py")]
+    files += [(f"../course_runtime/{p.relative_to(RUNTIME).as_posix()}", p) for p in sorted(RUNTIME.rglob("*.py"))]
     return [(name, ast.parse(p.read_text(encoding="utf-8")), p.read_text(encoding="utf-8")) for name, p in files]
 
 
@@ -174,18 +177,29 @@ def test_the_checkers_sentences_are_registered_from_beside_the_checkers():
     assert not in_texts_py & set(sentences.ZH)  # each sentence is written once, in one of the two files
 
 
+def test_the_machinery_finds_its_sentences_without_the_lessons():
+    """course_runtime (and course.py) run without course_lib - course.py before .venv exists, the
+    class server on its own - so every key they use is in course_runtime/texts.py's own blocks."""
+    own = {**table._ZH_PROVIDERS, **table._ZH_PROGRESS}
+    missing = [f"{name}:{call.lineno} {call.args[0].value}" for name, tree, _ in _sources()
+               if name.startswith("../") for call in _t_calls(tree) if call.args[0].value not in own]
+    assert missing == []
+    lessons = set(ZH) - set(own)
+    assert lessons and all(not key.startswith(("course.", "local.", "classroom.")) for key in lessons)
+
+
 def test_register_adds_a_table_and_refuses_a_key_with_another_sentence(monkeypatch):
-    table = {"demo.hello": "你好，{name}", "check.passed": ZH["check.passed"]}
-    monkeypatch.setattr(texts, "TEXTS", {"zh": dict(ZH)})  # the course's own table stays as it is
-    texts.register("zh", table)
+    sample = {"demo.hello": "你好，{name}", "check.passed": ZH["check.passed"]}
+    monkeypatch.setattr(table, "TEXTS", {"zh": dict(ZH)})  # the course's own table stays as it is
+    texts.register("zh", sample)  # course_lib.texts hands on course_runtime.texts' register and t
     assert t("demo.hello", name="小明") == "你好，小明"
-    texts.register("zh", table)  # the same sentences again (a module imported twice): allowed
+    texts.register("zh", sample)  # the same sentences again (a module imported twice): allowed
     texts.register("en", {"demo.hello": "Hello, {name}"})  # a new language gets its own table
     monkeypatch.setenv("COURSE_LANGUAGE", "en")
     assert t("demo.hello", name="Ming") == "Hello, Ming" and t("check.passed", message="x") == "✅ 通过：x"
     with pytest.raises(ValueError, match="demo.hello"):
         texts.register("zh", {"demo.hello": "另一句", "demo.new": "新的"})
-    assert "demo.new" not in texts.TEXTS["zh"]  # nothing of a refused table is added
+    assert "demo.new" not in table.TEXTS["zh"]  # nothing of a refused table is added
     assert "demo.hello" not in TEXTS["zh"]  # the real table was never touched
 
 

@@ -1,4 +1,4 @@
-"""course_lib.windows_engine: the Windows student's model server, llama.cpp's official CPU build from PyPI.
+"""course_runtime.windows_engine: the Windows student's model server, llama.cpp's official CPU build from PyPI.
 
 Two groups:
 
@@ -16,10 +16,10 @@ Two groups:
   its cache put in ``用户 张三/.cache/llm-agent-course``, and under
   ``LANG=zh_CN.UTF-8`` (Wine's ANSI code page 936, as on Chinese Windows) the
   course's own commands run in that copy with ``COURSE_ENGINE=windows-release``:
-  ``python -m course_lib.local_server start`` (which unpacks the engine with
+  ``python -m course_runtime.local_server start`` (which unpacks the engine with
   the same ``prepare()`` a Windows laptop runs and starts ``llama-server.exe``
   under Wine, ``local_server.server_program``) and ``python -m
-  course_lib.classroom`` (the class server, with its key file).  Then
+  course_runtime.classroom`` (the class server, with its key file).  Then
   ``python -m bench.server_check`` must pass against both, every file flag must
   be a relative ASCII name, and notebook 03 (function calling) must run top to
   bottom on the student's server; its replies are compared with the committed
@@ -49,7 +49,7 @@ from pathlib import Path
 
 import pytest
 
-from course_lib import local_server, server_process, windows_engine
+from course_runtime import local_server, server_process, windows_engine
 from machine_support import free_port, skip_or_fail, wait_until
 from course_lib.texts import t
 
@@ -402,7 +402,7 @@ def chinese_laptop(tmp_path_factory):
     ``PYTHONPATH`` (as a Windows .venv has them) and the environment a Chinese Windows gives Wine.
 
     Yields ``{"course", "cache", "env", "exe", ...}``: ``env`` runs the course's own commands
-    (``python -m course_lib.local_server start``, ``python -m course_lib.classroom``) with
+    (``python -m course_runtime.local_server start``, ``python -m course_runtime.classroom``) with
     ``COURSE_ENGINE=windows-release``, which on Linux runs ``llama-server.exe`` under Wine
     (``local_server.server_program``).
     """
@@ -436,7 +436,7 @@ def chinese_laptop(tmp_path_factory):
                            env=env, capture_output=True, text=True, encoding="utf-8", timeout=60)
     assert whose.stdout.strip().startswith(str(course)), f"the copy must run its own course_lib: {whose}"
     started = time.monotonic()
-    exe = Path(subprocess.run([sys.executable, "-c", "from course_lib import windows_engine; print(windows_engine.prepare())"],
+    exe = Path(subprocess.run([sys.executable, "-c", "from course_runtime import windows_engine; print(windows_engine.prepare())"],
                               cwd=course, env=env, capture_output=True, text=True, encoding="utf-8", timeout=300,
                               check=True).stdout.strip())
     prepare_s = time.monotonic() - started
@@ -488,14 +488,14 @@ def _assert_opened_by_ascii_names(state: dict, log: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def wine_server(chinese_laptop):
-    """The student's embedded server, started by the course's own code (``python -m course_lib.local_server
+    """The student's embedded server, started by the course's own code (``python -m course_runtime.local_server
     start``) in the Chinese copy: llama-server.exe (release b10605) under Wine.  Stopped the same way."""
     laptop = chinese_laptop
     env = laptop["env"]
     port = int(env["COURSE_LOCAL_PORT"])
     log = laptop["cache"] / "llama-server.log"
     started = time.monotonic()
-    done = _course_command(laptop, "course_lib.local_server", "start", timeout=START_TIMEOUT_S + 60)
+    done = _course_command(laptop, "course_runtime.local_server", "start", timeout=START_TIMEOUT_S + 60)
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}\n{_log_tail(log)}"
     state = json.loads((laptop["cache"] / "llama-server.json").read_text(encoding="utf-8"))
     files = _assert_opened_by_ascii_names(state, log)
@@ -504,7 +504,7 @@ def wine_server(chinese_laptop):
     try:
         yield {"port": port, "root": root, "exe": laptop["exe"], "state": state}
     finally:
-        stopped = _course_command(laptop, "course_lib.local_server", "stop", timeout=120)
+        stopped = _course_command(laptop, "course_runtime.local_server", "stop", timeout=120)
         RESULTS["stopped"] = stopped.stdout.strip()
         assert stopped.returncode == 0 and stopped.stdout.strip() == "stopped", stopped
         assert not server_process.still_running(state), "local_server stop left the Wine server running"
@@ -564,7 +564,7 @@ def test_notebook_03_runs_on_the_windows_build(wine_server, monkeypatch):
 
 @pytest.mark.wine
 def test_the_class_server_runs_the_windows_build_from_a_chinese_folder(chinese_laptop, wine_server):
-    """``python course.py serve``'s own code (``python -m course_lib.classroom``) in the Chinese copy: the class
+    """``python course.py serve``'s own code (``python -m course_runtime.classroom``) in the Chinese copy: the class
     server (four slots, ``--api-key-file``, ``--metrics``) under Wine answers ``bench.server_check`` with the
     class key, and Ctrl-C stops it."""
     laptop = chinese_laptop
@@ -573,7 +573,7 @@ def test_the_class_server_runs_the_windows_build_from_a_chinese_folder(chinese_l
     out_path = laptop["cache"] / "serve-output.txt"
     started = time.monotonic()
     with out_path.open("wb") as out:
-        serve = subprocess.Popen([sys.executable, "-m", "course_lib.classroom", "--host", "127.0.0.1", "--port", str(port),
+        serve = subprocess.Popen([sys.executable, "-m", "course_runtime.classroom", "--host", "127.0.0.1", "--port", str(port),
                                   "--progress-port", str(progress_port)], cwd=laptop["course"], env=laptop["env"],
                                  stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
     root = f"http://127.0.0.1:{port}"
@@ -626,18 +626,18 @@ def _report(found: dict | None, record: dict | None, seconds: float, cells: int,
              f"- Wheels ready in {r.get('wheels_s', 0):.1f} s, prepare() {r.get('prepare_s', 0):.2f} s, "
              f"first `--version` under Wine: {first}",
              f"- The course copied to `{r.get('course')}`, its cache in `{r.get('cache')}`, `LANG={CHINESE_LOCALE}` "
-             "(Wine's ANSI code page 936); the server started by `python -m course_lib.local_server start` there "
+             "(Wine's ANSI code page 936); the server started by `python -m course_runtime.local_server start` there "
              f"(`COURSE_ENGINE=windows-release`), healthy {r.get('health_s', 0):.1f} s after the command started, "
              f"on 127.0.0.1:{r.get('port')}; flags: `{' '.join(str(a) for a in r.get('args', []))}`",
              f"- Files named to the server (relative to its folder, the cache): {r.get('files')}",
-             "- Stopped at the end by `python -m course_lib.local_server stop` in the copy (asserted: the recorded server and guard are gone)"]
+             "- Stopped at the end by `python -m course_runtime.local_server stop` in the copy (asserted: the recorded server and guard are gone)"]
     check = r.get("server_check")
     if check:
         lines += [f"- `python -m bench.server_check`: exit {check['rc']} in {check['seconds']:.1f} s", ""]
         lines += [f"    {row}" for row in check["rows"]]
     served = r.get("class_server")
     if served:
-        lines += ["", f"## The class server (`python -m course_lib.classroom` in the same copy)", "",
+        lines += ["", f"## The class server (`python -m course_runtime.classroom` in the same copy)", "",
                   f"Healthy {served['health_s']:.1f} s after start; files {served['files']}; "
                   f"`python -m bench.server_check URL KEY`: exit {served['rc']}, {served['seconds']:.1f} s from start; "
                   "a wrong key is refused; Ctrl-C stopped it.", ""]

@@ -16,7 +16,7 @@ map, does not import the checkers).
 
 Each checker is decorated with ``@exercise("NN-k")``: its result (the
 exercise, passed or not, the key of the sentence it printed) is kept on the
-student's computer and, in class, sent to the teacher (``course_lib.progress``,
+student's computer and, in class, sent to the teacher (``course_runtime.progress``,
 which says exactly what is sent).
 """
 
@@ -27,7 +27,8 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from .. import progress, texts
+from .. import texts
+from course_runtime import progress
 from ..messages import ROLES
 from ..recording import Recording, recording
 from . import sentences

@@ -27,7 +27,7 @@ import re
 import sys
 from pathlib import Path
 
-from ..progress import CHECKERS_DIR, exercise_ids, exercise_order
+from course_runtime.progress import CHECKERS_DIR, exercise_ids, exercise_order
 from ..texts import t
 
 ROOT = CHECKERS_DIR.parent.parent  # the course folder

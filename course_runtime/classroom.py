@@ -368,7 +368,7 @@ def end_like_ctrl_c() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: ``python -m course_lib.classroom [--host H] [--port P] [--slots N] [--new-key] [--key-file F]
+    """Command line: ``python -m course_runtime.classroom [--host H] [--port P] [--slots N] [--new-key] [--key-file F]
     [--progress-port P] [--teacher-anywhere] [--budget TOKENS] [--no-reply-memory]``."""
     parser = argparse.ArgumentParser(prog="python course.py serve", description=__doc__.split("\n")[0])
     parser.add_argument("--host", default="0.0.0.0",

@@ -1,4 +1,4 @@
-"""``python -m course_lib.xllamacpp_server FLAGS``: llama.cpp's server from the ``xllamacpp`` package, with llama-server's flags.
+"""``python -m course_runtime.xllamacpp_server FLAGS``: llama.cpp's server from the ``xllamacpp`` package, with llama-server's flags.
 
 Not taught in a notebook: it is the engine of the offline model on macOS and
 Linux aarch64 (``platforms.py``), where no prebuilt ``llama-server``
@@ -52,7 +52,7 @@ from pathlib import Path
 
 def parser() -> argparse.ArgumentParser:
     """The flags of ``local_server.server_flags`` (llama-server's spelling), and no others."""
-    p = argparse.ArgumentParser(prog="python -m course_lib.xllamacpp_server", allow_abbrev=False,
+    p = argparse.ArgumentParser(prog="python -m course_runtime.xllamacpp_server", allow_abbrev=False,
                                 description=__doc__.split("\n")[0])
     p.add_argument("--model", required=True)
     p.add_argument("--alias", default="")

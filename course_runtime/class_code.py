@@ -405,7 +405,7 @@ def join(code: str, name: str | None = None, env_path: Path | None = None) -> in
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: ``python -m course_lib.class_code CODE [--name NAME]``."""
+    """Command line: ``python -m course_runtime.class_code CODE [--name NAME]``."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python course.py join", description=__doc__.split("\n")[0])

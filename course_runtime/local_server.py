@@ -9,7 +9,7 @@ Everything a student needs to run the course offline lives here:
 * ``ensure_server()`` starts llama.cpp's own ``llama-server`` on a loopback
   port the first time a notebook asks for the local provider, and reuses it
   from every notebook and kernel afterwards;
-* ``python -m course_lib.local_server status|start|stop|prepare`` does the
+* ``python -m course_runtime.local_server status|start|stop|prepare`` does the
   same by hand.
 
 Where the facts come from
@@ -309,7 +309,7 @@ def server_program() -> list[str]:
 
     Returns:
         ``[path to llama-server]`` (``binary_path``), or
-        ``[sys.executable, "-m", "course_lib.xllamacpp_server"]`` for the
+        ``[sys.executable, "-m", "course_runtime.xllamacpp_server"]`` for the
         ``xllamacpp`` engine (unless ``COURSE_LLAMA_SERVER`` names a binary).
         A Windows executable (``.exe``: the ``windows-release`` engine) on a
         system other than Windows is run by Wine: ``[wine, path]`` (how CI runs
@@ -321,7 +321,7 @@ def server_program() -> list[str]:
     if not os.environ.get("COURSE_LLAMA_SERVER") and engine() == "xllamacpp":
         if importlib.util.find_spec("xllamacpp") is None:
             raise LocalModelError(t("local.xllamacpp_missing"))
-        return [sys.executable, "-m", "course_lib.xllamacpp_server"]
+        return [sys.executable, "-m", "course_runtime.xllamacpp_server"]
     program = str(binary_path())
     if _needs_wine(program):
         wine = shutil.which("wine")
@@ -341,7 +341,7 @@ def server_env(program: list[str]) -> dict[str, str] | None:
 
     * Wine (a ``.exe`` outside Windows): ``windows_engine.wine_env()`` - Microsoft's
       runtime DLLs before Wine's own, no Mono/Gecko prompt, its own prefix.
-    * The xllamacpp launcher (``python -m course_lib.xllamacpp_server``): runs in
+    * The xllamacpp launcher (``python -m course_runtime.xllamacpp_server``): runs in
       ``server_folder()``, so the project root goes first on ``PYTHONPATH`` for it to
       import this very ``course_lib`` (not another copy of the course).
     """
@@ -349,7 +349,7 @@ def server_env(program: list[str]) -> dict[str, str] | None:
         from . import windows_engine
 
         return windows_engine.wine_env()
-    if program[1:3] == ["-m", "course_lib.xllamacpp_server"]:
+    if program[1:3] == ["-m", "course_runtime.xllamacpp_server"]:
         from .settings import PROJECT_ROOT
 
         env = dict(os.environ)
@@ -732,7 +732,7 @@ def ensure_server(timeout: float = START_TIMEOUT_S, keep: bool = False) -> str:
     Args:
         timeout: seconds to wait for ``/health`` to say ok.
         keep: True = a server started by this call has no owners and runs
-            until ``stop_server()`` (``python -m course_lib.local_server start``).
+            until ``stop_server()`` (``python -m course_runtime.local_server start``).
     Returns:
         The base URL, e.g. ``http://127.0.0.1:8765/v1``.
     Raises:
@@ -798,8 +798,8 @@ def stop_server(timeout: float = 10.0) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: ``python -m course_lib.local_server {status,start,stop,prepare}``."""
-    parser = argparse.ArgumentParser(prog="python -m course_lib.local_server", description=__doc__.split("\n")[0])
+    """Command line: ``python -m course_runtime.local_server {status,start,stop,prepare}``."""
+    parser = argparse.ArgumentParser(prog="python -m course_runtime.local_server", description=__doc__.split("\n")[0])
     parser.add_argument("command", choices=["status", "start", "stop", "prepare"])
     parser.add_argument("--download", action="store_true", help="prepare: fall back to downloading the official GGUF")
     opts = parser.parse_args(argv)
@@ -810,7 +810,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"model ready: {model_path(download=opts.download)} ({time.monotonic() - started:.1f} s)")
             print(f"server: {' '.join(server_program())} ({engine_build()})")
         elif opts.command == "start":
-            print(f"llama-server is up at {ensure_server(keep=True)} (it runs until: python -m course_lib.local_server stop)")
+            print(f"llama-server is up at {ensure_server(keep=True)} (it runs until: python -m course_runtime.local_server stop)")
         elif opts.command == "stop":
             print("stopped" if stop_server() else "no course llama-server was running")
         else:

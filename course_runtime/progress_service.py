@@ -1158,7 +1158,7 @@ class ProgressService:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m course_lib.progress_service``: the service alone (tests, or a teacher without the model server).
+    """``python -m course_runtime.progress_service``: the service alone (tests, or a teacher without the model server).
 
     Options: ``--host``, ``--port``, ``--db`` (the SQLite file), ``--class-key-file``, ``--teacher-key-file``,
     ``--model-root`` (a class server to show), ``--join-secret``, ``--new-key`` (new class and teacher keys),
@@ -1168,7 +1168,7 @@ def main(argv: list[str] | None = None) -> int:
     from .keys import KEY_FILE, TEACHER_KEY_FILE, class_key, teacher_key
     from .local_server import LocalModelError
 
-    parser = argparse.ArgumentParser(prog="python -m course_lib.progress_service",
+    parser = argparse.ArgumentParser(prog="python -m course_runtime.progress_service",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)

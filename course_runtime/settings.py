@@ -147,6 +147,13 @@ SOURCE_ENVIRONMENT = "environment"
 SOURCE_STUDENT_TOKEN = "student-token"  # the classroom provider's key: the token join handed to the teacher
 
 
+class ProviderError(RuntimeError):
+    """A provider is misconfigured or unreachable; the message says what to set or start.
+
+    Raised by ``provider_checks`` and ``http_client`` and by ``course_lib/providers.py``
+    (which hands it on as ``providers.ProviderError``, the name notebook 00 teaches)."""
+
+
 class EnvFileError(ValueError):
     """A setting from ``.env`` cannot be used - the file cannot be read as text (not UTF-8, no BOM
     saying otherwise), a value holds a control character - or the folder it names cannot be
@@ -157,7 +164,7 @@ class CacheDirError(EnvFileError):
     """The course cache folder cannot be made or written (read-only, a file in the way, a full disk);
     the message names it and the ``COURSE_CACHE_DIR`` line to add to ``.env``.  An ``EnvFileError``,
     so a caller that already reports a bad ``.env`` as a sentence reports this one too: ``python -m
-    course_lib.local_server prepare`` (the set-up's last step) prints ``error: <sentence>``, no traceback."""
+    course_runtime.local_server prepare`` (the set-up's last step) prints ``error: <sentence>``, no traceback."""
 
 
 # What cache_writes turns into CacheDirError: the disk is full or over quota, or the folder is not writable.

@@ -1,5 +1,7 @@
 """The HTTP layer under every client of ``providers.get_client``: rules, proxies, the class server's errors.
 
+``course_http_client`` is all of ``get_client``'s wiring: which transport, the request log, the replay.
+
 Taught in notebook 00 (what a set-up error says) and the teacher's guide (the class server).
 
 ``CourseHttpClient`` is an ``httpx.Client`` that applies the request rules
@@ -40,16 +42,16 @@ import ipaddress
 import json
 import os
 import urllib.request
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 import httpx
 import openai
 
-from . import local_server
-from .messages import validate_tools
+from . import local_server, request_replay
+from .request_log import RequestLog
 from .request_rules import apply_request_rules, remember_no_stream_options
-from .settings import PROJECT_ROOT, SOURCE_DOTENV, SOURCE_STUDENT_TOKEN, source_label, source_of
+from .settings import PROJECT_ROOT, SOURCE_DOTENV, SOURCE_STUDENT_TOKEN, ProviderError, source_label, source_of
 from .texts import shorten, t
 
 REQUEST_TIMEOUT_S = 120.0  # one request; a 1.5B model on 2 cores can take a while
@@ -205,8 +207,9 @@ def web_page_error(request: httpx.Request, response: httpx.Response) -> openai.A
 class CourseHttpClient(httpx.Client):
     """The HTTP client under every client from ``get_client``.
 
-    On each chat request it checks the ``tools`` (``messages.validate_tools``,
-    raising ``messages.ToolSchemaError`` before anything is sent) and applies
+    On each chat request it checks the ``tools`` with ``check_tools`` (the
+    lessons pass ``messages.validate_tools``, which raises
+    ``messages.ToolSchemaError`` before anything is sent) and applies
     ``apply_request_rules`` to the JSON body (so a request written with the
     raw SDK is checked and fixed the same way as one from
     ``request_kwargs``); when the server answers 400 to ``stream_options``
@@ -217,11 +220,14 @@ class CourseHttpClient(httpx.Client):
 
     Args:
         provider: the ``Provider`` whose rules and ``extra_body`` apply.
+        check_tools: called with a chat request's ``tools`` list before it is sent;
+            it raises to stop the request (None: not checked).
         **kwargs: for ``httpx.Client``.
     """
 
-    def __init__(self, provider: Any, **kwargs: Any):
+    def __init__(self, provider: Any, check_tools: Callable[[Any], Any] | None = None, **kwargs: Any):
         self.course_provider = provider
+        self.check_tools = check_tools
         super().__init__(**kwargs)
 
     def _with_rules(self, request: httpx.Request) -> httpx.Request:
@@ -233,8 +239,8 @@ class CourseHttpClient(httpx.Client):
             return request
         if not isinstance(body, dict):
             return request
-        if "tools" in body:  # a request written with the raw SDK; request_kwargs checked its own already
-            validate_tools(body["tools"])
+        if "tools" in body and self.check_tools is not None:  # a raw SDK request; request_kwargs checked its own
+            self.check_tools(body["tools"])
         new = apply_request_rules(body, self.course_provider, as_kwargs=False)
         if new == body:
             return request
@@ -353,3 +359,45 @@ class RestartingTransport(httpx.HTTPTransport):
         except httpx.ConnectError:
             local_server.ensure_server()
             return super().handle_request(request)
+
+
+def course_http_client(provider: Any, transport: httpx.BaseTransport | None = None, *, timeout: float,
+                       check_tools: Callable[[Any], Any] | None, read_stream: Callable[[list[dict]], Any]
+                       ) -> CourseHttpClient:
+    """The ``httpx`` client that ``providers.get_client`` hands to ``openai.OpenAI`` (all of its wiring).
+
+    For the local provider (no ``transport`` given) it starts the course's
+    llama-server if needed and uses ``RestartingTransport`` (started again if it
+    died mid-lesson), wrapped by ``request_replay.wrap`` (the notebook tests'
+    second pass; nothing changes unless ``COURSE_REPLAY_DIR`` is set).  With
+    ``COURSE_REQUEST_LOG=<file>`` every chat request is also logged there
+    (``request_log.RequestLog``; the bench and the tests use it).  A loopback or
+    LAN base URL never goes through an environment proxy (``trust_env=False``);
+    a remote one does.  Redirects are followed (``redirect_error`` names a
+    broken one).
+
+    Args:
+        provider: a ``providers.Provider``.  transport: an ``httpx`` transport to use
+            instead of the network (tests: ``httpx.MockTransport``); the rules still apply.
+        timeout: seconds for one request.  check_tools: ``CourseHttpClient``'s (the
+            lessons pass ``messages.validate_tools``).  read_stream: the request log's
+            reader of a stream's chunks (the lessons pass ``replies.collect_stream``).
+    Raises:
+        ProviderError: a SOCKS proxy in the environment without the ``socksio`` package
+            (names the variable and the fix).
+        local_server.LocalModelError: the local server cannot start.
+    """
+    log = os.environ.get("COURSE_REQUEST_LOG")
+    hooks = RequestLog(log, read_stream=read_stream).hooks() if log else {}
+    if provider.is_local and transport is None:
+        local_server.ensure_server()
+        transport = request_replay.wrap(RestartingTransport())
+    try:
+        return CourseHttpClient(provider, check_tools=check_tools, transport=transport, timeout=timeout,
+                                event_hooks=hooks, trust_env=not is_local_network(provider.base_url),
+                                follow_redirects=True)
+    except ImportError as exc:  # httpx builds a SOCKS proxy only with socksio installed
+        socks = socks_variable()
+        if socks is None:
+            raise
+        raise ProviderError(t("providers.socks_missing", var=socks[0], scheme=socks[1])) from exc

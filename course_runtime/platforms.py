@@ -18,7 +18,7 @@ The engines (docs/models-and-engines.md, "Every laptop"):
 ``xllamacpp``        llama.cpp's server compiled into a Python extension, PyPI
                      package ``xllamacpp`` (wheels for macOS arm64 / x86-64, Linux
                      aarch64 / x86-64, Windows x64), started by the course's own
-                     launcher ``python -m course_lib.xllamacpp_server`` with the same
+                     launcher ``python -m course_runtime.xllamacpp_server`` with the same
                      flags.  Its x86-64 wheels are built for AVX2 + FMA + F16C + BMI2
                      only: an older x86 CPU cannot run it (``engine_problem``).
 
@@ -155,7 +155,7 @@ def venv_python(venv: Path) -> Path:
     return venv / ("Scripts/python.exe" if is_windows() else "bin/python")
 
 
-if __name__ == "__main__":  # python course_lib/platforms.py: what this machine gets
+if __name__ == "__main__":  # python course_runtime/platforms.py: what this machine gets
     chosen = engine()
     print(f"engine: {chosen}")
     print(engine_problem(chosen) or "ok")

@@ -4,9 +4,9 @@ Run by ``python course.py check`` (and at the start of every set-up) with the
 system's Python, before the virtual environment exists - so this file uses
 the standard library only; ``course.py`` imports it, and it runs as a script too::
 
-    python3 course_lib/setup_check.py [--install] [--build] [--local-model]
-    python3 course_lib/setup_check.py --print-mode     # full / client
-    python3 course_lib/setup_check.py --print-build    # portable / native
+    python3 course_runtime/setup_check.py [--install] [--build] [--local-model]
+    python3 course_runtime/setup_check.py --print-mode     # full / client
+    python3 course_runtime/setup_check.py --print-build    # portable / native
 
 ``--install``      the virtual environment is still to be made/filled: Python
                    needs ``venv`` (with ``ensurepip``), and disk space for .venv.
@@ -487,7 +487,7 @@ def run(install: bool, build: bool, local_model: bool) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line; see the module docstring.  Prints the problems (stderr) or one OK line."""
-    parser = argparse.ArgumentParser(prog="course_lib/setup_check.py", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="course_runtime/setup_check.py", description=__doc__.split("\n")[0])
     parser.add_argument("--install", action="store_true")
     parser.add_argument("--build", action="store_true")
     parser.add_argument("--local-model", action="store_true")

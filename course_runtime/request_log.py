@@ -1,8 +1,8 @@
 """The request log: one JSON line per chat request, for the bench and the tests.
 
 Used by ``bench/`` (the series, the classroom load test) and ``tests/``; not
-taught in a notebook.  ``providers.get_client`` adds its hooks to the HTTP
-client when ``COURSE_REQUEST_LOG=<file>`` is set.
+taught in a notebook.  ``http_client.course_http_client`` (under
+``providers.get_client``) adds its hooks when ``COURSE_REQUEST_LOG=<file>`` is set.
 """
 
 from __future__ import annotations
@@ -11,11 +11,9 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import httpx
-
-from .replies import collect_stream, read_usage
 
 
 class RequestLog:
@@ -30,21 +28,29 @@ class RequestLog:
     first pass's record instead of the network (the key is absent otherwise).
     Token counts come from the response's ``usage``.  A streamed reply is
     logged when the stream is closed, with the text and calls put together
-    from its chunks (``replies.collect_stream``) - nothing is read that the
-    caller does not read itself.  The body holds no key (that travels in a
+    from its chunks by ``read_stream`` (the lessons pass ``replies.collect_stream``)
+    - nothing is read that the caller does not read itself.  The body holds no key (that travels in a
     header, which is never written).
     """
 
-    def __init__(self, path: str | os.PathLike | None = None, on_line: Any = None):
-        """``path``: the file to append to (None = none); ``on_line``: also called with each line dict."""
+    def __init__(self, path: str | os.PathLike | None = None, on_line: Any = None, *,
+                 read_stream: Callable[[list[dict]], Any]):
+        """A log that writes to ``path`` and/or hands each line to ``on_line``.
+
+        Args:
+            path: the file to append to (None = none).  on_line: also called with each line dict.
+            read_stream: turns a streamed reply's chunks (dicts) into a reply with ``.message``
+                (a dict), ``.usage`` and ``.finish_reason`` (``replies.collect_stream`` does; passed in
+                because the reply reader is a lesson, course_lib/replies.py, and this package never imports it).
+        """
         self.path = Path(path) if path is not None else None
         self.on_line = on_line
+        self.read_stream = read_stream
 
     def on_request(self, request: httpx.Request) -> None:
         request.extensions["course_started"] = time.perf_counter()
 
-    @staticmethod
-    def line_of(response: httpx.Response, chunks: list[dict] | None = None) -> dict | None:
+    def line_of(self, response: httpx.Response, chunks: list[dict] | None = None) -> dict | None:
         """The log line of one response (see the class docstring), or None for other endpoints.
 
         Args:
@@ -68,11 +74,11 @@ class RequestLog:
         except ValueError:
             sent = None
         if stream:
-            reply = collect_stream(chunks or [])
+            reply = self.read_stream(chunks or [])
             usage, message, finish = reply.usage or {}, reply.message, reply.finish_reason
             timings = next((c["timings"] for c in reversed(chunks or []) if c.get("timings")), None)
         else:
-            usage = read_usage(body) or {}
+            usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
             choice = (body.get("choices") or [{}])[0] or {}
             message, finish, timings = choice.get("message") or {}, choice.get("finish_reason"), body.get("timings")
         calls = [{"name": (c.get("function") or {}).get("name"), "arguments": (c.get("function") or {}).get("arguments")}

@@ -10,7 +10,7 @@ The guard
 ---------
 The server is started through a small guard process::
 
-    python -m course_lib.server_process guard --cwd FOLDER STATE_FILE -- PROGRAM FLAGS...
+    python -m course_runtime.server_process guard --cwd FOLDER STATE_FILE -- PROGRAM FLAGS...
 
 The guard starts ``PROGRAM FLAGS`` as its child (in ``FOLDER``: the server's
 flags name its files relative to it, ``local_server.server_folder``) and, once a second, reads
@@ -235,7 +235,7 @@ def start_guarded(command: list[str], state: Path, log: Path, owners: bool = Tru
         out.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} starting: {' '.join(command)}\n".encode())
         out.flush()
         where = [] if cwd is None else ["--cwd", str(cwd)]
-        guard = subprocess.Popen([sys.executable, "-m", "course_lib.server_process", "guard", *where, str(state),
+        guard = subprocess.Popen([sys.executable, "-m", "course_runtime.server_process", "guard", *where, str(state),
                                   "--", *command],
                                  stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
                                  cwd=str(Path(__file__).resolve().parent.parent), **detached_options())
@@ -270,8 +270,8 @@ def guard(state: Path, command: list[str], poll: float = POLL_S, cwd: Path | Non
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m course_lib.server_process guard [--cwd FOLDER] STATE -- COMMAND...`` (``--cwd`` first: the rest is the command)."""
-    p = argparse.ArgumentParser(prog="python -m course_lib.server_process")
+    """``python -m course_runtime.server_process guard [--cwd FOLDER] STATE -- COMMAND...`` (``--cwd`` first: the rest is the command)."""
+    p = argparse.ArgumentParser(prog="python -m course_runtime.server_process")
     p.add_argument("what", choices=["guard"])
     p.add_argument("state", type=Path)
     p.add_argument("--cwd", type=Path, default=None)

@@ -50,7 +50,7 @@ from typing import Any
 from .class_code import progress_dir, student_token
 from .texts import t
 
-CHECKERS_DIR = Path(__file__).resolve().parent / "checkers"
+CHECKERS_DIR = Path(__file__).resolve().parent.parent / "course_lib" / "checkers"  # read as text, never imported
 EXERCISE_ID = re.compile(r"(\d{2})-(\d{1,2})")  # "NN-k": notebook NN, exercise k (what @exercise takes)
 
 

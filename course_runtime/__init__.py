@@ -1,0 +1,35 @@
+"""What runs the course underneath the lessons; no notebook asks a student to open it.
+
+The lessons live in ``course_lib/`` (a glass box, opened in class); this
+package is the machinery they stand on: the engines and the local model
+server, the HTTP layer under every client, the set-up and the settings, the
+class server, the class view and a student's progress.  It never imports
+``course_lib`` (tests/test_package_map.py walks the imports): a lesson hands
+in what it needs - the tools check, the reply reader - as a function.  Every
+module here is standard library only unless it says otherwise, and
+``course.py`` imports only from here, before the virtual environment exists.
+
+The list is in import order: a module imports only modules above it, so
+there is no circle.
+
+texts             every sentence's table and t(); the machinery's own sentences
+platforms         which engine serves the model on this OS / CPU (stdlib only)
+setup_check       the set-up's pre-checks (standard library only)
+class_code        the class code: join a class in one step (stdlib only)
+settings          the project root, the cache folder and the .env file; ProviderError
+progress          a student's exercise results: kept here, sent in class
+server_process    start / watch / stop the model server on every OS (guard)
+windows_engine    llama.cpp's Windows release from PyPI, unpacked
+xllamacpp_server  the xllamacpp engine with llama-server's flags (macOS)
+local_server      the embedded model server (any engine) and its model file
+keys              the class key and the teacher key: made once, read, kept
+name_skeleton     a display name's TR39 skeleton: lookalike names are one name
+class_gateway     the students' door to the class model: own token, fair turns
+progress_service  the teacher's class view: results of every student
+classroom         the teacher's class server (course.py serve) and its view
+request_rules     what some endpoints need changed in a request
+request_log       one JSON line per request (the bench, the tests)
+request_replay    the tests' second pass: chat answers recorded, replayed
+http_client       the HTTP client under every client: rules, proxies, class
+provider_checks   the provider's .env lines checked; what an error means
+"""
