@@ -39,14 +39,14 @@ keeps the loop finite and the message list valid:
 The trace lines a step prints are written in ``describe``, in this file.
 Replies are read by ``replies.read_reply``, calls by ``tool_calls.read_assistant``;
 requests are built by ``messages.request_kwargs``; the records are in ``records.py``.
-Every call takes one path: ``step`` -> ``_run_turn`` -> ``run_calls`` (each call, in
-order) -> ``run_call`` (the decision, the repeat check) -> ``tool_calls.run_call`` (the
-tool runs).  A call that does not run - it waits for a person, was rejected, was
+Every call takes one path: ``step`` -> ``_run_turn`` -> ``answer_calls`` (each call, in
+order) -> ``answer_call`` (the decision: ``ApprovalGate.apply_decision``) -> ``_run_or_repeat``
+(the repeat check) -> ``tool_calls.run_call`` (the tool runs).  A call that does not run - it waits for a person, was rejected, was
 interrupted, repeats an earlier call - is answered by ``records.ToolResult.not_run``.
 
 Three public hooks let other code change one thing without copying the loop:
 ``send`` (how a request is sent and its reply read; the chat box of
-``widgets.py`` streams there), ``run_call`` (how one call is answered; the
+``widgets.py`` streams there), ``answer_call`` (how one call is answered; the
 bench's guard variants replace it) and ``recheck_max_tokens``.
 
 Human approval (notebook 08, ``approval.py``): a call to a tool in
@@ -80,7 +80,7 @@ import json
 import time
 from typing import Any, Callable, Iterable
 
-from .approval import EDITED_NOTE, REJECTED_REASON, REJECTED_TEXT, Decision, rejected_text
+from .approval import EDITED_NOTE, REJECTED_REASON, REJECTED_TEXT, Decision, HeldTurn
 from .loop_base import LoopBase, cut_note
 from .messages import has_text, request_kwargs, to_dict
 from .number_check import CHECKED_TOOL, check_calls, without_tool
@@ -284,7 +284,7 @@ class Agent(LoopBase):
             reply = with_tokens_of_both(reply, second)
             turn = read_assistant(second.message, names_of(without_calculate))  # a calculate written as text is not run
         fields = dict(reply_fields(reply), dropped=dropped, requests=2 if dropped else 1)
-        if turn.calls and self.gate.ask(turn.calls, held=(turn, fields, number)):
+        if turn.calls and self.gate.ask(turn.calls, held=HeldTurn(number, fields, tuple(turn.calls), turn=turn)):
             # A call needs a person's yes and has none yet: the gate holds the reply; nothing runs until decide().
             waiting = [ToolResult.not_run(c) for c in self.waiting]
             step = self._record(WaitingStep(number, **fields, waiting=waiting), began)
@@ -327,7 +327,7 @@ class Agent(LoopBase):
                 {**wire, "function": {**wire["function"], "arguments": call.arguments_text}} if call is not old else wire
                 for wire, call, old in zip(message["tool_calls"], calls, turn.calls)])
         self.messages.append(message)
-        results = self.run_calls(calls, number)
+        results = self.answer_calls(calls, number)
         self.messages.extend(result.message() for result in results)
         self._failed |= {r.id for r in results if not r.ok}
         # A step "repeats" when it re-asks an earlier call and runs nothing new that worked.
@@ -339,18 +339,13 @@ class Agent(LoopBase):
 
     # -- human approval (notebook 08): the gate is loop_base.LoopBase's ---------------------
 
-    def _resume(self) -> Step:
-        """Finish the held turn once every call has a decision; its ``ToolCallsStep`` replaces the ``WaitingStep``."""
-        turn, fields, number = self.gate.resume()  # RuntimeError while a call still waits: nothing changes
-        began = time.perf_counter()
-        self.steps.pop()  # the WaitingStep: the finished turn is the same step
-        step = self._run_turn(turn, fields, number)
-        if number >= self.max_steps and not self.stopping:
+    def _finish(self, held: HeldTurn) -> tuple[ToolCallsStep, bool]:
+        """The held turn, decided (``LoopBase._resume`` records it): steps 5-7, then the limit.
+        Returns the ``ToolCallsStep`` and whether the student stopped a tool (Ctrl-C)."""
+        step = self._run_turn(held.turn, held.fields, held.number)
+        if held.number >= self.max_steps and not self.stopping:
             self._stop("max_steps")
-        self._record(step, began)
-        if any(r.interrupted for r in step.tool_calls):
-            raise KeyboardInterrupt(t("loops.interrupted"))
-        return step
+        return step, any(r.interrupted for r in step.tool_calls)
 
     def run(self, question: str | list[dict] | None = None) -> "RunResult":
         """``start(question)`` (if given), then ``step()`` until done - or until a call waits for a
@@ -386,8 +381,8 @@ class Agent(LoopBase):
         """
         return read_reply(self.client.chat.completions.create(**request))
 
-    def run_calls(self, calls: list[ToolCall], step: int) -> list[ToolResult]:
-        """``run_call`` for each call, in order; one ``ToolResult`` per call, always.
+    def answer_calls(self, calls: list[ToolCall], step: int) -> list[ToolResult]:
+        """``answer_call`` for each call, in order; one ``ToolResult`` per call, always.
 
         Ctrl-C (the notebook's stop button) while a tool runs does not leave calls without
         an answer: that call and the ones after it get an ``interrupted`` result (they did
@@ -398,34 +393,31 @@ class Agent(LoopBase):
         for call in calls:
             if not (results and results[-1].interrupted):  # after an interrupt, nothing more runs
                 try:
-                    results.append(self.run_call(call, step))
+                    results.append(self.answer_call(call, step))
                     continue
                 except KeyboardInterrupt:
                     pass
             results.append(ToolResult.not_run(call, t("tools.interrupted", name=call.name), interrupted=True))
         return results
 
-    def run_call(self, call: ToolCall, step: int) -> ToolResult:
-        """Answer one call.  A call a person rejected does not run (``REJECTED_TEXT``); a call
-        identical to one that ran before (``call_key``) is not run again: it gets that result plus
-        ``REPEAT_NOTE``; any other call runs (``tool_calls.run_call``).  An edited call says so
-        in its result."""
-        decision = self.gate.decision(call)  # the person's (or the policy's) decision in this turn, or None
-        approval = decision.action if decision is not None else ""
-        if approval == "reject":
-            return ToolResult.not_run(call, rejected_text(call.name, decision), approval="reject")
+    def answer_call(self, call: ToolCall, step: int) -> ToolResult:
+        """Answer one call of step ``step``: the person's decision first (``gate.apply_decision``: a
+        rejected call does not run, an edited one says so in its result), then ``_run_or_repeat``.
+
+        The public hook for one call: the bench's guard variants and ``tracing.Tracer`` replace it."""
+        return self.gate.apply_decision(call, lambda call: self._run_or_repeat(call, step))
+
+    def _run_or_repeat(self, call: ToolCall, step: int) -> ToolResult:
+        """Run ``call`` (``tool_calls.run_call``), unless an identical call (``call_key``) ran before:
+        then it is not run again and gets that result plus ``REPEAT_NOTE``."""
         key = call_key(call)
         if key in self._seen:  # the same call ran before: its result again, with a note
             first_step, first = self._seen[key]
-            result = ToolResult.not_run(call, first.observation + "\n" + REPEAT_NOTE.format(step=first_step),
-                                        ok=first.ok, repeated=True, first_step=first_step)
-        else:
-            result = run_call(call, self.registry)
-            if key is not None:  # None: arguments that could not be read are never reused
-                self._seen[key] = (step, result)
-        if approval == "edit":
-            result.observation = EDITED_NOTE.format(arguments=call.arguments_text) + result.observation
-        result.approval = approval
+            return ToolResult.not_run(call, first.observation + "\n" + REPEAT_NOTE.format(step=first_step),
+                                      ok=first.ok, repeated=True, first_step=first_step)
+        result = run_call(call, self.registry)
+        if key is not None:  # None: arguments that could not be read are never reused
+            self._seen[key] = (step, result)
         return result
 
     def _stop(self, reason: str) -> None:

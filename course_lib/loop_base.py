@@ -34,7 +34,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Iterable
 
-from .approval import ApprovalGate, Decision
+from .approval import ApprovalGate, Decision, HeldTurn
 from .messages import to_dict
 from .records import RUNNING, WAITING, LoopProtocol, RunResult, Step, StopReason
 from .texts import t
@@ -168,6 +168,28 @@ class LoopBase:
             seconds=self._seconds,
             waiting=list(self.waiting),
         )
+
+    def _resume(self) -> Step:
+        """Finish the held turn (``gate.held``, an ``approval.HeldTurn``) once every call has a decision:
+        no new request; the finished step takes the ``WaitingStep``'s place.  The loop's ``_finish``
+        runs what was decided; the student's stop inside a tool is raised again once the step is recorded.
+
+        Raises:
+            RuntimeError: a call still waits (nothing changes).
+            KeyboardInterrupt: the student stopped a tool of this turn (the step is recorded first).
+        """
+        held = self.gate.resume()  # RuntimeError while a call still waits: nothing changes
+        began = time.perf_counter()
+        self.steps.pop()  # the WaitingStep: the finished turn is the same step
+        step, interrupted = self._finish(held)
+        self._record(step, began)
+        if interrupted:
+            raise KeyboardInterrupt(t("loops.interrupted"))
+        return step
+
+    def _finish(self, held: HeldTurn) -> tuple[Step, bool]:  # pragma: no cover - each loop writes its own
+        """Run the decided calls of ``held``; return the finished step and whether the student stopped a tool."""
+        raise NotImplementedError
 
     def _hook_stopped(self) -> None:
         """After a ``WaitingStep`` is recorded: raise the student's ``KeyboardInterrupt`` again when it

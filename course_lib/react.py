@@ -76,13 +76,14 @@ import re
 import time
 from typing import Any
 
-from .approval import EDITED_NOTE, rejected_text
+from .approval import HeldTurn
 from .loop_base import LoopBase, cut_note, question_text
 from .messages import has_text, request_kwargs, to_dict
 from .react_parser import ParsedReply, corrective_observation, parse_json_protocol, parse_line_protocol
 from .records import ActionStep, AnswerStep, FinalStep, InvalidStep, RunResult, Step, ToolCall, ToolResult, WaitingStep, reply_fields
 from .replies import read_reply
 from .texts import shorten, t
+from .tool_calls import run_call
 from .tools.registry import ToolRegistry, default_registry
 
 # Stop sequences.  Protocol A: the model should stop after "PAUSE"; it often
@@ -354,7 +355,7 @@ class ReActLoop(LoopBase):
         elif parsed.kind == "action":
             # 5. Ask the approval gate (as Agent.step does), then run the tool: its result is the next Observation.
             call = action_call(self.registry, parsed, number)
-            if self.gate.ask([call], held=(parsed, reply.text, fields, number, call)):
+            if self.gate.ask([call], held=HeldTurn(number, fields, (call,), parsed=parsed, reply_text=reply.text)):
                 waiting = [ToolResult.not_run(call)]  # nothing runs until decide()
                 waited = self._record(WaitingStep(number, **fields, waiting=waiting), began)
                 self._hook_stopped()  # the stop button inside the hook: raised again, the call keeps waiting
@@ -372,36 +373,30 @@ class ReActLoop(LoopBase):
         return step
 
     def _act(self, call: ToolCall, parsed: ParsedReply, fields: dict, number: int) -> tuple[ActionStep, bool]:
-        """Run the Action's tool - unless a person rejected it; an edited call runs with the person's
-        arguments.  Returns the ``ActionStep`` and whether the student stopped the tool (Ctrl-C)."""
+        """Answer the Action's call as its decision says (``gate.apply_decision``: a rejected call does
+        not run; an edited one runs with the person's arguments).  Returns the ``ActionStep`` and
+        whether the student stopped the tool (Ctrl-C)."""
         [call] = self.gate.release([call])
-        decision = self.gate.decision(call)  # the person's (or the policy's) decision in this turn, or None
-        interrupted = False
-        if decision is not None and decision.action == "reject":
-            observation, ok = rejected_text(call.name, decision), False
-        else:
-            try:
-                observation, ok = self.registry.call(call.name, call.arguments)
-            except KeyboardInterrupt:  # the student's stop while the tool ran: answered, and raised again by the caller
-                observation, ok, interrupted = t("tools.interrupted", name=call.name), False, True
-            if decision is not None and decision.action == "edit":
-                observation = EDITED_NOTE.format(arguments=call.arguments_text) + observation
-        edited = decision is not None and decision.action == "edit"
+        result = self.gate.apply_decision(call, self._run_action)
+        edited = result.approval == "edit"
         step = ActionStep(number, **fields, action=call.name, action_input=call.arguments if edited else parsed.action_input,
-                          observation=observation, ok=ok, approval=decision.action if decision else "")
-        return step, interrupted
+                          observation=result.observation, ok=result.ok, approval=result.approval)
+        return step, result.interrupted
 
-    def _resume(self) -> Step:
-        """Finish the held Action once it has a decision; its ``ActionStep`` replaces the ``WaitingStep``."""
-        parsed, text, fields, number, call = self.gate.resume()  # RuntimeError while it still waits
-        began = time.perf_counter()
-        self.steps.pop()
-        step, interrupted = self._act(call, parsed, fields, number)
-        self._remember(parsed, text, step.observation)
-        self._record(step, began)
-        if interrupted:
-            raise KeyboardInterrupt(t("loops.interrupted"))
-        return step
+    def _run_action(self, call: ToolCall) -> ToolResult:
+        """Run the Action's tool (``tool_calls.run_call``); the student's stop while it runs is answered
+        (``interrupted``) and raised again by ``step`` once the conversation is whole."""
+        try:
+            return run_call(call, self.registry)
+        except KeyboardInterrupt:
+            return ToolResult.not_run(call, t("tools.interrupted", name=call.name), interrupted=True)
+
+    def _finish(self, held: HeldTurn) -> tuple[ActionStep, bool]:
+        """The held Action, decided (``LoopBase._resume`` records it); the conversation keeps the turn."""
+        [call] = held.calls
+        step, interrupted = self._act(call, held.parsed, held.fields, held.number)
+        self._remember(held.parsed, held.reply_text, step.observation)
+        return step, interrupted
 
     def run(self, question: str | None = None) -> "RunResult":
         """``start(question)`` (if given), then ``step()`` until done - or until an Action waits for a

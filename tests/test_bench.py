@@ -221,8 +221,8 @@ def test_lever_guard_mask_hides_calculate_after_a_refusal_only():
     assert refused.ok is False  # the tool did not run
 
 
-def test_lever_guard_refuses_through_the_run_call_hook():
-    """bench/levers.py's guard variant overrides only the public hook Agent.run_call: a calculate call with
+def test_lever_guard_refuses_through_the_answer_call_hook():
+    """bench/levers.py's guard variant overrides only the public hook Agent.answer_call: a calculate call with
     numbers from nowhere is answered with the guard's text (ok False, the tool does not run); the
     others run as the course's Agent runs them, and ``refused`` is about the last step that ran calls."""
     from fakes import FakeLLM
