@@ -196,7 +196,7 @@ def json_system_prompt(registry: ToolRegistry) -> str:
 
 
 def tool_arguments(registry: ToolRegistry, name: str, action_input: Any) -> Any:
-    """Turn a text-protocol input into the arguments object for ``registry.run``.
+    """Turn a text-protocol input into the arguments object for ``registry.call``.
 
     Args:
         registry: the tools.

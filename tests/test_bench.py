@@ -96,8 +96,8 @@ def test_recording_tools_record_what_ran():
     runs: list = []
     registry = recording_tools(runs)
     assert registry.names == ["get_weather", "calculate", "query_by_product_name", "search_knowledge"]
-    assert registry.run("calculate", {"expression": "2 + 3"}) == "5"
-    assert registry.run("calculate", {"nope": 1}).startswith("错误")  # refused before running
+    assert registry.call("calculate", {"expression": "2 + 3"})[0] == "5"
+    assert registry.call("calculate", {"nope": 1})[0].startswith("错误")  # refused before running
     assert runs == [("calculate", {"expression": "2 + 3"})]
 
 
