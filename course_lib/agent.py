@@ -1,77 +1,29 @@
 """The native function-calling loop: an agent is a ``while`` loop.
 
-Taught in notebook 06; compared with the ReAct loop in 07.
+Taught in notebook 06; compared with the ReAct loops in 07; its approval hook in 08.
 
-Notebook 03 handled one round with ``if tool_calls``.  The agent repeats it,
-and ``Agent.step`` below is one turn of it in the order notebook 06's
-``run_by_hand`` writes it by hand::
+Notebook 03 handled one round with ``if tool_calls``.  ``Agent.step`` below is one turn of
+the same, in the order notebook 06's ``run_by_hand`` writes it by hand::
 
     build the request (with the tools)            send it, read the reply
     [the number check: drop a reply that calculates with invented numbers, ask again]
-    append the assistant message                  run every call
+    append the assistant message                  answer every call
     append one {"role": "tool", "tool_call_id": id, "content": str} per id
     check the limits
 
-``Agent.run`` - right below ``step`` - is the ``while`` loop itself.  What
-keeps the loop finite and the message list valid:
+``Agent.run`` - right below ``step`` - is the ``while`` loop itself.  What keeps it finite
+and the message list valid (``max_steps``, repeated calls, the number check, unusable
+replies, a forced ``tool_choice``) is listed in ``Agent``'s docstring.  Every call takes one
+path: ``step`` -> ``_run_turn`` -> ``answer_calls`` -> ``answer_call`` (the person's decision:
+``approval.ApprovalGate.apply_decision``) -> ``_run_or_repeat`` -> ``tool_calls.run_call``.
+Three public hooks change one thing without copying the loop: ``send`` (the chat box of
+``widgets.py`` streams there), ``answer_call`` (the bench's guard variants, ``tracing.Tracer``)
+and ``recheck_max_tokens``.
 
-* ``max_steps`` - the hard stop.  After ``max_steps`` steps without an
-  answer, a user message asks for a final answer from what was gathered
-  (``FINAL_ANSWER_PROMPT``) AND the next request leaves ``tools``,
-  ``tool_choice`` and ``parallel_tool_calls`` out entirely.  Both, because
-  either alone can fail: a model offered tools may keep calling them, and a
-  model without tools but without the instruction may answer about something else.
-* repeated identical calls (same tool, same arguments, ``call_key``) are not
-  run again: the tool reply is the first result plus ``REPEAT_NOTE``.  A step
-  that repeats and runs nothing new is "repeating"; ``max_repeats`` of them in
-  a row end the run with the same forced final answer
-  (``stopped_reason == "repeated_calls"``).
-* the number check (``number_check.check_calls``; on unless
-  ``check_numbers=False``, and only when a tool other than calculate is
-  offered): a reply that calls calculate with a number found in no user
-  message and no tool result is dropped - nothing of it enters ``messages``,
-  nothing runs - and the same request is sent again without calculate (and
-  with at most ``recheck_max_tokens``).  The step counts both requests.
-* a reply that wrote a tool call as unreadable text (``tool_calls.read_assistant``
-  sets ``error``) or said nothing gets a corrective user message and counts as
-  a step - it is never taken as the final answer.
-
-The trace lines a step prints are written in ``describe``, in this file.
-Replies are read by ``replies.read_reply``, calls by ``tool_calls.read_assistant``;
-requests are built by ``messages.request_kwargs``; the records are in ``records.py``.
-Every call takes one path: ``step`` -> ``_run_turn`` -> ``answer_calls`` (each call, in
-order) -> ``answer_call`` (the decision: ``ApprovalGate.apply_decision``) -> ``_run_or_repeat``
-(the repeat check) -> ``tool_calls.run_call`` (the tool runs).  A call that does not run - it waits for a person, was rejected, was
-interrupted, repeats an earlier call - is answered by ``records.ToolResult.not_run``.
-
-Three public hooks let other code change one thing without copying the loop:
-``send`` (how a request is sent and its reply read; the chat box of
-``widgets.py`` streams there), ``answer_call`` (how one call is answered; the
-bench's guard variants replace it) and ``recheck_max_tokens``.
-
-Human approval (notebook 08, ``approval.py``): a call to a tool in
-``approval_tools`` (by default the registry's tools marked ``needs_approval``)
-goes to the ``approve`` hook before anything of the reply enters ``messages`` -
-through the loop's ``approval.ApprovalGate`` (``self.gate``), the same gate the
-ReAct loops ask.  Approved calls run; a rejected call gets the tool message
-``REJECTED_TEXT`` and does not run; an edited call runs with the person's
-arguments (the assistant message is changed to match, the tool message says
-so).  When the hook gives no decision (or there is no hook), the step returns a
-``WaitingStep`` and the loop waits: ``waiting`` lists the calls,
-``decide(call, decision)`` answers them, and the next ``step()`` finishes the
-turn without a new request.  ``run()`` stops there and returns (it never
-raises for a waiting call): ``stopped_reason == "waiting"``, the calls in
-``result.waiting``; ``run()`` again after ``decide`` finishes the turn and goes
-on.  The stop button inside the hook leaves the call waiting.  A hook that
-raises or returns something else rejects the call: a write never runs by
-mistake.  A decision belongs to its call in its turn: a later call with the
-same id (``call_0`` again) is asked again.
-
-A forced ``tool_choice`` (``"required"`` or a named function) is sent until a
-tool call has run in the run, then ``"auto"``: forced in every request, a model
-would call a tool again and again until ``max_steps``.  This is the OpenAI
-Agents SDK's ``Agent.reset_tool_choice`` (default True; openai-agents-python
-docs/agents.md "Forcing tool use", PR #263); ``reset_tool_choice=False`` keeps it.
+Told elsewhere: the trace lines are ``Agent.describe``, in this file; replies are read by
+``replies.read_reply``, calls by ``tool_calls.read_assistant``, requests built by
+``messages.request_kwargs``; the records are in ``records.py``, what every loop shares in
+``loop_base.py``, and human approval (notebook 08) in ``approval.py``.
 """
 
 from __future__ import annotations
@@ -120,7 +72,7 @@ REPEAT_NOTE = (
 )
 EMPTY_REPLY_PROMPT = "你的回复是空的。请调用工具获取需要的信息，或者直接用文字回答问题。"
 # What the model reads about a person's decision (notebook 08) - REJECTED_TEXT, REJECTED_REASON,
-# EDITED_NOTE - is in approval.py: every loop sends it.
+# EDITED_NOTE - is in approval.py: every loop sends it (ApprovalGate.apply_decision).
 
 
 class Agent(LoopBase):
@@ -156,9 +108,33 @@ class Agent(LoopBase):
         trace: called with each trace line (default ``print``; None = silent).
         approve: the approval hook ``approve(call: ToolCall) -> approval.Decision | None``,
             asked before a call to one of ``approval_tools`` runs; None = always wait for
-            ``decide`` (notebook 08).  Both go to the loop's gate (``loop_base.LoopBase``).
+            ``decide``.  Both go to the loop's gate (``loop_base.LoopBase``; the story: ``approval.py``).
         approval_tools: the names of the tools that need a person's yes (default: the
             registry's ``approval_names()``, the tools marked ``needs_approval``).
+
+    What keeps the loop finite and the message list valid:
+
+    * ``max_steps``, the hard stop: after that many steps without an answer, a user message asks
+      for a final answer from what was gathered (``FINAL_ANSWER_PROMPT``) AND the next request
+      leaves ``tools``, ``tool_choice`` and ``parallel_tool_calls`` out entirely (``_stop``).  Both,
+      because either alone can fail: a model offered tools may keep calling them, and a model
+      without tools but without the instruction may answer about something else.
+    * repeated identical calls (same tool, same arguments, ``call_key``) are not run again: the
+      tool reply is the first result plus ``REPEAT_NOTE`` (``_run_or_repeat``).  A step that
+      repeats and runs nothing new is "repeating"; ``max_repeats`` of them in a row end the run
+      with the same forced final answer (``stopped_reason == "repeated_calls"``).
+    * the number check (``number_check.check_calls``; on unless ``check_numbers=False``, and only
+      when a tool other than calculate is offered): a reply that calls calculate with a number
+      found in no user message and no tool result is dropped - nothing of it enters ``messages``,
+      nothing runs - and the same request is sent again without calculate (and with at most
+      ``recheck_max_tokens``).  The step counts both requests.
+    * a reply that wrote a tool call as unreadable text (``tool_calls.read_assistant`` sets
+      ``error``) or said nothing gets a corrective user message and counts as a step - it is
+      never taken as the final answer.
+    * a forced ``tool_choice`` (``"required"`` or a named function) is sent until a tool call has
+      run in the run, then ``"auto"``: forced in every request, a model would call a tool again
+      and again until ``max_steps``.  This is the OpenAI Agents SDK's ``Agent.reset_tool_choice``
+      (default True; openai-agents-python docs/agents.md "Forcing tool use", PR #263).
 
     Attributes:
         messages: the message chain so far (dicts).

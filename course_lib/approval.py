@@ -1,42 +1,24 @@
 """Human approval: what a person decides before a tool that changes something runs.
 
-Taught in notebook 08.  The whole story is told here, once; the loops only point to it.
+Taught in notebook 08.  The approval story is told here, once; the loops point to it.
 
-A tool marked ``needs_approval`` (``tools.registry.Tool``; notebook 08's
-``place_order``) never runs on the model's word alone.  Every loop - the native
-``agent.Agent`` (notebook 06) and the ReAct loops ``react.LineReAct`` /
-``react.JsonReAct`` (notebook 05; an ``Action`` to such a tool is one call,
-``react.action_call``) - owns one ``ApprovalGate`` (``loop.gate``, made in
-``loop_base.LoopBase`` from ``approve=`` and ``approval_tools=``, by default the
-registry's ``approval_names()``).  Before anything of a reply runs - for the native
-loop, before anything of it enters ``messages`` - the gate hands each such call to
-the ``approve`` hook, a plain function ``approve(call) -> Decision | None``:
+A tool marked ``needs_approval`` (``tools.registry.Tool``; notebook 08's ``place_order``)
+never runs on the model's word alone.  Every loop - the native ``agent.Agent`` and the ReAct
+loops ``react.LineReAct`` / ``react.JsonReAct`` (an Action is one call) - asks its
+``ApprovalGate`` (``loop.gate``) before anything of a reply runs, and the gate hands each
+such call to the ``approve`` hook, a plain function ``approve(call) -> Decision | None``:
 
-* ``approve()``            run the call as the model wrote it;
-* ``reject("原因")``       do not run it; the model reads ``REJECTED_TEXT`` (native: as the
-                           call's tool message, so the call id still gets its one answer;
-                           ReAct: as the Observation);
-* ``edit({...})``          run it with these arguments instead; what comes back starts with
-                           ``EDITED_NOTE`` (the native assistant message is changed to match;
-                           a ReAct Action's own text stays as the model wrote it);
-* ``None``                 no decision yet: the step is a ``records.WaitingStep``, nothing runs,
-                           and the gate holds the turn (``HeldTurn``).  ``loop.waiting`` lists the
-                           calls, ``loop.decide(call, decision)`` - the debugger's buttons, the chat
-                           box's 「批准」「拒绝」 - answers one, and the next ``step()`` finishes the
-                           turn without a new request.  ``run()`` stops there and returns, never
-                           raises: ``stopped_reason == "waiting"``, the calls in ``result.waiting``;
-                           ``run()`` again after ``decide`` finishes the turn and goes on.
-                           ``step()`` on a turn that still waits raises ``RuntimeError`` (nothing changes).
+* ``approve()``        run the call as the model wrote it;
+* ``reject("原因")``   do not run it; the model reads ``REJECTED_TEXT`` (native: the call's tool
+                       message, so the call id still gets its one answer; ReAct: the Observation);
+* ``edit({...})``      run it with these arguments; what comes back starts with ``EDITED_NOTE``
+                       (the native assistant message is changed to match; a ReAct Action's text stays);
+* ``None``             no decision yet: the loop waits for ``loop.decide`` (how: ``ApprovalGate``).
 
-The stop button inside the hook (``KeyboardInterrupt``) is no decision either: the call
-waits.  A hook that raises or answers something else rejects the call - a write never runs
-by mistake.  A decision belongs to one call of one turn, never to an id string: servers
-that number the calls of each reply (``call_0``, ``call_1`` ...) reuse the same ids in every
-turn, and a later write must not inherit an earlier yes.  ``ApprovalGate.apply_decision`` is
-the one place a decision is carried out, for every loop.
-
-This is what LangChain's ``HumanInTheLoopMiddleware`` calls approve / reject / edit (source
-003), and LangGraph's ``interrupt`` is the waiting.  A policy is also just such a function;
+A hook that raises or answers something else rejects the call: a write never runs by
+mistake.  ``ApprovalGate.apply_decision`` is the one place a decision is carried out.  This
+is what LangChain's ``HumanInTheLoopMiddleware`` calls approve / reject / edit (source 003),
+and LangGraph's ``interrupt`` is the waiting.  A policy is also just such a function;
 ``by_argument`` builds the common one: approve when a count is small, otherwise ask a
 person (or reject).
 """
@@ -194,6 +176,19 @@ class HeldTurn:
 
 class ApprovalGate:
     """The one place every loop asks before a call to a tool that needs a person's yes runs.
+
+    Each loop owns one (``loop.gate``, made in ``loop_base.LoopBase`` from ``approve=`` and
+    ``approval_tools=``, by default the registry's ``approval_names()``) and asks it before
+    anything of a reply runs - for the native loop, before anything of it enters ``messages``.
+    A call without a decision waits: the step is a ``records.WaitingStep``, nothing runs, and
+    the gate holds the turn (``HeldTurn``).  ``loop.waiting`` lists the calls and
+    ``loop.decide(call, decision)`` answers one - the debugger's three buttons and the chat
+    box's 「批准」「拒绝」 call it, for every loop; once every call has a decision, the next
+    ``step()`` finishes the turn without a new request (``LoopBase._resume``).  ``run()`` stops
+    at a waiting call and returns, never raises: ``stopped_reason == "waiting"``, the calls in
+    ``result.waiting``; ``run()`` again after ``decide`` finishes the turn and goes on.
+    ``step()`` on a turn that still waits raises ``RuntimeError`` (nothing changes).  The stop
+    button inside the hook is no decision either: the call waits.
 
     What a loop's turn does with it (``Agent.step``, ``ReActLoop.step``)::
 

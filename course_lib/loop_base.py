@@ -17,16 +17,10 @@ bench can drive any of them the same way::
 ``max_steps`` is the limit of every loop; ``limit_reached`` is the one place
 that checks it.  The records themselves are in ``records.py``.
 
-Every loop also owns one approval gate (``approval.ApprovalGate``, notebook 08):
-``loop.gate``, asked before a call to a tool that needs a person's yes runs;
-``loop.waiting`` lists the calls that wait and ``loop.decide(call, decision)``
-answers one - the same two names for every loop, so the debugger's buttons and
-the chat box work with all of them.  Each loop's ``run()`` stops at such a call
-and returns (it never raises for it): ``result().stopped_reason`` is
-``"waiting"`` (``records.WAITING``) and ``result().waiting`` lists the calls;
-after ``decide``, ``run()`` again finishes the turn.  ``step()`` on a turn that
-still waits raises ``RuntimeError`` (nothing changes): ``step`` is one turn, and
-that turn cannot go on.
+Every loop also owns one approval gate (``approval.ApprovalGate``, notebook 08): ``loop.gate``,
+with ``loop.waiting``, ``loop.decide``, ``loop.approve`` and ``loop.approval_tools`` the same
+names for every loop, so the debugger's buttons and the chat box work with all of them;
+``_resume`` finishes a turn that waited, for every loop.  The story is told in ``approval.py``.
 """
 
 from __future__ import annotations

@@ -1,72 +1,26 @@
 """Prompt-based ReAct loops: tools for a model that only writes text.
 
-Taught in notebook 05; compared with the native loop in 07.
+Taught in notebook 05; compared with the native loop in 07; their approval in 08.
 
-The model never gets ``tools=...``.  The system prompt describes a text
-protocol, our code reads the reply with ``react_parser``, runs the tool and
-writes the result back as an ``Observation``.  Two protocols:
+The model never gets ``tools=...``.  The system prompt describes a text protocol, our code
+reads the reply with ``react_parser``, runs the tool and writes the result back as an
+``Observation``.  Two protocols, each a ``ReActLoop`` (their formats: the class docstrings):
 
-Protocol A - the line protocol (``LineReAct``)::
+* ``LineReAct`` (protocol A): ``Thought:`` / ``Action: tool: input`` / ``PAUSE`` in an ordinary
+  chat (``ChatBot``), every Observation a new user message; it ends with ``Answer:``.
+* ``JsonReAct`` (protocol B, LangChain's template): a JSON ``Action`` blob, the whole scratchpad
+  in ONE user message rebuilt for every request; it ends with ``Final Answer:``.
 
-    Thought: 我需要计算 20 * 15
-    Action: calculate: 20 * 15
-    PAUSE
+Both send stop sequences (``LINE_STOP`` / ``JSON_STOP``).  ``ReActLoop.step`` is one turn and
+``run`` the ``while`` around it - the shape of the native ``agent.Agent``, so a notebook or the
+debugger drives any loop one request at a time (``loop_base.py``); ``run_line_react`` /
+``run_json_react`` run one to the end.  ``run_tool`` is the small function notebook 05's
+hand-written loop runs an Action with.
 
-  The conversation is an ordinary chat kept by ``ChatBot``: every
-  Observation is a new user message (``"Observation: 300"``), the model
-  finishes with ``Answer: ...``.
-
-Protocol B - the LangChain-style JSON blob (``JsonReAct``)::
-
-    Thought: 我需要计算 20 * 15
-    Action:
-    ```json
-    {"action": "calculate", "action_input": "20 * 15"}
-    ```
-
-  The tools are listed as JSON in the system prompt and the whole scratchpad
-  (Question + every Thought/Action/Observation so far) travels in ONE user
-  message that is rebuilt for every request; the model finishes with
-  ``Final Answer: ...``.
-
-Both send stop sequences (``LINE_STOP`` / ``JSON_STOP``): without them the
-model keeps writing after its Action and invents the Observation itself
-(notebook 05 shows it).
-
-Both loops are ``ReActLoop`` objects - the shape of every loop (``loop_base.py``),
-the same as the native ``agent.Agent`` of notebook 06: ``ReActLoop.step`` is
-one turn, ``run`` the ``while`` around it - so a notebook (or a debugger) can
-drive them one request at a time::
-
-    loop = LineReAct(client, MODEL, registry)
-    loop.start("20 * 15 等于多少")
-    loop.next_request()      # the kwargs the next step will send (nothing is sent)
-    step = loop.step()       # one request: parse, run the tool, feed the Observation back
-    ...                      # until loop.done
-    loop.result()            # records.RunResult
-
-``run_line_react`` / ``run_json_react`` do exactly that in a loop.  Every
-request is built with ``messages.request_kwargs`` and every reply read with
-``replies.read_reply``.  A reply without a parseable Action or Answer gets
-``react_parser.corrective_observation`` as its Observation and counts as a
-step.  When ``max_steps`` requests have been made without an answer, one
-last request says so and asks for the answer (no tool is run after it);
-``stopped_reason`` is then ``"max_steps"``.  (Source text 004 calls this
-limit ``max_turns``.)
-
-Human approval (notebook 08): an Action to a tool that needs a person's yes
-(``needs_approval``; ``approval_tools``) goes through the same approval gate
-as the native loop (``approval.ApprovalGate``, ``self.gate``), as one call
-(``action_call``).  With an ``approve=`` hook the hook decides; without one,
-or when it gives no decision, the loop waits exactly like ``agent.Agent``: the
-step is a ``WaitingStep``, ``waiting`` lists the call, ``decide(call,
-decision)`` answers it and the next ``step()`` finishes the turn without a new
-request; ``run()`` stops at the waiting Action and returns (``stopped_reason ==
-"waiting"``, the call in ``result.waiting``), and ``run()`` after ``decide``
-finishes the turn.  A rejected Action does not run - its Observation says the person
-declined (``approval.REJECTED_TEXT``); an edited one runs with the person's
-arguments and its Observation starts with ``approval.EDITED_NOTE`` (the
-model's own Action text stays as it wrote it).
+Told elsewhere: the parsers are in ``react_parser.py``; requests are built by
+``messages.request_kwargs`` and replies read by ``replies.read_reply``; the records are in
+``records.py``; an Action to a tool that needs a person's yes goes through the approval gate
+as one call (``action_call``; the story: ``approval.py``).
 """
 
 from __future__ import annotations
@@ -86,8 +40,9 @@ from .texts import shorten, t
 from .tool_calls import run_call
 from .tools.registry import ToolRegistry, default_registry
 
-# Stop sequences.  Protocol A: the model should stop after "PAUSE"; it often
-# does not, so "Observation:" is a stop word too.  Protocol B: LangChain's
+# Stop sequences: without them the model keeps writing after its Action and invents the
+# Observation itself (notebook 05 shows it).  Protocol A: the model should stop after "PAUSE";
+# it often does not, so "Observation:" is a stop word too.  Protocol B: LangChain's
 # ReAct agents stop at "Observation:" (the LangChain ReAct template).
 LINE_STOP = ["PAUSE", "Observation:"]
 JSON_STOP = ["Observation:"]
@@ -237,8 +192,9 @@ def action_call(registry: ToolRegistry, parsed: ParsedReply, step: int) -> ToolC
 def run_tool(registry: ToolRegistry, name: str, action_input: Any) -> str:
     """Run one parsed Action and return the Observation text (notebook 05 writes its loop with it).
 
-    The loop itself (``ReActLoop.step``) makes the same call, ``registry.call``, and also keeps
-    its ``ok`` flag.  Never raises: when the tool did not run, the text starts with "错误：" and says why.
+    ``registry.call`` with ``tool_arguments``; the loop itself (``ReActLoop._act``) runs the same
+    call through ``tool_calls.run_call`` and also keeps its ``ok`` flag.  Never raises: when the
+    tool did not run, the text starts with "错误：" and says why.
     """
     return registry.call(name, tool_arguments(registry, name, action_input))[0]
 
@@ -307,6 +263,14 @@ class ReActLoop(LoopBase):
     A protocol class (``LineReAct``, ``JsonReAct``) says only how its request is
     built (``next_request``), how it is sent (``_send``), how a reply is read
     (``parse``) and what the conversation keeps of a turn (``_remember``).
+
+    A reply without a parseable Action or Answer gets ``react_parser.corrective_observation``
+    as its Observation and counts as a step.  When ``max_steps`` requests have been made
+    without an answer, one last request says so and asks for the answer (no tool is run
+    after it); ``stopped_reason`` is then ``"max_steps"``.  (Source text 004 calls this limit
+    ``max_turns``.)  An Action to a tool that needs a person's yes is one call (``action_call``)
+    to the loop's approval gate; a rejected one does not run, an edited one runs with the
+    person's arguments and its ``ActionStep`` shows them (``_act``).
     """
 
     answer_label = "Answer:"
@@ -464,6 +428,14 @@ class ReActLoop(LoopBase):
 class LineReAct(ReActLoop):
     """Protocol A: ``Thought`` / ``Action: tool: input`` / ``PAUSE`` → ``Observation: ...`` → ``Answer:``.
 
+    A reply of the model::
+
+        Thought: 我需要计算 20 * 15
+        Action: calculate: 20 * 15
+        PAUSE
+
+    and the next user message is ``"Observation: 300"``; the model finishes with ``Answer: ...``.
+
     A ``ChatBot`` keeps the conversation: the first user message is
     ``"Question: ..."``, every later one ``"Observation: ..."``.  Only the
     trusted part of each reply is kept in the history (``react_parser``'s
@@ -540,6 +512,14 @@ class LineReAct(ReActLoop):
 
 class JsonReAct(ReActLoop):
     """Protocol B: the LangChain-style template with a JSON ``Action`` and ``Final Answer:``.
+
+    A reply of the model::
+
+        Thought: 我需要计算 20 * 15
+        Action:
+        ```json
+        {"action": "calculate", "action_input": "20 * 15"}
+        ```
 
     Every request is ``[system, user]``: the system prompt lists the tools as
     JSON; the one user message is ``"Question: ...\\n"`` followed by the
