@@ -172,20 +172,20 @@ GUARD_TEXT = {
 def _guard_agent(text: str) -> type[Agent]:
     class GuardAgent(Agent):
         """``Agent`` that refuses a calculate call whose numbers come from nowhere (the tool is not run),
-        through the public hook ``Agent.run_call``.
+        through the public hook ``Agent.answer_call``.
 
         ``refused`` says whether the last step that ran calls refused one.
         """
 
         refused = False
-        _calls_of = 0  # the step whose calls run_call is answering
+        _calls_of = 0  # the step whose calls answer_call is answering
 
-        def run_call(self, call, step):  # type: ignore[override]
+        def answer_call(self, call, step):  # type: ignore[override]
             if step != self._calls_of:  # the first call of a new step
                 self.refused, self._calls_of = False, step
             missing = invented_numbers(call, self.messages, GUARD_FREE)
             if not missing:
-                return super().run_call(call, step)
+                return super().answer_call(call, step)
             self.refused = True
             return ToolResult.not_run(call, text.format(missing="、".join(missing)))
     return GuardAgent

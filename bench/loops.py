@@ -132,7 +132,7 @@ def run_smolagents(setup: Setup, question: str, tools: ToolRegistry) -> tuple[st
             output_type = "string"
 
             def forward(self, **kwargs: Any) -> str:
-                return tools.run(name, {k: v for k, v in kwargs.items() if v is not None})
+                return tools.call(name, {k: v for k, v in kwargs.items() if v is not None})[0]
 
         CourseTool.name = name
         CourseTool.description = tool.schema["function"]["description"]

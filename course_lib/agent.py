@@ -1,77 +1,29 @@
 """The native function-calling loop: an agent is a ``while`` loop.
 
-Taught in notebook 06; compared with the ReAct loop in 07.
+Taught in notebook 06; compared with the ReAct loops in 07; its approval hook in 08.
 
-Notebook 03 handled one round with ``if tool_calls``.  The agent repeats it,
-and ``Agent.step`` below is one turn of it in the order notebook 06's
-``run_by_hand`` writes it by hand::
+Notebook 03 handled one round with ``if tool_calls``.  ``Agent.step`` below is one turn of
+the same, in the order notebook 06's ``run_by_hand`` writes it by hand::
 
     build the request (with the tools)            send it, read the reply
     [the number check: drop a reply that calculates with invented numbers, ask again]
-    append the assistant message                  run every call
+    append the assistant message                  answer every call
     append one {"role": "tool", "tool_call_id": id, "content": str} per id
     check the limits
 
-``Agent.run`` - right below ``step`` - is the ``while`` loop itself.  What
-keeps the loop finite and the message list valid:
+``Agent.run`` - right below ``step`` - is the ``while`` loop itself.  What keeps it finite
+and the message list valid (``max_steps``, repeated calls, the number check, unusable
+replies, a forced ``tool_choice``) is listed in ``Agent``'s docstring.  Every call takes one
+path: ``step`` -> ``_run_turn`` -> ``answer_calls`` -> ``answer_call`` (the person's decision:
+``approval.ApprovalGate.apply_decision``) -> ``_run_or_repeat`` -> ``tool_calls.run_call``.
+Three public hooks change one thing without copying the loop: ``send`` (the chat box of
+``widgets.py`` streams there), ``answer_call`` (the bench's guard variants, ``tracing.Tracer``)
+and ``recheck_max_tokens``.
 
-* ``max_steps`` - the hard stop.  After ``max_steps`` steps without an
-  answer, a user message asks for a final answer from what was gathered
-  (``FINAL_ANSWER_PROMPT``) AND the next request leaves ``tools``,
-  ``tool_choice`` and ``parallel_tool_calls`` out entirely.  Both, because
-  either alone can fail: a model offered tools may keep calling them, and a
-  model without tools but without the instruction may answer about something else.
-* repeated identical calls (same tool, same arguments, ``call_key``) are not
-  run again: the tool reply is the first result plus ``REPEAT_NOTE``.  A step
-  that repeats and runs nothing new is "repeating"; ``max_repeats`` of them in
-  a row end the run with the same forced final answer
-  (``stopped_reason == "repeated_calls"``).
-* the number check (``number_check.check_calls``; on unless
-  ``check_numbers=False``, and only when a tool other than calculate is
-  offered): a reply that calls calculate with a number found in no user
-  message and no tool result is dropped - nothing of it enters ``messages``,
-  nothing runs - and the same request is sent again without calculate (and
-  with at most ``recheck_max_tokens``).  The step counts both requests.
-* a reply that wrote a tool call as unreadable text (``tool_calls.read_assistant``
-  sets ``error``) or said nothing gets a corrective user message and counts as
-  a step - it is never taken as the final answer.
-
-The trace lines a step prints are written in ``describe``, in this file.
-Replies are read by ``replies.read_reply``, calls by ``tool_calls.read_assistant``;
-requests are built by ``messages.request_kwargs``; the records are in ``records.py``.
-Every call takes one path: ``step`` -> ``_run_turn`` -> ``run_calls`` (each call, in
-order) -> ``run_call`` (the decision, the repeat check) -> ``tool_calls.run_call`` (the
-tool runs).  A call that does not run - it waits for a person, was rejected, was
-interrupted, repeats an earlier call - is answered by ``records.ToolResult.not_run``.
-
-Three public hooks let other code change one thing without copying the loop:
-``send`` (how a request is sent and its reply read; the chat box of
-``widgets.py`` streams there), ``run_call`` (how one call is answered; the
-bench's guard variants replace it) and ``recheck_max_tokens``.
-
-Human approval (notebook 08, ``approval.py``): a call to a tool in
-``approval_tools`` (by default the registry's tools marked ``needs_approval``)
-goes to the ``approve`` hook before anything of the reply enters ``messages`` -
-through the loop's ``approval.ApprovalGate`` (``self.gate``), the same gate the
-ReAct loops ask.  Approved calls run; a rejected call gets the tool message
-``REJECTED_TEXT`` and does not run; an edited call runs with the person's
-arguments (the assistant message is changed to match, the tool message says
-so).  When the hook gives no decision (or there is no hook), the step returns a
-``WaitingStep`` and the loop waits: ``waiting`` lists the calls,
-``decide(call, decision)`` answers them, and the next ``step()`` finishes the
-turn without a new request.  ``run()`` stops there and returns (it never
-raises for a waiting call): ``stopped_reason == "waiting"``, the calls in
-``result.waiting``; ``run()`` again after ``decide`` finishes the turn and goes
-on.  The stop button inside the hook leaves the call waiting.  A hook that
-raises or returns something else rejects the call: a write never runs by
-mistake.  A decision belongs to its call in its turn: a later call with the
-same id (``call_0`` again) is asked again.
-
-A forced ``tool_choice`` (``"required"`` or a named function) is sent until a
-tool call has run in the run, then ``"auto"``: forced in every request, a model
-would call a tool again and again until ``max_steps``.  This is the OpenAI
-Agents SDK's ``Agent.reset_tool_choice`` (default True; openai-agents-python
-docs/agents.md "Forcing tool use", PR #263); ``reset_tool_choice=False`` keeps it.
+Told elsewhere: the trace lines are ``Agent.describe``, in this file; replies are read by
+``replies.read_reply``, calls by ``tool_calls.read_assistant``, requests built by
+``messages.request_kwargs``; the records are in ``records.py``, what every loop shares in
+``loop_base.py``, and human approval (notebook 08) in ``approval.py``.
 """
 
 from __future__ import annotations
@@ -80,7 +32,7 @@ import json
 import time
 from typing import Any, Callable, Iterable
 
-from .approval import EDITED_NOTE, REJECTED_REASON, REJECTED_TEXT, Decision, rejected_text
+from .approval import EDITED_NOTE, REJECTED_REASON, REJECTED_TEXT, Decision, HeldTurn
 from .loop_base import LoopBase, cut_note
 from .messages import has_text, request_kwargs, to_dict
 from .number_check import CHECKED_TOOL, check_calls, without_tool
@@ -120,7 +72,7 @@ REPEAT_NOTE = (
 )
 EMPTY_REPLY_PROMPT = "你的回复是空的。请调用工具获取需要的信息，或者直接用文字回答问题。"
 # What the model reads about a person's decision (notebook 08) - REJECTED_TEXT, REJECTED_REASON,
-# EDITED_NOTE - is in approval.py: every loop sends it.
+# EDITED_NOTE - is in approval.py: every loop sends it (ApprovalGate.apply_decision).
 
 
 class Agent(LoopBase):
@@ -156,9 +108,33 @@ class Agent(LoopBase):
         trace: called with each trace line (default ``print``; None = silent).
         approve: the approval hook ``approve(call: ToolCall) -> approval.Decision | None``,
             asked before a call to one of ``approval_tools`` runs; None = always wait for
-            ``decide`` (notebook 08).  Both go to the loop's gate (``loop_base.LoopBase``).
+            ``decide``.  Both go to the loop's gate (``loop_base.LoopBase``; the story: ``approval.py``).
         approval_tools: the names of the tools that need a person's yes (default: the
             registry's ``approval_names()``, the tools marked ``needs_approval``).
+
+    What keeps the loop finite and the message list valid:
+
+    * ``max_steps``, the hard stop: after that many steps without an answer, a user message asks
+      for a final answer from what was gathered (``FINAL_ANSWER_PROMPT``) AND the next request
+      leaves ``tools``, ``tool_choice`` and ``parallel_tool_calls`` out entirely (``_stop``).  Both,
+      because either alone can fail: a model offered tools may keep calling them, and a model
+      without tools but without the instruction may answer about something else.
+    * repeated identical calls (same tool, same arguments, ``call_key``) are not run again: the
+      tool reply is the first result plus ``REPEAT_NOTE`` (``_run_or_repeat``).  A step that
+      repeats and runs nothing new is "repeating"; ``max_repeats`` of them in a row end the run
+      with the same forced final answer (``stopped_reason == "repeated_calls"``).
+    * the number check (``number_check.check_calls``; on unless ``check_numbers=False``, and only
+      when a tool other than calculate is offered): a reply that calls calculate with a number
+      found in no user message and no tool result is dropped - nothing of it enters ``messages``,
+      nothing runs - and the same request is sent again without calculate (and with at most
+      ``recheck_max_tokens``).  The step counts both requests.
+    * a reply that wrote a tool call as unreadable text (``tool_calls.read_assistant`` sets
+      ``error``) or said nothing gets a corrective user message and counts as a step - it is
+      never taken as the final answer.
+    * a forced ``tool_choice`` (``"required"`` or a named function) is sent until a tool call has
+      run in the run, then ``"auto"``: forced in every request, a model would call a tool again
+      and again until ``max_steps``.  This is the OpenAI Agents SDK's ``Agent.reset_tool_choice``
+      (default True; openai-agents-python docs/agents.md "Forcing tool use", PR #263).
 
     Attributes:
         messages: the message chain so far (dicts).
@@ -284,7 +260,7 @@ class Agent(LoopBase):
             reply = with_tokens_of_both(reply, second)
             turn = read_assistant(second.message, names_of(without_calculate))  # a calculate written as text is not run
         fields = dict(reply_fields(reply), dropped=dropped, requests=2 if dropped else 1)
-        if turn.calls and self.gate.ask(turn.calls, held=(turn, fields, number)):
+        if turn.calls and self.gate.ask(turn.calls, held=HeldTurn(number, fields, tuple(turn.calls), turn=turn)):
             # A call needs a person's yes and has none yet: the gate holds the reply; nothing runs until decide().
             waiting = [ToolResult.not_run(c) for c in self.waiting]
             step = self._record(WaitingStep(number, **fields, waiting=waiting), began)
@@ -327,7 +303,7 @@ class Agent(LoopBase):
                 {**wire, "function": {**wire["function"], "arguments": call.arguments_text}} if call is not old else wire
                 for wire, call, old in zip(message["tool_calls"], calls, turn.calls)])
         self.messages.append(message)
-        results = self.run_calls(calls, number)
+        results = self.answer_calls(calls, number)
         self.messages.extend(result.message() for result in results)
         self._failed |= {r.id for r in results if not r.ok}
         # A step "repeats" when it re-asks an earlier call and runs nothing new that worked.
@@ -339,18 +315,13 @@ class Agent(LoopBase):
 
     # -- human approval (notebook 08): the gate is loop_base.LoopBase's ---------------------
 
-    def _resume(self) -> Step:
-        """Finish the held turn once every call has a decision; its ``ToolCallsStep`` replaces the ``WaitingStep``."""
-        turn, fields, number = self.gate.resume()  # RuntimeError while a call still waits: nothing changes
-        began = time.perf_counter()
-        self.steps.pop()  # the WaitingStep: the finished turn is the same step
-        step = self._run_turn(turn, fields, number)
-        if number >= self.max_steps and not self.stopping:
+    def _finish(self, held: HeldTurn) -> tuple[ToolCallsStep, bool]:
+        """The held turn, decided (``LoopBase._resume`` records it): steps 5-7, then the limit.
+        Returns the ``ToolCallsStep`` and whether the student stopped a tool (Ctrl-C)."""
+        step = self._run_turn(held.turn, held.fields, held.number)
+        if held.number >= self.max_steps and not self.stopping:
             self._stop("max_steps")
-        self._record(step, began)
-        if any(r.interrupted for r in step.tool_calls):
-            raise KeyboardInterrupt(t("loops.interrupted"))
-        return step
+        return step, any(r.interrupted for r in step.tool_calls)
 
     def run(self, question: str | list[dict] | None = None) -> "RunResult":
         """``start(question)`` (if given), then ``step()`` until done - or until a call waits for a
@@ -386,8 +357,8 @@ class Agent(LoopBase):
         """
         return read_reply(self.client.chat.completions.create(**request))
 
-    def run_calls(self, calls: list[ToolCall], step: int) -> list[ToolResult]:
-        """``run_call`` for each call, in order; one ``ToolResult`` per call, always.
+    def answer_calls(self, calls: list[ToolCall], step: int) -> list[ToolResult]:
+        """``answer_call`` for each call, in order; one ``ToolResult`` per call, always.
 
         Ctrl-C (the notebook's stop button) while a tool runs does not leave calls without
         an answer: that call and the ones after it get an ``interrupted`` result (they did
@@ -398,34 +369,31 @@ class Agent(LoopBase):
         for call in calls:
             if not (results and results[-1].interrupted):  # after an interrupt, nothing more runs
                 try:
-                    results.append(self.run_call(call, step))
+                    results.append(self.answer_call(call, step))
                     continue
                 except KeyboardInterrupt:
                     pass
             results.append(ToolResult.not_run(call, t("tools.interrupted", name=call.name), interrupted=True))
         return results
 
-    def run_call(self, call: ToolCall, step: int) -> ToolResult:
-        """Answer one call.  A call a person rejected does not run (``REJECTED_TEXT``); a call
-        identical to one that ran before (``call_key``) is not run again: it gets that result plus
-        ``REPEAT_NOTE``; any other call runs (``tool_calls.run_call``).  An edited call says so
-        in its result."""
-        decision = self.gate.decision(call)  # the person's (or the policy's) decision in this turn, or None
-        approval = decision.action if decision is not None else ""
-        if approval == "reject":
-            return ToolResult.not_run(call, rejected_text(call.name, decision), approval="reject")
+    def answer_call(self, call: ToolCall, step: int) -> ToolResult:
+        """Answer one call of step ``step``: the person's decision first (``gate.apply_decision``: a
+        rejected call does not run, an edited one says so in its result), then ``_run_or_repeat``.
+
+        The public hook for one call: the bench's guard variants and ``tracing.Tracer`` replace it."""
+        return self.gate.apply_decision(call, lambda call: self._run_or_repeat(call, step))
+
+    def _run_or_repeat(self, call: ToolCall, step: int) -> ToolResult:
+        """Run ``call`` (``tool_calls.run_call``), unless an identical call (``call_key``) ran before:
+        then it is not run again and gets that result plus ``REPEAT_NOTE``."""
         key = call_key(call)
         if key in self._seen:  # the same call ran before: its result again, with a note
             first_step, first = self._seen[key]
-            result = ToolResult.not_run(call, first.observation + "\n" + REPEAT_NOTE.format(step=first_step),
-                                        ok=first.ok, repeated=True, first_step=first_step)
-        else:
-            result = run_call(call, self.registry)
-            if key is not None:  # None: arguments that could not be read are never reused
-                self._seen[key] = (step, result)
-        if approval == "edit":
-            result.observation = EDITED_NOTE.format(arguments=call.arguments_text) + result.observation
-        result.approval = approval
+            return ToolResult.not_run(call, first.observation + "\n" + REPEAT_NOTE.format(step=first_step),
+                                      ok=first.ok, repeated=True, first_step=first_step)
+        result = run_call(call, self.registry)
+        if key is not None:  # None: arguments that could not be read are never reused
+            self._seen[key] = (step, result)
         return result
 
     def _stop(self, reason: str) -> None:

@@ -1,44 +1,26 @@
 """Human approval: what a person decides before a tool that changes something runs.
 
-Taught in notebook 08.
+Taught in notebook 08.  The approval story is told here, once; the loops point to it.
 
-A tool marked ``needs_approval`` (``tools.registry.Tool``; notebook 08's
-``place_order``) never runs on the model's word alone.  Before it runs, the
-native loop (``agent.Agent``, the loop of notebook 06) hands the call to its
-``approve`` hook, a plain function ``approve(call) -> Decision | None``:
+A tool marked ``needs_approval`` (``tools.registry.Tool``; notebook 08's ``place_order``)
+never runs on the model's word alone.  Every loop - the native ``agent.Agent`` and the ReAct
+loops ``react.LineReAct`` / ``react.JsonReAct`` (an Action is one call) - asks its
+``ApprovalGate`` (``loop.gate``) before anything of a reply runs, and the gate hands each
+such call to the ``approve`` hook, a plain function ``approve(call) -> Decision | None``:
 
-* ``approve()``            run the call as the model wrote it;
-* ``reject("原因")``       do not run it; the model gets a tool message saying the
-                           person declined (the message list stays valid: the
-                           call id still gets its one answer);
-* ``edit({...})``          run it with these arguments instead (the assistant
-                           message is changed to match, and the tool message says so);
-* ``None``                 no decision yet: the loop stops before running
-                           anything and waits (``Agent.waiting``) until
-                           ``Agent.decide(call, decision)`` - the debugger's
-                           buttons - says what to do.  ``run()`` returns there
-                           (``stopped_reason == "waiting"``, the calls in
-                           ``result.waiting``); after ``decide``, ``run()``
-                           again finishes the turn.  The stop button inside
-                           the hook is no decision either: the call waits.
+* ``approve()``        run the call as the model wrote it;
+* ``reject("原因")``   do not run it; the model reads ``REJECTED_TEXT`` (native: the call's tool
+                       message, so the call id still gets its one answer; ReAct: the Observation);
+* ``edit({...})``      run it with these arguments; what comes back starts with ``EDITED_NOTE``
+                       (the native assistant message is changed to match; a ReAct Action's text stays);
+* ``None``             no decision yet: the loop waits for ``loop.decide`` (how: ``ApprovalGate``).
 
-This is what LangChain's ``HumanInTheLoopMiddleware`` calls approve / reject /
-edit (source 003), and LangGraph's ``interrupt`` is the waiting.  A policy is
-also just such a function; ``by_argument`` builds the common one: approve when
-a count is small, otherwise ask a person (or reject).
-
-One gate for every loop: ``ApprovalGate`` below holds the decisions, the
-waiting calls and the held turn.  The native ``Agent`` and the ReAct loops
-(``LineReAct``, ``JsonReAct``: an ``Action`` to such a tool is one call) each
-own one (``loop.gate``, made in ``loop_base.LoopBase``) and ask it in one line
-before anything runs; ``loop.waiting`` and ``loop.decide`` are the gate's.
-The chat box (``widgets.ChatSession``) shows 「批准」「拒绝」 for a waiting call
-and the debugger its three buttons, for every loop.  A decision belongs to one
-call of one turn, never to an id string: servers that number the calls of each
-reply (``call_0``, ``call_1`` ...) reuse the same ids in every turn.
-
-The texts the model reads about a decision (``REJECTED_TEXT``, ``EDITED_NOTE``)
-are here too, since every loop sends them.
+A hook that raises or answers something else rejects the call: a write never runs by
+mistake.  ``ApprovalGate.apply_decision`` is the one place a decision is carried out.  This
+is what LangChain's ``HumanInTheLoopMiddleware`` calls approve / reject / edit (source 003),
+and LangGraph's ``interrupt`` is the waiting.  A policy is also just such a function;
+``by_argument`` builds the common one: approve when a count is small, otherwise ask a
+person (or reject).
 """
 
 from __future__ import annotations
@@ -48,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, Callable, Iterable, Literal
 
+from .records import ToolResult
 from .texts import t
 from .tools.registry import lookup_tool
 
@@ -166,16 +149,54 @@ def rejected_text(name: str, decision: Decision) -> str:
     return REJECTED_TEXT.format(name=name, reason=reason)
 
 
+@dataclass(frozen=True)
+class HeldTurn:
+    """What a loop keeps of a turn that waits for a person (``ApprovalGate.held``): enough to
+    finish it later without a new request.  One record for every loop; each fills what it needs.
+
+    Attributes:
+        number: the step's number (the finished turn takes its ``WaitingStep``'s place).
+        fields: the step record's fields read from the reply (``records.reply_fields`` plus the
+            loop's own: native ``dropped`` and ``requests``, ReAct ``thought``).
+        calls: the turn's calls (``records.ToolCall``), the very objects ``waiting`` lists.
+        turn: native loop: the ``tool_calls.AssistantTurn`` (its assistant message is appended
+            when the turn finishes); None for the ReAct loops.
+        parsed: ReAct loops: the ``react_parser.ParsedReply`` of the Action; None for the native loop.
+        reply_text: ReAct loops: the reply as the model wrote it (the conversation keeps its
+            trusted part); None for the native loop.
+    """
+
+    number: int
+    fields: dict
+    calls: tuple
+    turn: Any = None
+    parsed: Any = None
+    reply_text: str | None = None
+
+
 class ApprovalGate:
     """The one place every loop asks before a call to a tool that needs a person's yes runs.
 
+    Each loop owns one (``loop.gate``, made in ``loop_base.LoopBase`` from ``approve=`` and
+    ``approval_tools=``, by default the registry's ``approval_names()``) and asks it before
+    anything of a reply runs - for the native loop, before anything of it enters ``messages``.
+    A call without a decision waits: the step is a ``records.WaitingStep``, nothing runs, and
+    the gate holds the turn (``HeldTurn``).  ``loop.waiting`` lists the calls and
+    ``loop.decide(call, decision)`` answers one - the debugger's three buttons and the chat
+    box's 「批准」「拒绝」 call it, for every loop; once every call has a decision, the next
+    ``step()`` finishes the turn without a new request (``LoopBase._resume``).  ``run()`` stops
+    at a waiting call and returns, never raises: ``stopped_reason == "waiting"``, the calls in
+    ``result.waiting``; ``run()`` again after ``decide`` finishes the turn and goes on.
+    ``step()`` on a turn that still waits raises ``RuntimeError`` (nothing changes).  The stop
+    button inside the hook is no decision either: the call waits.
+
     What a loop's turn does with it (``Agent.step``, ``ReActLoop.step``)::
 
-        if gate.ask(calls, held=turn):     # the hook decides what it can; the rest wait ...
-            return WaitingStep(...)        # ... until gate.decide(call, decision) for each
-        turn = gate.resume()               # (next step) the held turn; RuntimeError while a call waits
-        calls = gate.release(calls)        # the calls as they run: an edited one has the person's arguments
-        gate.decision(call)                # approve / reject / edit for this call, or None
+        if gate.ask(calls, held=HeldTurn(...)):  # the hook decides what it can; the rest wait ...
+            return WaitingStep(...)              # ... until gate.decide(call, decision) for each
+        held = gate.resume()                     # (next step) the HeldTurn; RuntimeError while a call waits
+        calls = gate.release(calls)              # the calls as they run: an edited one has the person's arguments
+        gate.apply_decision(call, run)           # reject: not run; else run(call), edited: EDITED_NOTE in front
 
     Decisions belong to one call of one turn: ``ask`` forgets the last turn's, and a call is
     found by identity (``is``), not by its id - servers that number the calls of each reply
@@ -187,7 +208,7 @@ class ApprovalGate:
     Attributes:
         tools, approve: as given (both may be changed between turns).
         waiting: the calls (``records.ToolCall``) of this turn that wait for ``decide``; ``[]`` when none.
-        held: what the loop keeps of the turn that waits (the loop's own tuple); None when none waits.
+        held: the ``HeldTurn`` that waits; None when none waits.
         interrupted: True when the stop button (``KeyboardInterrupt``) stopped the hook in this turn's
             ``ask``: the loop raises it again once the waiting turn is recorded.
     """
@@ -199,7 +220,7 @@ class ApprovalGate:
     def clear(self) -> None:
         """Forget the turn: its decisions, its waiting calls and the held turn (a new run or turn)."""
         self.waiting: list[Any] = []
-        self.held: Any = None
+        self.held: HeldTurn | None = None
         self.interrupted = False
         self._decided: list[tuple[Any, Decision]] = []  # (the call object, its decision), this turn only
 
@@ -207,7 +228,7 @@ class ApprovalGate:
         """True when ``call`` is to one of ``tools`` and its arguments could be read."""
         return getattr(call, "error", None) is None and lookup_tool(call.name, self.tools) is not None
 
-    def ask(self, calls: list[Any], held: Any = None) -> list[Any]:
+    def ask(self, calls: list[Any], held: HeldTurn | None = None) -> list[Any]:
         """A new turn: the ``approve`` hook decides each call that needs a yes.  Returns the calls left
         without a decision (also ``waiting``); when some wait, ``held`` is kept for ``resume``.
         A hook that raises or answers something other than a ``Decision`` or None rejects the call.
@@ -260,8 +281,8 @@ class ApprovalGate:
         self._decided.append((found, decision))
         self.waiting = [c for c in self.waiting if c is not found]
 
-    def resume(self) -> Any:
-        """The held turn, once every call has a decision.
+    def resume(self) -> HeldTurn | None:
+        """The held turn (``HeldTurn``), once every call has a decision.
 
         Raises:
             RuntimeError: a call still waits (nothing is changed).
@@ -288,6 +309,36 @@ class ApprovalGate:
         """The decision taken in this turn for this very ``call`` object, or None."""
         return next((d for c, d in self._decided if c is call), None)
 
+    def apply_decision(self, call: Any, run: Callable[[Any], ToolResult]) -> ToolResult:
+        """Answer one call as its decision in this turn says: the one place every loop carries out
+        a person's (or the policy's) decision.
 
-__all__ = ["ApprovalGate", "Decision", "EDITED_NOTE", "REJECTED_TEXT", "approve", "by_argument", "edit",
+        * rejected: it does not run; the answer is ``rejected_text`` (``ok`` False);
+        * edited: ``run(call)`` (``call`` is ``release``'s copy with the person's arguments), and
+          ``EDITED_NOTE`` goes in front of what came back;
+        * approved, or no decision (a tool that needs no yes): ``run(call)``.
+
+        The result's ``approval`` is the decision's action (``""`` without one).
+
+        Args:
+            call: a ``records.ToolCall`` of this turn, as ``release`` returned it.
+            run: how the loop runs it, ``run(call) -> records.ToolResult`` (``Agent.answer_call``:
+                the repeat check, then ``tool_calls.run_call``; ``ReActLoop``: ``tool_calls.run_call``).
+        Returns:
+            The ``records.ToolResult`` the model reads: the native loop's tool message, a ReAct Observation.
+        Raises:
+            whatever ``run`` raises (the native loop's stop button: ``KeyboardInterrupt``).
+        """
+        decision = self.decision(call)
+        approval = decision.action if decision is not None else ""
+        if approval == "reject":
+            return ToolResult.not_run(call, rejected_text(call.name, decision), approval="reject")
+        result = run(call)
+        if approval == "edit":
+            result.observation = EDITED_NOTE.format(arguments=call.arguments_text) + result.observation
+        result.approval = approval
+        return result
+
+
+__all__ = ["ApprovalGate", "Decision", "EDITED_NOTE", "HeldTurn", "REJECTED_TEXT", "approve", "by_argument", "edit",
            "json_native", "reject", "rejected_text"]

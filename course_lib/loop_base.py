@@ -17,16 +17,10 @@ bench can drive any of them the same way::
 ``max_steps`` is the limit of every loop; ``limit_reached`` is the one place
 that checks it.  The records themselves are in ``records.py``.
 
-Every loop also owns one approval gate (``approval.ApprovalGate``, notebook 08):
-``loop.gate``, asked before a call to a tool that needs a person's yes runs;
-``loop.waiting`` lists the calls that wait and ``loop.decide(call, decision)``
-answers one - the same two names for every loop, so the debugger's buttons and
-the chat box work with all of them.  Each loop's ``run()`` stops at such a call
-and returns (it never raises for it): ``result().stopped_reason`` is
-``"waiting"`` (``records.WAITING``) and ``result().waiting`` lists the calls;
-after ``decide``, ``run()`` again finishes the turn.  ``step()`` on a turn that
-still waits raises ``RuntimeError`` (nothing changes): ``step`` is one turn, and
-that turn cannot go on.
+Every loop also owns one approval gate (``approval.ApprovalGate``, notebook 08): ``loop.gate``,
+with ``loop.waiting``, ``loop.decide``, ``loop.approve`` and ``loop.approval_tools`` the same
+names for every loop, so the debugger's buttons and the chat box work with all of them;
+``_resume`` finishes a turn that waited, for every loop.  The story is told in ``approval.py``.
 """
 
 from __future__ import annotations
@@ -34,7 +28,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Iterable
 
-from .approval import ApprovalGate, Decision
+from .approval import ApprovalGate, Decision, HeldTurn
 from .messages import to_dict
 from .records import RUNNING, WAITING, LoopProtocol, RunResult, Step, StopReason
 from .texts import t
@@ -168,6 +162,28 @@ class LoopBase:
             seconds=self._seconds,
             waiting=list(self.waiting),
         )
+
+    def _resume(self) -> Step:
+        """Finish the held turn (``gate.held``, an ``approval.HeldTurn``) once every call has a decision:
+        no new request; the finished step takes the ``WaitingStep``'s place.  The loop's ``_finish``
+        runs what was decided; the student's stop inside a tool is raised again once the step is recorded.
+
+        Raises:
+            RuntimeError: a call still waits (nothing changes).
+            KeyboardInterrupt: the student stopped a tool of this turn (the step is recorded first).
+        """
+        held = self.gate.resume()  # RuntimeError while a call still waits: nothing changes
+        began = time.perf_counter()
+        self.steps.pop()  # the WaitingStep: the finished turn is the same step
+        step, interrupted = self._finish(held)
+        self._record(step, began)
+        if interrupted:
+            raise KeyboardInterrupt(t("loops.interrupted"))
+        return step
+
+    def _finish(self, held: HeldTurn) -> tuple[Step, bool]:  # pragma: no cover - each loop writes its own
+        """Run the decided calls of ``held``; return the finished step and whether the student stopped a tool."""
+        raise NotImplementedError
 
     def _hook_stopped(self) -> None:
         """After a ``WaitingStep`` is recorded: raise the student's ``KeyboardInterrupt`` again when it

@@ -2,90 +2,29 @@
 
 Taught in notebook 09 (part 2: MCP), after the same steps by hand with the SDK.
 
-MCP (the Model Context Protocol) puts the tools in another process: the
-client starts the server, and they exchange JSON-RPC messages on its
-stdin/stdout.  For the agent nothing else changes::
+MCP (the Model Context Protocol) puts the tools in another process: the client starts the
+server, and they exchange JSON-RPC messages on its stdin/stdout.  ``McpTools`` wraps the
+three steps of a client behind ``ToolRegistry``'s interface, so the ``Agent`` runs MCP tools
+exactly as it runs the registry's (an example: ``McpTools``'s docstring):
 
-    with McpTools() as tools:             # starts `python -m course_lib.mcp_server`
-        tools.names                       # ['get_weather', 'calculate', ...]
-        tools.schemas()                   # the request's `tools`, one to_openai_tool(...) each
-        tools.call("get_weather", {"city": "北京"})   # -> ("北京：晴，25°C，湿度40%", True)
-        Agent(client, MODEL, registry=tools, tools=tools.schemas()).run("北京天气怎么样？")
-        tools.log_frame()                 # every JSON-RPC message that passed, as a table
+1. ``tools/list`` (``McpTools.tools``): each MCP tool has ``name``, ``description`` and
+   ``inputSchema`` (``input_schema`` on the SDK's object);
+2. ``to_openai_tool``: that is a chat request's tool once wrapped;
+3. ``tools/call`` (``McpTools.call``, ``ToolRegistry.call``'s contract ``(text, ok)``): the
+   result's content items become the tool message's text (``result_text``).
 
-The three steps of the client, and where each one is:
+What it does about servers as they are is told where it is done: a tool that does not say it
+is read-only needs a person's yes (``read_only``); names a chat API refuses (``api_names``)
+and schemas it refuses (``api_parameters``); stdout lines that are not JSON-RPC
+(``McpTools``); stderr in the system's encoding (``system_text``); Windows
+(``server_parameters``, ``batch_argument_problem``, ``_new_event_loop``); the background
+thread (``_Connection``); cleaning up the server process and the errors (``McpTools``).
 
-1. ``tools/list`` (``McpTools.tools``): each MCP tool has ``name``,
-   ``description`` and ``inputSchema`` (``input_schema`` on the SDK's object).
-2. ``to_openai_tool``: that is a chat request's tool once wrapped:
-   ``{"type": "function", "function": {"name", "description", "parameters": inputSchema}}``.
-3. ``tools/call`` (``McpTools.call``): the result's content items become the
-   ``content`` of the ``role="tool"`` message (``result_text``: text as it is,
-   an embedded text resource or a resource link with its URI, ``structuredContent``
-   as JSON, an image as a placeholder naming its type and size); ``isError``
-   becomes ``ok`` False.  ``call`` keeps ``ToolRegistry.call``'s contract,
-   ``(text, ok)``, so the ``Agent`` runs MCP tools exactly as it runs the registry's.
-
-Servers as they are - what ``McpTools`` does about them:
-
-* A tool that does not say it is read-only (``annotations.readOnlyHint``; the
-  spec's default is false, and ``destructiveHint`` defaults to true) needs a
-  person's yes: ``approval_names()`` lists it, so the ``Agent`` waits (notebook 08).
-  A write whose ``tools/call`` times out says that it may still complete.
-* A tool name that a chat API refuses (``messages.TOOL_NAME_RE``: MCP allows
-  ``.`` and ``/``, OpenAI does not) is offered under an API-safe name
-  (``api_names``: ``notes.search`` -> ``notes_search``); ``call`` sends the
-  server its own name.  The student cannot rename a server's tools, so the client does.
-* An ``inputSchema`` that a chat API refuses is rewritten (``api_parameters``:
-  ``$ref``/``$defs`` inlined, a top-level ``anyOf``/``oneOf``/``allOf`` merged into
-  one object); one that cannot be (a recursive ``$ref``) is left out, with a
-  notice, so that the other tools still work - never a 400 for every request.
-* Lines on stdout that are not JSON-RPC (a server's ``print``) are skipped, with
-  one Chinese notice instead of the SDK's traceback; they stay in ``log``.
-* The server's stderr is read as UTF-8, else in the system's encoding (GBK on
-  Chinese Windows), so the lines an ``McpError`` quotes are readable.
-
-On Windows (``server_parameters``, ``batch_argument_problem``): the SDK starts
-``[command, *args]`` as a list, no shell, with ``cwd`` handed over apart from the
-command line, so a Python or a course folder like ``C:\\Users\\张三\\AI 课程``
-arrives whole; a ``.cmd``/``.bat`` launcher (``npx`` is found as ``npx.cmd``)
-runs through cmd.exe, so an argument that cmd.exe would read otherwise
-(``C:\\R&D``, ``100%``) is refused in Chinese before anything starts.  The
-session's loop is a ``ProactorEventLoop`` there (``_new_event_loop``).
-
-Why a thread: the SDK's ``ClientSession`` is async, and a notebook already
-runs an asyncio event loop in its main thread, so ``asyncio.run`` is refused
-there (a cell can ``await`` the SDK directly, as the by-hand part does).
-``McpTools`` gives the session its own event loop in a background thread; the
-methods above wait for it, every request with a timeout (``timeout_s``; the
-start: ``start_timeout_s``), and Ctrl-C (the notebook's stop button) abandons
-a request.  ``log`` is filled by ``_Tap``, which sits on the SDK's two message
-streams and writes down each message as it passes; the protocol is the SDK's.
-
-The server process is always cleaned up: ``close()`` or the end of a ``with``
-block stops it (the SDK closes its stdin, then terminates it if it does not
-exit).  One server per command: a new ``McpTools`` for the same command, args
-and cwd first closes the one started before, so re-running the cell
-``tools = McpTools()`` never leaves the old server running (the old object then
-says so if it is used).  Losing the last reference to an ``McpTools`` stops its
-server too (``weakref.finalize``), and so does the end of Python; ``close_all()``
-closes every one still open.  A server whose client was killed sees its stdin
-close and ends.
-
-Errors: ``McpError`` (a ``RuntimeError``), with a Chinese message, within
-seconds: a command that does not exist, a server that exits or does not
-answer at start (its last lines of stderr are in the message; a slow start
-names ``start_timeout_s``), a request that times out (``McpTimeoutError``), a
-server that went away (the message says how to go on; every later call says
-it again).  A tool's own failure is not an exception: ``call`` returns
-``("错误：...", False)``, as the registry does.
-
-Built on the official MCP Python SDK (package ``mcp``: ``stdio_client``,
-``ClientSession``); the messages are the MCP specification's (revision
-2025-11-25): https://modelcontextprotocol.io/specification/2025-11-25 -
-lifecycle (``initialize``) under basic/lifecycle, ``tools/list`` and
-``tools/call`` under server/tools (tool names, annotations, the content items
-of a tool result, ``structuredContent``).
+Built on the official MCP Python SDK (package ``mcp``: ``stdio_client``, ``ClientSession``);
+the messages are the MCP specification's (revision 2025-11-25):
+https://modelcontextprotocol.io/specification/2025-11-25 - lifecycle (``initialize``) under
+basic/lifecycle, ``tools/list`` and ``tools/call`` under server/tools (tool names,
+annotations, the content items of a tool result, ``structuredContent``).
 """
 
 from __future__ import annotations
@@ -427,6 +366,47 @@ def _new_event_loop() -> asyncio.AbstractEventLoop:
 class McpTools:
     """An MCP server's tools behind ``ToolRegistry``'s interface (``names``, ``schemas()``, ``call``).
 
+    Example::
+
+        with McpTools() as tools:             # starts `python -m course_lib.mcp_server`
+            tools.names                       # ['get_weather', 'calculate', ...]
+            tools.schemas()                   # the request's `tools`, one to_openai_tool(...) each
+            tools.call("get_weather", {"city": "北京"})   # -> ("北京：晴，25°C，湿度40%", True)
+            Agent(client, MODEL, registry=tools, tools=tools.schemas()).run("北京天气怎么样？")
+            tools.log_frame()                 # every JSON-RPC message that passed, as a table
+
+    Servers as they are: a tool that does not say it is read-only (``read_only``) is in
+    ``approval_names()``, so the ``Agent`` waits for a person (notebook 08); a write whose
+    ``tools/call`` times out says that it may still complete.  A name a chat API refuses is
+    offered under an API-safe one (``api_names``: ``notes.search`` -> ``notes_search``) and
+    ``call`` sends the server its own name - the student cannot rename a server's tools, so
+    the client does.  An ``inputSchema`` a chat API refuses is rewritten (``api_parameters``);
+    one that cannot be (a recursive ``$ref``) is left out (``left_out``), with a notice, so that
+    the other tools still work - never a 400 for every request.  Lines on stdout that are not
+    JSON-RPC (a server's ``print``) are skipped, with one Chinese notice instead of the SDK's
+    traceback (``_no_parse_tracebacks``); they stay in ``log``.  The server's stderr is read as
+    UTF-8, else in the system's encoding (``system_text``: GBK on Chinese Windows), so the lines
+    an ``McpError`` quotes are readable.  On Windows the SDK starts ``[command, *args]`` as a
+    list, no shell, with ``cwd`` apart from the command line, so a path like
+    ``C:\\Users\\张三\\AI 课程`` arrives whole; a ``.cmd``/``.bat`` launcher (``npx``) runs through
+    cmd.exe, so an argument it would misread (``C:\\R&D``, ``100%``) is refused in Chinese before
+    anything starts (``batch_argument_problem``).
+
+    The server process is always cleaned up: ``close()`` or the end of a ``with`` block stops
+    it (the SDK closes its stdin, then terminates it if it does not exit).  One server per
+    command: a new ``McpTools`` for the same command, args and cwd first closes the one started
+    before, so re-running the cell ``tools = McpTools()`` never leaves the old server running
+    (the old object then says so if it is used).  Losing the last reference stops the server
+    too (``weakref.finalize``), and so does the end of Python; ``close_all()`` closes every one
+    still open.  A server whose client was killed sees its stdin close and ends.
+
+    Errors: ``McpError`` (a ``RuntimeError``), with a Chinese message, within seconds: a command
+    that does not exist, a server that exits or does not answer at start (its last lines of
+    stderr are in the message; a slow start names ``start_timeout_s``), a request that times
+    out (``McpTimeoutError``), a server that went away (the message says how to go on; every
+    later call says it again).  A tool's own failure is not an exception: ``call`` returns
+    ``("错误：...", False)``, as the registry does.
+
     Args:
         command: the program that starts the server (default: this Python,
             with ``args`` ``["-m", "course_lib.mcp_server"]`` and the project root as ``cwd``).
@@ -634,6 +614,15 @@ class _Tap:
 
 class _Connection:
     """The session and its server process, run on an event loop in a background thread.
+
+    Why a thread: the SDK's ``ClientSession`` is async, and a notebook already runs an asyncio
+    event loop in its main thread, so ``asyncio.run`` is refused there (a cell can ``await``
+    the SDK directly, as the by-hand part of notebook 09 does).  The session gets its own event
+    loop (``_new_event_loop``: a ``ProactorEventLoop`` on Windows) in a background thread; the
+    methods of ``McpTools`` wait for it, every request with a timeout (``timeout_s``; the start:
+    ``start_timeout_s``), and Ctrl-C (the notebook's stop button) abandons a request.  ``log``
+    is filled by ``_Tap``, which sits on the SDK's two message streams and writes down each
+    message as it passes; the protocol is the SDK's.
 
     Kept apart from ``McpTools`` so that nothing here refers to the ``McpTools``:
     when the last reference to that goes, its finalizer can close this.

@@ -221,7 +221,7 @@ def tool_content(result: Any, max_chars: int = MAX_TOOL_RESULT_CHARS) -> str:
     """Turn a tool's return value into the string a ``role="tool"`` message carries.
 
     The course's one tool-result converter: ``tool_calls.execute``,
-    ``ToolRegistry.run`` and ``to_wire`` all use it, so the same value always
+    ``ToolRegistry.call`` and ``to_wire`` all use it, so the same value always
     becomes the same text, in every loop.
 
     Args:

@@ -1,72 +1,26 @@
 """Prompt-based ReAct loops: tools for a model that only writes text.
 
-Taught in notebook 05; compared with the native loop in 07.
+Taught in notebook 05; compared with the native loop in 07; their approval in 08.
 
-The model never gets ``tools=...``.  The system prompt describes a text
-protocol, our code reads the reply with ``react_parser``, runs the tool and
-writes the result back as an ``Observation``.  Two protocols:
+The model never gets ``tools=...``.  The system prompt describes a text protocol, our code
+reads the reply with ``react_parser``, runs the tool and writes the result back as an
+``Observation``.  Two protocols, each a ``ReActLoop`` (their formats: the class docstrings):
 
-Protocol A - the line protocol (``LineReAct``)::
+* ``LineReAct`` (protocol A): ``Thought:`` / ``Action: tool: input`` / ``PAUSE`` in an ordinary
+  chat (``ChatBot``), every Observation a new user message; it ends with ``Answer:``.
+* ``JsonReAct`` (protocol B, LangChain's template): a JSON ``Action`` blob, the whole scratchpad
+  in ONE user message rebuilt for every request; it ends with ``Final Answer:``.
 
-    Thought: 我需要计算 20 * 15
-    Action: calculate: 20 * 15
-    PAUSE
+Both send stop sequences (``LINE_STOP`` / ``JSON_STOP``).  ``ReActLoop.step`` is one turn and
+``run`` the ``while`` around it - the shape of the native ``agent.Agent``, so a notebook or the
+debugger drives any loop one request at a time (``loop_base.py``); ``run_line_react`` /
+``run_json_react`` run one to the end.  ``run_tool`` is the small function notebook 05's
+hand-written loop runs an Action with.
 
-  The conversation is an ordinary chat kept by ``ChatBot``: every
-  Observation is a new user message (``"Observation: 300"``), the model
-  finishes with ``Answer: ...``.
-
-Protocol B - the LangChain-style JSON blob (``JsonReAct``)::
-
-    Thought: 我需要计算 20 * 15
-    Action:
-    ```json
-    {"action": "calculate", "action_input": "20 * 15"}
-    ```
-
-  The tools are listed as JSON in the system prompt and the whole scratchpad
-  (Question + every Thought/Action/Observation so far) travels in ONE user
-  message that is rebuilt for every request; the model finishes with
-  ``Final Answer: ...``.
-
-Both send stop sequences (``LINE_STOP`` / ``JSON_STOP``): without them the
-model keeps writing after its Action and invents the Observation itself
-(notebook 05 shows it).
-
-Both loops are ``ReActLoop`` objects - the shape of every loop (``loop_base.py``),
-the same as the native ``agent.Agent`` of notebook 06: ``ReActLoop.step`` is
-one turn, ``run`` the ``while`` around it - so a notebook (or a debugger) can
-drive them one request at a time::
-
-    loop = LineReAct(client, MODEL, registry)
-    loop.start("20 * 15 等于多少")
-    loop.next_request()      # the kwargs the next step will send (nothing is sent)
-    step = loop.step()       # one request: parse, run the tool, feed the Observation back
-    ...                      # until loop.done
-    loop.result()            # records.RunResult
-
-``run_line_react`` / ``run_json_react`` do exactly that in a loop.  Every
-request is built with ``messages.request_kwargs`` and every reply read with
-``replies.read_reply``.  A reply without a parseable Action or Answer gets
-``react_parser.corrective_observation`` as its Observation and counts as a
-step.  When ``max_steps`` requests have been made without an answer, one
-last request says so and asks for the answer (no tool is run after it);
-``stopped_reason`` is then ``"max_steps"``.  (Source text 004 calls this
-limit ``max_turns``.)
-
-Human approval (notebook 08): an Action to a tool that needs a person's yes
-(``needs_approval``; ``approval_tools``) goes through the same approval gate
-as the native loop (``approval.ApprovalGate``, ``self.gate``), as one call
-(``action_call``).  With an ``approve=`` hook the hook decides; without one,
-or when it gives no decision, the loop waits exactly like ``agent.Agent``: the
-step is a ``WaitingStep``, ``waiting`` lists the call, ``decide(call,
-decision)`` answers it and the next ``step()`` finishes the turn without a new
-request; ``run()`` stops at the waiting Action and returns (``stopped_reason ==
-"waiting"``, the call in ``result.waiting``), and ``run()`` after ``decide``
-finishes the turn.  A rejected Action does not run - its Observation says the person
-declined (``approval.REJECTED_TEXT``); an edited one runs with the person's
-arguments and its Observation starts with ``approval.EDITED_NOTE`` (the
-model's own Action text stays as it wrote it).
+Told elsewhere: the parsers are in ``react_parser.py``; requests are built by
+``messages.request_kwargs`` and replies read by ``replies.read_reply``; the records are in
+``records.py``; an Action to a tool that needs a person's yes goes through the approval gate
+as one call (``action_call``; the story: ``approval.py``).
 """
 
 from __future__ import annotations
@@ -76,17 +30,19 @@ import re
 import time
 from typing import Any
 
-from .approval import EDITED_NOTE, rejected_text
+from .approval import HeldTurn
 from .loop_base import LoopBase, cut_note, question_text
 from .messages import has_text, request_kwargs, to_dict
 from .react_parser import ParsedReply, corrective_observation, parse_json_protocol, parse_line_protocol
 from .records import ActionStep, AnswerStep, FinalStep, InvalidStep, RunResult, Step, ToolCall, ToolResult, WaitingStep, reply_fields
 from .replies import read_reply
 from .texts import shorten, t
+from .tool_calls import run_call
 from .tools.registry import ToolRegistry, default_registry
 
-# Stop sequences.  Protocol A: the model should stop after "PAUSE"; it often
-# does not, so "Observation:" is a stop word too.  Protocol B: LangChain's
+# Stop sequences: without them the model keeps writing after its Action and invents the
+# Observation itself (notebook 05 shows it).  Protocol A: the model should stop after "PAUSE";
+# it often does not, so "Observation:" is a stop word too.  Protocol B: LangChain's
 # ReAct agents stop at "Observation:" (the LangChain ReAct template).
 LINE_STOP = ["PAUSE", "Observation:"]
 JSON_STOP = ["Observation:"]
@@ -195,7 +151,7 @@ def json_system_prompt(registry: ToolRegistry) -> str:
 
 
 def tool_arguments(registry: ToolRegistry, name: str, action_input: Any) -> Any:
-    """Turn a text-protocol input into the arguments object for ``registry.run``.
+    """Turn a text-protocol input into the arguments object for ``registry.call``.
 
     Args:
         registry: the tools.
@@ -236,8 +192,9 @@ def action_call(registry: ToolRegistry, parsed: ParsedReply, step: int) -> ToolC
 def run_tool(registry: ToolRegistry, name: str, action_input: Any) -> str:
     """Run one parsed Action and return the Observation text (notebook 05 writes its loop with it).
 
-    The loop itself (``ReActLoop.step``) makes the same call, ``registry.call``, and also keeps
-    its ``ok`` flag.  Never raises: when the tool did not run, the text starts with "错误：" and says why.
+    ``registry.call`` with ``tool_arguments``; the loop itself (``ReActLoop._act``) runs the same
+    call through ``tool_calls.run_call`` and also keeps its ``ok`` flag.  Never raises: when the
+    tool did not run, the text starts with "错误：" and says why.
     """
     return registry.call(name, tool_arguments(registry, name, action_input))[0]
 
@@ -306,6 +263,14 @@ class ReActLoop(LoopBase):
     A protocol class (``LineReAct``, ``JsonReAct``) says only how its request is
     built (``next_request``), how it is sent (``_send``), how a reply is read
     (``parse``) and what the conversation keeps of a turn (``_remember``).
+
+    A reply without a parseable Action or Answer gets ``react_parser.corrective_observation``
+    as its Observation and counts as a step.  When ``max_steps`` requests have been made
+    without an answer, one last request says so and asks for the answer (no tool is run
+    after it); ``stopped_reason`` is then ``"max_steps"``.  (Source text 004 calls this limit
+    ``max_turns``.)  An Action to a tool that needs a person's yes is one call (``action_call``)
+    to the loop's approval gate; a rejected one does not run, an edited one runs with the
+    person's arguments and its ``ActionStep`` shows them (``_act``).
     """
 
     answer_label = "Answer:"
@@ -354,7 +319,7 @@ class ReActLoop(LoopBase):
         elif parsed.kind == "action":
             # 5. Ask the approval gate (as Agent.step does), then run the tool: its result is the next Observation.
             call = action_call(self.registry, parsed, number)
-            if self.gate.ask([call], held=(parsed, reply.text, fields, number, call)):
+            if self.gate.ask([call], held=HeldTurn(number, fields, (call,), parsed=parsed, reply_text=reply.text)):
                 waiting = [ToolResult.not_run(call)]  # nothing runs until decide()
                 waited = self._record(WaitingStep(number, **fields, waiting=waiting), began)
                 self._hook_stopped()  # the stop button inside the hook: raised again, the call keeps waiting
@@ -372,36 +337,30 @@ class ReActLoop(LoopBase):
         return step
 
     def _act(self, call: ToolCall, parsed: ParsedReply, fields: dict, number: int) -> tuple[ActionStep, bool]:
-        """Run the Action's tool - unless a person rejected it; an edited call runs with the person's
-        arguments.  Returns the ``ActionStep`` and whether the student stopped the tool (Ctrl-C)."""
+        """Answer the Action's call as its decision says (``gate.apply_decision``: a rejected call does
+        not run; an edited one runs with the person's arguments).  Returns the ``ActionStep`` and
+        whether the student stopped the tool (Ctrl-C)."""
         [call] = self.gate.release([call])
-        decision = self.gate.decision(call)  # the person's (or the policy's) decision in this turn, or None
-        interrupted = False
-        if decision is not None and decision.action == "reject":
-            observation, ok = rejected_text(call.name, decision), False
-        else:
-            try:
-                observation, ok = self.registry.call(call.name, call.arguments)
-            except KeyboardInterrupt:  # the student's stop while the tool ran: answered, and raised again by the caller
-                observation, ok, interrupted = t("tools.interrupted", name=call.name), False, True
-            if decision is not None and decision.action == "edit":
-                observation = EDITED_NOTE.format(arguments=call.arguments_text) + observation
-        edited = decision is not None and decision.action == "edit"
+        result = self.gate.apply_decision(call, self._run_action)
+        edited = result.approval == "edit"
         step = ActionStep(number, **fields, action=call.name, action_input=call.arguments if edited else parsed.action_input,
-                          observation=observation, ok=ok, approval=decision.action if decision else "")
-        return step, interrupted
+                          observation=result.observation, ok=result.ok, approval=result.approval)
+        return step, result.interrupted
 
-    def _resume(self) -> Step:
-        """Finish the held Action once it has a decision; its ``ActionStep`` replaces the ``WaitingStep``."""
-        parsed, text, fields, number, call = self.gate.resume()  # RuntimeError while it still waits
-        began = time.perf_counter()
-        self.steps.pop()
-        step, interrupted = self._act(call, parsed, fields, number)
-        self._remember(parsed, text, step.observation)
-        self._record(step, began)
-        if interrupted:
-            raise KeyboardInterrupt(t("loops.interrupted"))
-        return step
+    def _run_action(self, call: ToolCall) -> ToolResult:
+        """Run the Action's tool (``tool_calls.run_call``); the student's stop while it runs is answered
+        (``interrupted``) and raised again by ``step`` once the conversation is whole."""
+        try:
+            return run_call(call, self.registry)
+        except KeyboardInterrupt:
+            return ToolResult.not_run(call, t("tools.interrupted", name=call.name), interrupted=True)
+
+    def _finish(self, held: HeldTurn) -> tuple[ActionStep, bool]:
+        """The held Action, decided (``LoopBase._resume`` records it); the conversation keeps the turn."""
+        [call] = held.calls
+        step, interrupted = self._act(call, held.parsed, held.fields, held.number)
+        self._remember(held.parsed, held.reply_text, step.observation)
+        return step, interrupted
 
     def run(self, question: str | None = None) -> "RunResult":
         """``start(question)`` (if given), then ``step()`` until done - or until an Action waits for a
@@ -468,6 +427,14 @@ class ReActLoop(LoopBase):
 
 class LineReAct(ReActLoop):
     """Protocol A: ``Thought`` / ``Action: tool: input`` / ``PAUSE`` → ``Observation: ...`` → ``Answer:``.
+
+    A reply of the model::
+
+        Thought: 我需要计算 20 * 15
+        Action: calculate: 20 * 15
+        PAUSE
+
+    and the next user message is ``"Observation: 300"``; the model finishes with ``Answer: ...``.
 
     A ``ChatBot`` keeps the conversation: the first user message is
     ``"Question: ..."``, every later one ``"Observation: ..."``.  Only the
@@ -545,6 +512,14 @@ class LineReAct(ReActLoop):
 
 class JsonReAct(ReActLoop):
     """Protocol B: the LangChain-style template with a JSON ``Action`` and ``Final Answer:``.
+
+    A reply of the model::
+
+        Thought: 我需要计算 20 * 15
+        Action:
+        ```json
+        {"action": "calculate", "action_input": "20 * 15"}
+        ```
 
     Every request is ``[system, user]``: the system prompt lists the tools as
     JSON; the one user message is ``"Question: ...\\n"`` followed by the

@@ -316,7 +316,7 @@ _ZH_TRACING: dict[str, str] = {
     "tracing.no_run": "追踪文件 {path} 里没有运行 {run!r}（文件只留最近几次运行，更早的已经删掉了）。文件里的运行，从旧到新：{known}",
     "tracing.no_spans": "没有可以画的 span：列表是空的（追踪文件里还没有记录任何一次运行？环境变量 OTEL_SDK_DISABLED=true 时，Tracer 什么也不记录）",
     "tracing.no_trace": "没有正好一个 trace 对得上 {trace_id!r}（可以写完整的 trace id、它开头的几位，或者 case id）。文件里的 trace：{known}",
-    "tracing.not_native": "{kind} 没有 send 和 run_call 这两个钩子，不能这样追踪：Tracer 只追踪原生的工具调用循环 agent.Agent"
+    "tracing.not_native": "{kind} 没有 send 和 answer_call 这两个钩子，不能这样追踪：Tracer 只追踪原生的工具调用循环 agent.Agent"
                           "（notebook 06、08 里的 Agent 都可以，带审批钩子的也可以）。ReAct 循环（LineReAct、JsonReAct）"
                           "在 step 里面直接发请求、运行工具，没有可以替换的钩子",
     "tracing.sdk_disabled": "环境变量 OTEL_SDK_DISABLED 是 true（多半是别的工具设的）：按 OpenTelemetry 的规定，这个 Tracer 不记录任何 span，"

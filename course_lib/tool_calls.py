@@ -345,19 +345,6 @@ def _unreadable(call: ToolCall, registry: Any) -> str:
     )
 
 
-def _run(call: ToolCall, registry: Any) -> tuple[Any, bool]:
-    """``(result, ok)`` of running a readable call (see ``run_call``)."""
-    if hasattr(registry, "call"):
-        return registry.call(call.name, call.arguments)
-    if isinstance(registry, Mapping):  # a plain {name: function} dict
-        function = registry.get(call.name)
-        if function is None:
-            return "错误：" + unknown_tool_text(call.name, _registry_names(registry)), False
-        result = function(**call.arguments)
-        return result, not isinstance(result, ToolFailure)
-    raise TypeError(t("loops.bad_registry", name=type(registry).__name__))
-
-
 def run_call(call: ToolCall, registry: Any) -> ToolResult:
     """Run one call; never raises.  (A call that does not run - it waits, was rejected, repeats
     an earlier one - is answered with ``records.ToolResult.not_run`` instead.)
@@ -375,13 +362,21 @@ def run_call(call: ToolCall, registry: Any) -> ToolResult:
         tools), arguments that do not fit, a tool that raised.
     """
     if call.error is not None:
-        text, ok = _unreadable(call, registry), False
-    else:
-        try:
-            result, ok = _run(call, registry)
-            text = tool_content(result)
-        except Exception as exc:  # noqa: BLE001 - the loop must always get a reply
-            text, ok = f"错误：工具 {call.name} 出错：{type(exc).__name__}: {exc}", False
+        return ToolResult(call, _unreadable(call, registry), ok=False)
+    try:
+        if hasattr(registry, "call"):  # a ToolRegistry or McpTools: call(name, arguments) -> (text, ok)
+            result, ok = registry.call(call.name, call.arguments)
+        elif isinstance(registry, Mapping):  # a plain {name: function} dict
+            function = registry.get(call.name)
+            if function is None:
+                return ToolResult(call, "错误：" + unknown_tool_text(call.name, _registry_names(registry)), ok=False)
+            result = function(**call.arguments)
+            ok = not isinstance(result, ToolFailure)
+        else:
+            raise TypeError(t("loops.bad_registry", name=type(registry).__name__))
+        text = tool_content(result)
+    except Exception as exc:  # noqa: BLE001 - the loop must always get a reply
+        text, ok = f"错误：工具 {call.name} 出错：{type(exc).__name__}: {exc}", False
     return ToolResult(call, text, ok=ok)
 
 

@@ -8,7 +8,7 @@ run's trace.  One run of the native loop (``agent.Agent``) gives three kinds:
 ==========================  =====================================  ==============================
 ``invoke_agent {name}``     the whole run (``Agent.run``), the root  span kind INTERNAL
 ``chat {model}``            one model request (``Agent.send``)       span kind CLIENT
-``execute_tool {tool}``     one tool call (``Agent.run_call``)       span kind INTERNAL
+``execute_tool {tool}``     one tool call (``Agent.answer_call``)  span kind INTERNAL
 ==========================  =====================================  ==============================
 
 so a run with one tool call is ``invoke_agent`` ⊃ ``chat``, ``execute_tool``,
@@ -104,7 +104,7 @@ type into a list (ints and floats mixed: floats), and anything else - a dict,
 nested or mixed lists - into JSON text.
 
 The loop is not changed: ``Tracer.wrap(agent)`` puts a traced ``send`` and
-``run_call`` on the agent *instance* (instance attributes shadow the class's
+``answer_call`` on the agent *instance* (instance attributes shadow the class's
 methods) and takes them away again on exit.  Only the native loop has these
 two hooks; the ReAct loops (``react.py``) send and run their tools inside
 ``step`` and cannot be traced this way (``TypeError``).
@@ -502,7 +502,7 @@ class Tracer:
                 ``llm_course.case_id``; a key with a dot (``**{"app.user": "x"}``) as it is.  Any value:
                 ``attribute_value`` makes it one OpenTelemetry accepts.
         Raises:
-            TypeError: ``agent`` is not a loop with ``send`` and ``run_call`` (the ReAct loops).
+            TypeError: ``agent`` is not a loop with ``send`` and ``answer_call`` (the ReAct loops).
             RuntimeError: the tracer is closed.
             whatever ``agent.run`` raises (recorded on the root span first, hooks restored).
         """
@@ -538,20 +538,20 @@ class Tracer:
         ``agent.send(request)`` becomes a ``chat {model}`` span (``gen_ai.request.model``,
         ``gen_ai.request.max_tokens``, ``gen_ai.request.temperature``, ``gen_ai.usage.input_tokens`` /
         ``output_tokens``, ``gen_ai.response.finish_reasons``, ``llm_course.request.tools``: how many tools
-        were offered); ``agent.run_call(call, step)`` an ``execute_tool {name}`` span
+        were offered); ``agent.answer_call(call, step)`` an ``execute_tool {name}`` span
         (``gen_ai.tool.name``, ``gen_ai.tool.call.id``, ``gen_ai.tool.call.arguments``,
         ``gen_ai.tool.call.result`` when it worked, ``llm_course.tool.ok``, ``llm_course.tool.approval``,
         ``llm_course.tool.repeated``, ``llm_course.step``; status ERROR with the tool's text when not ok).
         Their parent is the span current when they run (``run``'s root span).
 
         Raises:
-            TypeError: ``agent`` has no ``send`` / ``run_call`` hooks (the ReAct loops).
+            TypeError: ``agent`` has no ``send`` / ``answer_call`` hooks (the ReAct loops).
         """
         if not (isinstance(agent, LoopBase) and callable(getattr(agent, "send", None))
-                and callable(getattr(agent, "run_call", None))):
+                and callable(getattr(agent, "answer_call", None))):
             raise TypeError(t("tracing.not_native", kind=type(agent).__name__))
-        own = {name: vars(agent)[name] for name in ("send", "run_call") if name in vars(agent)}
-        send, run_call = agent.send, agent.run_call  # the hooks as they are now (maybe already replaced)
+        own = {name: vars(agent)[name] for name in ("send", "answer_call") if name in vars(agent)}
+        send, answer_call = agent.send, agent.answer_call  # the hooks as they are now (maybe already replaced)
         provider = provider_name(agent)
         clock = self._clock
 
@@ -572,7 +572,7 @@ class Tracer:
                             "gen_ai.response.finish_reasons": [reply.finish_reason] if reply.finish_reason else None})
                 return reply
 
-        def traced_run_call(call: Any, step: int) -> Any:
+        def traced_answer_call(call: Any, step: int) -> Any:
             span = self._tracer.start_span(
                 f"execute_tool {call.name}", kind=SpanKind.INTERNAL,
                 attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.type": "function"},
@@ -580,7 +580,7 @@ class Tracer:
             _set(span, {"gen_ai.tool.name": call.name, "gen_ai.tool.call.id": call.id or None,
                         "gen_ai.tool.call.arguments": call.arguments_text, "llm_course.step": step})
             with _recorded(span, clock):
-                result = run_call(call, step)
+                result = answer_call(call, step)
                 _set(span, {"llm_course.tool.ok": result.ok, "llm_course.tool.approval": result.approval,
                             "llm_course.tool.repeated": result.repeated})
                 if result.ok:
@@ -592,11 +592,11 @@ class Tracer:
                     span.set_status(Status(StatusCode.ERROR, result.observation))
                 return result
 
-        agent.send, agent.run_call = traced_send, traced_run_call
+        agent.send, agent.answer_call = traced_send, traced_answer_call
         try:
             yield agent
         finally:
-            for name in ("send", "run_call"):
+            for name in ("send", "answer_call"):
                 if name in own:
                     setattr(agent, name, own[name])
                 else:

@@ -469,16 +469,16 @@ def test_the_send_hook_sends_every_request_of_a_step():
     assert [("calculate" in {t["function"]["name"] for t in r["tools"]}) for r in sent[:2]] == [True, False]
 
 
-def test_the_run_call_hook_answers_each_call():
-    """Agent.run_call(call, step) -> ToolResult answers one call; what it returns is what the model reads."""
+def test_the_answer_call_hook_answers_each_call():
+    """Agent.answer_call(call, step) -> ToolResult answers one call; what it returns is what the model reads."""
     asked = []
 
     class Stubbed(Agent):
-        def run_call(self, call, step):
+        def answer_call(self, call, step):
             asked.append((call.name, call.arguments, step))
             if call.name == "calculate":
                 return ToolResult.not_run(call, "不许计算")
-            return super().run_call(call, step)
+            return super().answer_call(call, step)
 
     fake = FakeLLM([calls(weather("北京"), ("calculate", {"expression": "1 + 1"})), calls(weather("北京")), "好。"])
     result = Stubbed(fake.client(), "fake-model", trace=None).run("q")
@@ -486,7 +486,7 @@ def test_the_run_call_hook_answers_each_call():
                      ("get_weather", {"city": "北京"}, 2)]
     first = result.steps[0].tool_calls
     assert [c.ok for c in first] == [True, False] and fake.requests[1]["messages"][-1]["content"] == "不许计算"
-    assert result.steps[1].tool_calls[0].repeated  # the base run_call still reuses identical calls
+    assert result.steps[1].tool_calls[0].repeated  # the base answer_call still reuses identical calls
 
 
 def test_recheck_max_tokens_is_a_parameter():

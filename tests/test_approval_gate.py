@@ -175,6 +175,94 @@ def test_react_read_tools_are_not_asked():
     assert asked == [] and loop.steps[0].approval == ""
 
 
+# --------------------------------------------------------------------------- one record, one function (issue 46)
+
+
+@pytest.mark.parametrize("protocol", ["native", "A", "B"])
+def test_the_held_turn_is_one_typed_record_for_every_loop(protocol):
+    """The gate holds a waiting turn as an approval.HeldTurn (named, frozen fields), whatever the loop."""
+    import dataclasses
+
+    from course_lib.approval import HeldTurn
+
+    fake, written, loop = make_loop(protocol, WRITE[protocol], ANSWER[protocol])
+    loop.start("帮我买两个 001")
+    loop.step()
+    held = loop.gate.held
+    assert isinstance(held, HeldTurn) and held.number == 1
+    assert list(held.calls) == loop.waiting and all(a is b for a, b in zip(held.calls, loop.waiting))
+    assert held.fields["requests" if protocol == "native" else "thought"] is not None
+    if protocol == "native":
+        assert held.turn.calls == list(held.calls) and held.parsed is None and held.reply_text is None
+    else:
+        assert held.turn is None and held.parsed.kind == "action" and "place_order" in held.reply_text
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        held.number = 2  # type: ignore[misc]
+    loop.decide(loop.waiting[0], approve())
+    loop.step()
+    assert loop.gate.held is None and written == [ORDER]
+
+
+@pytest.mark.parametrize("decision", [reject("一单最多一件"), edit({"product_id": "001", "quantity": 1})],
+                         ids=["reject", "edit"])
+def test_every_loop_applies_a_decision_through_one_function_with_the_same_text(monkeypatch, decision):
+    """ApprovalGate.apply_decision reads the decision, runs the call or builds the rejected / edited text,
+    once for every loop: the native tool message and both ReAct Observations are the same text."""
+    from course_lib.approval import EDITED_NOTE, ApprovalGate, rejected_text
+
+    applied = []
+    real = ApprovalGate.apply_decision
+
+    def spy(gate, call, run):
+        result = real(gate, call, run)
+        applied.append((call.name, result.approval, result.observation))
+        return result
+
+    monkeypatch.setattr(ApprovalGate, "apply_decision", spy)
+    texts = {}
+    for protocol in ("native", "A", "B"):
+        fake, written, loop = make_loop(protocol, WRITE[protocol], ANSWER[protocol], approve=lambda call: decision)
+        result = loop.run("帮我买两个 001")
+        step = result.steps[0]
+        texts[protocol] = (step.tool_calls[0].observation if protocol == "native" else step.observation)
+        assert written == ([] if decision.action == "reject" else [decision.arguments])
+        assert texts[protocol] in sent_text(fake.requests[1])  # what the model read
+    assert applied == [("place_order", decision.action, text) for text in texts.values()]
+    assert len(set(texts.values())) == 1
+    if decision.action == "reject":
+        assert texts["native"] == rejected_text("place_order", decision)
+    else:
+        assert texts["native"].startswith(EDITED_NOTE.format(arguments=json.dumps(decision.arguments)))
+
+
+def test_the_gate_applies_a_decision_without_a_loop():
+    """apply_decision on its own: no decision or approve runs; reject does not run; edit runs and says so."""
+    from course_lib.approval import ApprovalGate
+    from course_lib.records import ToolResult
+    from course_lib.tool_calls import ToolCall
+
+    ran = []
+
+    def run(call):
+        ran.append(call.arguments)
+        return ToolResult(call, "好了")
+
+    gate = ApprovalGate(["place_order"])
+    calls = [ToolCall(f"c{i}", "place_order", dict(ORDER), json.dumps(ORDER)) for i in range(3)]
+    read = ToolCall("r", "get_weather", {"city": "北京"}, '{"city": "北京"}')
+    gate.ask([*calls, read])
+    for call, decision in zip(calls, [approve(), reject(), edit({"product_id": "001", "quantity": 1})]):
+        gate.decide(call, decision)
+    released = gate.release([*calls, read])
+    results = [gate.apply_decision(call, run) for call in released]
+    assert [r.approval for r in results] == ["approve", "reject", "edit", ""]
+    assert [r.ok for r in results] == [True, False, True, True]
+    assert ran == [ORDER, {"product_id": "001", "quantity": 1}, {"city": "北京"}]  # the rejected one never ran
+    assert results[1].observation.startswith("没有执行：用户拒绝了这次 place_order 调用。")
+    assert results[2].observation == '（用户把参数改成了 {"product_id": "001", "quantity": 1} 后才执行；下面是按用户的参数执行的结果。）\n好了'
+    assert results[3].observation == "好了"
+
+
 # --------------------------------------------------------------------------- decisions belong to a turn
 
 
@@ -214,12 +302,13 @@ def test_a_hook_decision_is_asked_again_for_each_turn_even_with_the_same_id():
 
 
 def test_the_gate_keys_decisions_by_the_call_of_this_turn():
-    from course_lib.approval import ApprovalGate
+    from course_lib.approval import ApprovalGate, HeldTurn
     from course_lib.tool_calls import ToolCall
 
     gate = ApprovalGate(["place_order"])
     first = ToolCall("call_0", "place_order", dict(ORDER), json.dumps(ORDER))
-    assert gate.ask([first], held="turn 1") == [first] and gate.held == "turn 1"
+    held = HeldTurn(1, {}, (first,))
+    assert gate.ask([first], held=held) == [first] and gate.held is held
     gate.decide(first, approve())
     assert gate.waiting == [] and gate.decision(first).action == "approve"
     gate.release([first])

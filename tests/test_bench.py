@@ -96,8 +96,8 @@ def test_recording_tools_record_what_ran():
     runs: list = []
     registry = recording_tools(runs)
     assert registry.names == ["get_weather", "calculate", "query_by_product_name", "search_knowledge"]
-    assert registry.run("calculate", {"expression": "2 + 3"}) == "5"
-    assert registry.run("calculate", {"nope": 1}).startswith("错误")  # refused before running
+    assert registry.call("calculate", {"expression": "2 + 3"})[0] == "5"
+    assert registry.call("calculate", {"nope": 1})[0].startswith("错误")  # refused before running
     assert runs == [("calculate", {"expression": "2 + 3"})]
 
 
@@ -221,8 +221,8 @@ def test_lever_guard_mask_hides_calculate_after_a_refusal_only():
     assert refused.ok is False  # the tool did not run
 
 
-def test_lever_guard_refuses_through_the_run_call_hook():
-    """bench/levers.py's guard variant overrides only the public hook Agent.run_call: a calculate call with
+def test_lever_guard_refuses_through_the_answer_call_hook():
+    """bench/levers.py's guard variant overrides only the public hook Agent.answer_call: a calculate call with
     numbers from nowhere is answered with the guard's text (ok False, the tool does not run); the
     others run as the course's Agent runs them, and ``refused`` is about the last step that ran calls."""
     from fakes import FakeLLM

@@ -328,7 +328,7 @@ def test_a_server_that_dies_during_a_call(test_server):
         with pytest.raises(McpError, match="已经退出"):
             tools.call("crash", {})
         assert time.monotonic() - began < 5 and not alive(pid)
-        # The agent still gets a tool message (run_call catches it) and its message list stays valid.
+        # The agent still gets a tool message (tool_calls.run_call catches it) and its message list stays valid.
         fake = FakeLLM([{"tool_calls": [("echo", {})]}, "服务器不在了。"])
         # The test server's tools do not say they are read-only; here nobody is asked (approval_tools=[]).
         agent = Agent(fake.client(), "fake-model", registry=tools, tools=tools.schemas(), trace=None, approval_tools=[])

@@ -405,7 +405,7 @@ def test_run_call_says_whether_the_tool_ran():
     result = run_call(good, REGISTRY)
     assert isinstance(result, ToolResult)
     assert (result.id, result.name, result.arguments, result.arguments_text) == (good.id, "get_weather", {"city": "北京"}, '{"city": "北京"}')
-    assert result.ok is True and result.observation == REGISTRY.run("get_weather", {"city": "北京"})
+    assert result.ok is True and result.observation == REGISTRY.call("get_weather", {"city": "北京"})[0]
     assert result.message() == {"role": "tool", "tool_call_id": good.id, "content": result.observation}
     assert result.call_text == 'get_weather({"city": "北京"})'
     assert (result.repeated, result.first_step, result.recovered, result.missing_numbers) == (False, None, False, [])
@@ -490,3 +490,25 @@ def test_a_call_written_as_text_with_chinese_quotes_or_wide_spaces_looks_the_pro
 def test_a_call_written_as_text_keeps_quotes_inside_an_argument():
     turn = read_assistant(sdk_message('{"name": "search_knowledge", "arguments": {"query": "“长江”和“黄河”"}}'), NAMES)
     assert turn.calls[0].arguments == {"query": "“长江”和“黄河”"}
+
+
+def test_one_name_for_each_way_of_running_a_tool():
+    """Issue 46: one name per idea, never one name for two signatures.  The registry runs a tool by name
+    (``call(name, arguments) -> (text, ok)``; ``McpTools`` keeps the same contract); ``tool_calls``
+    runs one ``ToolCall`` safely (``run_call``) or a list into tool messages (``execute``); the native
+    loop answers a turn's calls through the person's decision (``answer_call`` / ``answer_calls``)."""
+    import inspect
+
+    from course_lib import tool_calls
+    from course_lib.agent import Agent
+    from course_lib.mcp_client import McpTools
+    from course_lib.tools.registry import ToolRegistry
+
+    def params(function):
+        return list(inspect.signature(function).parameters)
+
+    assert not hasattr(ToolRegistry, "run") and not hasattr(tool_calls, "_run")
+    assert not hasattr(Agent, "run_call") and not hasattr(Agent, "run_calls")
+    assert params(ToolRegistry.call) == params(McpTools.call) == ["self", "name", "arguments"]
+    assert params(tool_calls.run_call) == ["call", "registry"] and params(tool_calls.execute) == ["calls", "registry"]
+    assert params(Agent.answer_call) == ["self", "call", "step"] and params(Agent.answer_calls) == ["self", "calls", "step"]

@@ -390,32 +390,32 @@ def test_default_registry(data_dir):
     assert registry.names == ["get_weather", "calculate", "query_by_product_name", "search_knowledge"]
     assert "calculate" in registry and "eval" not in registry
     assert [s["function"]["name"] for s in registry.schemas()] == registry.names
-    assert registry.run("calculate", {"expression": "20 * 15"}) == "300"
-    assert registry.run("get_weather", {"city": "北京"}) == "北京：晴，25°C，湿度40%"
-    assert ids(registry.run("query_by_product_name", {"product_name": "球"})) == ["001", "002", "003", "008"]
+    assert registry.call("calculate", {"expression": "20 * 15"})[0] == "300"
+    assert registry.call("get_weather", {"city": "北京"})[0] == "北京：晴，25°C，湿度40%"
+    assert ids(registry.call("query_by_product_name", {"product_name": "球"})[0]) == ["001", "002", "003", "008"]
 
 
 def test_registry_unknown_tool_lists_available_names():
-    result = default_registry().run("get_stock_price", {"symbol": "X"})
+    result = default_registry().call("get_stock_price", {"symbol": "X"})[0]
     assert result.startswith("错误") and "get_stock_price" in result
     for name in ["get_weather", "calculate", "query_by_product_name", "search_knowledge"]:
         assert name in result
-    assert default_registry().run(None, {}).startswith("错误")
+    assert default_registry().call(None, {})[0].startswith("错误")
 
 
 def test_registry_missing_required_argument():
-    result = default_registry().run("get_weather", {"unit": "celsius"})
+    result = default_registry().call("get_weather", {"unit": "celsius"})[0]
     assert result.startswith("错误") and "city" in result and "缺少" in result
 
 
 def test_registry_unexpected_argument():
-    result = default_registry().run("get_weather", {"city": "北京", "date": "明天"})
+    result = default_registry().call("get_weather", {"city": "北京", "date": "明天"})[0]
     assert result.startswith("错误") and "date" in result and "city" in result
 
 
 @pytest.mark.parametrize("arguments", ['{"city": "北京"}', None, ["北京"]])
 def test_registry_arguments_must_be_a_dict(arguments):
-    result = default_registry().run("get_weather", arguments)
+    result = default_registry().call("get_weather", arguments)[0]
     assert result.startswith("错误") and "dict" in result
 
 
@@ -432,7 +432,7 @@ def test_registry_tool_raising_becomes_a_string():
         raise ValueError("bad x")
 
     registry = ToolRegistry([Tool("boom", boom, _schema("boom", ["x"], ["x"]))])
-    assert registry.run("boom", {"x": "1"}) == "错误：工具 boom 出错：ValueError: bad x"
+    assert registry.call("boom", {"x": "1"})[0] == "错误：工具 boom 出错：ValueError: bad x"
 
 
 def test_registry_turns_results_into_strings():
@@ -440,21 +440,21 @@ def test_registry_turns_results_into_strings():
     registry.add(Tool("as_dict", lambda: {"城市": "北京", "n": 1}, _schema("as_dict")))
     registry.add(Tool("as_none", lambda: None, _schema("as_none")))
     registry.add(Tool("as_int", lambda: 42, _schema("as_int")))
-    assert registry.run("as_dict", {}) == '{"城市": "北京", "n": 1}'
-    assert registry.run("as_none", {}) == t("tools.no_result")
-    assert registry.run("as_int", {}) == "42"
+    assert registry.call("as_dict", {})[0] == '{"城市": "北京", "n": 1}'
+    assert registry.call("as_none", {})[0] == t("tools.no_result")
+    assert registry.call("as_int", {})[0] == "42"
     assert len(registry) == 3
 
 
 @pytest.mark.parametrize("value", [True, (1, 2), [1, "二"], {"a": None}, 2.5, None, "text", object])
 def test_registry_and_execute_convert_results_the_same_way(value):
-    """One converter: ToolRegistry.run, tool_calls.execute and messages.tool_content agree."""
+    """One converter: ToolRegistry.call, tool_calls.execute and messages.tool_content agree."""
     from course_lib.messages import tool_content
     from course_lib.tool_calls import ToolCall, execute
 
     registry = ToolRegistry([Tool("give", lambda: value, _schema("give"))])
     via_execute = execute([ToolCall("c1", "give", {}, "{}")], {"give": lambda: value})[0]["content"]
-    assert registry.run("give", {}) == tool_content(value) == via_execute
+    assert registry.call("give", {})[0] == tool_content(value) == via_execute
 
 
 def test_tool_name_must_match_schema():

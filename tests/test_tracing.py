@@ -164,10 +164,10 @@ def test_an_exception_is_recorded_on_its_spans_raised_and_the_hooks_put_back(tmp
     def broken(call, step):
         raise boom
 
-    agent.run_call = broken  # an instance hook set by someone else (as the bench does): kept
+    agent.answer_call = broken  # an instance hook set by someone else (as the bench does): kept
     with Tracer(path) as tracer, pytest.raises(RuntimeError, match="连接断了"):
         tracer.run(agent, "北京天气怎么样？")
-    assert agent.run_call is broken and "send" not in vars(agent)
+    assert agent.answer_call is broken and "send" not in vars(agent)
     spans = load_spans(path)
     [root], [tool] = by_operation(spans, "invoke_agent"), by_operation(spans, "execute_tool")
     for span in (root, tool):
@@ -186,13 +186,13 @@ def test_keyboard_interrupt_is_recorded_and_raised(tmp_path):
     spans = load_spans(path)
     assert {s["status"] for s in spans} == {"ERROR"} and len(spans) == 2
     assert all(s["attributes"]["error.type"] == "KeyboardInterrupt" for s in spans)
-    assert "send" not in vars(agent) and "run_call" not in vars(agent)
+    assert "send" not in vars(agent) and "answer_call" not in vars(agent)
 
 
 def test_the_hooks_are_the_class_methods_again_after_a_run(tmp_path):
     _, spans, agent = traced(tmp_path, weather_run())
-    assert "send" not in vars(agent) and "run_call" not in vars(agent)
-    assert agent.send.__func__ is Agent.send and agent.run_call.__func__ is Agent.run_call
+    assert "send" not in vars(agent) and "answer_call" not in vars(agent)
+    assert agent.send.__func__ is Agent.send and agent.answer_call.__func__ is Agent.answer_call
 
 
 def test_only_the_native_loop_can_be_traced(tmp_path):

@@ -1,4 +1,4 @@
-"""A tool registry: names -> (function, schema), and a ``run`` that never raises.
+"""A tool registry: names -> (function, schema), and a ``call`` that never raises.
 
 Taught in notebook 04; every loop of 05-07 runs its tools through it.
 
@@ -176,8 +176,10 @@ class ToolRegistry:
     """Tools by name.  Example::
 
         registry = ToolRegistry([Tool("get_weather", get_weather, WEATHER_TOOL)])
-        registry.schemas()                          # pass as tools=... to the API
-        registry.run("get_weather", {"city": "北京"})  # -> "北京：晴，25°C，湿度40%"
+        registry.schemas()                           # pass as tools=... to the API
+        registry.call("get_weather", {"city": "北京"})  # -> ("北京：晴，25°C，湿度40%", True)
+
+    ``call`` is the one way to run a tool by name; ``mcp_client.McpTools.call`` keeps its contract.
     """
 
     def __init__(self, tools: Iterable[Tool] = ()):
@@ -255,10 +257,6 @@ class ToolRegistry:
         except Exception as error:
             return f"错误：工具 {name} 出错：{type(error).__name__}: {error}", False
         return tool_content(result), not isinstance(result, ToolFailure)
-
-    def run(self, name: str, arguments: dict) -> str:
-        """``call(name, arguments)``'s text: the tool's result, or a string starting with "错误：". Never raises."""
-        return self.call(name, arguments)[0]
 
 
 def default_registry() -> ToolRegistry:
