@@ -1,7 +1,8 @@
 """What runs the course underneath the lessons; no notebook asks a student to open it.
 
 The lessons live in ``course_lib/`` (a glass box, opened in class); this
-package is the machinery they stand on: the engines and the local model
+package is the machinery they stand on (a notebook may call it - notebook 00
+starts and stops the local server - but never asks a student to read it): the engines and the local model
 server, the HTTP layer under every client, the set-up and the settings, the
 class server, the class view and a student's progress.  It never imports
 ``course_lib`` (tests/test_package_map.py walks the imports): a lesson hands
@@ -20,7 +21,7 @@ settings          the project root, the cache folder and the .env file; Provider
 progress          a student's exercise results: kept here, sent in class
 server_process    start / watch / stop the model server on every OS (guard)
 windows_engine    llama.cpp's Windows release from PyPI, unpacked
-xllamacpp_server  the xllamacpp engine with llama-server's flags (macOS)
+xllamacpp_server  the xllamacpp engine with llama-server's flags (macOS, Linux arm)
 local_server      the embedded model server (any engine) and its model file
 keys              the class key and the teacher key: made once, read, kept
 name_skeleton     a display name's TR39 skeleton: lookalike names are one name

@@ -2,7 +2,7 @@
 
 ``course_http_client`` is all of ``get_client``'s wiring: which transport, the request log, the replay.
 
-Taught in notebook 00 (what a set-up error says) and the teacher's guide (the class server).
+Not opened in class: notebook 00 shows what its set-up errors say; the teacher's guide covers the class server.
 
 ``CourseHttpClient`` is an ``httpx.Client`` that applies the request rules
 (``request_rules``) to each chat request's JSON body, re-sends a streamed

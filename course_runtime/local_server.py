@@ -1,6 +1,7 @@
 """The course's embedded local model: one llama-server per machine.
 
-Taught in notebook 00 (set-up); every notebook on the local provider uses it.
+Not opened in class: notebook 00 runs its status / start / stop commands, and every notebook's
+first cell calls ``clear_prompt_cache`` on the local provider.
 
 Everything a student needs to run the course offline lives here:
 

@@ -1,6 +1,7 @@
 """Per-provider request rules: what to change in a request so that an endpoint accepts it.
 
-Taught in notebook 00 (the presets) and 01 (the request a notebook sends is the request on the wire).
+Not opened in class: notebooks 00 (the presets) and 01 (the request a notebook sends is the
+request on the wire) name what it does.
 
 Some endpoints refuse a request that others accept.  ``REQUEST_RULES`` is the
 one table of such rules (which model ids / which provider, what to change in

@@ -1,6 +1,6 @@
 """The course's settings: the project root and the ``.env`` file.
 
-Taught in notebook 00 (which model to talk to).
+Not opened in class: notebook 00 (which model to talk to) edits the ``.env`` it reads.
 
 Kept apart so that both ``providers`` (which model to talk to) and
 ``local_server`` (the embedded llama-server) can read ``.env`` without
