@@ -47,6 +47,7 @@ CONVERTED = [
     "tools/orders.py", "tools/shop_notes.py", "multi_agent.py",
     "checkers/__init__.py", "checkers/scripted.py", *[f"checkers/nb0{n}.py" for n in range(10)], "quiz.py",
     "mcp_server.py", "mcp_client.py", "approval.py", "tracing.py", "checkers/nb10.py", "evaluation.py", "judge.py",
+    "checkers/nb11.py",
     "../course_runtime/progress.py", "../course_runtime/progress_service.py", "../course_runtime/class_code.py",
 ]
 # Chinese that is sent TO THE MODEL (prompts, tool results, corrective messages) stays next to the
