@@ -216,7 +216,8 @@ def _calls(*names: str, style: Any = sdk_call) -> list:
 
 
 # The named cases: each style; no calls (None, as message.tool_calls is then); another tool; an unknown
-# specialist before a known one; two transfers; a name that is another's prefix; both styles in one list.
+# specialist before a known one; two transfers; a name that is another's prefix; misspelt transfer names; both
+# styles in one list.
 CHOSEN_CASES = [
     (_calls("transfer_to_shop"), NAMES),
     (_calls("transfer_to_weather", style=dict_call), NAMES),
@@ -228,10 +229,11 @@ CHOSEN_CASES = [
     (_calls("transfer_to_shop_vip"), ["shop", "shop_vip"]),
     (_calls("transfer_to_shop"), ["shop_vip"]),
     (_calls("transfer_to_", "shop", "transfer_toshop"), NAMES),
+    (_calls("transfer-to-shop", "transfer_to-shop"), NAMES),  # as a model may misspell it: not the tool, no transfer
     ([dict_call("query_by_product_name", "a"), sdk_call("transfer_to_weather", "b")], NAMES),
 ]
 CALL_NAMES = ["transfer_to_weather", "transfer_to_shop", "transfer_to_orders", "transfer_to_shop_vip", "transfer_to_billing",
-              "get_weather", "shop", "transfer_to_"]
+              "get_weather", "shop", "transfer_to_", "transfer-to-shop"]
 
 
 def _chosen_inputs() -> Any:
