@@ -1,6 +1,6 @@
 """The check-yourself questions at the end of each notebook (shown by ``course_lib.quiz.quiz``).
 
-One list per notebook (00-10), 3-5 questions each.  Every question tests an
+One list per notebook (00-11), 3-5 questions each.  Every question tests an
 idea its notebook teaches; every option has its own explanation, shown when
 the student picks it, so a wrong pick says *why* it is wrong.  The widget's
 own labels (「答对了」 ...) are in ``course_lib.texts`` (``quiz.*`` keys).
@@ -347,5 +347,37 @@ QUESTIONS: dict[int, list[Question]] = {
            ("每个 token 一个 span", False, "span 是一段工作（一次请求、一次工具调用），不是一个 token。"),
            ("只有出错时才记 span", False, "每一次运行都记，成功的运行也要能回头看。"),
            ("span 要发到云端的服务器才能看", False, "课程把 span 写进本地的一个 JSON 文件，不需要网络和账号。")),
+    ],
+    11: [
+        _q("为什么 search_notes 要先把中文切成两个字一组（「退货」「货要」……）再放进 FTS5？",
+           ("FTS5 默认的分词器把一串连着的汉字当成一个词，「买了东西想退货」只能整串匹配，查「退货」就找不到", True,
+            "对。切成两个字一组以后，问题和说明里都有「退货」这一组，BM25 就能按它打分；不需要下载任何模型。"),
+           ("因为 SQLite 不能存中文", False, "SQLite 的文本都是 UTF-8，存中文没有问题；问题在分词。"),
+           ("为了让数据库文件更小", False, "索引在内存里，切开以后反而多了一些词；切开是为了能查到。"),
+           ("因为 BM25 只认识英文", False, "BM25 只数词出现的次数和有多少说明含有这个词，不管是哪种文字。")),
+        _q("用户问「篮球\" AND (」，search_notes 为什么不会出错？",
+           ("每个词都放进双引号、词里的引号写成两个，再用 OR 连起来，用户的字永远只是要查的内容，不会变成 FTS5 的语法", True,
+            "对。这和 04 课的参数化 SQL 是同一个道理：用户写的东西只能当数据，不能当命令。"),
+           ("因为 FTS5 会自动忽略写错的查询", False, "不会：没加引号的 「篮球\"」 直接让 MATCH 报语法错误。"),
+           ("因为模型会先把问题改写得没有特殊符号", False, "不能指望模型；安全要靠代码保证。"),
+           ("因为 try/except 把错误吞掉了", False, "吞掉错误只会让工具默默地什么也查不到；这里的查询根本就不会出错。")),
+        _q("前台把「商品专家」当成一个工具（agent_as_tool）来用。前台的模型能看到什么？",
+           ("只有商品专家最后的回答文字", True,
+            "对。专家调用了哪些工具、工具返回了什么，都留在专家自己的消息列表里；前台只拿到一段回答，代价是专家那几次请求的 token 和时间。"),
+           ("商品专家的全部消息，包括它的工具调用和工具结果", False, "那样前台的上下文会越来越长；agent_as_tool 只把回答交回去。"),
+           ("什么也看不到，专家直接回答用户", False, "那是转接（handoff）；作为工具时，专家的回答回到前台，由前台来回答用户。"),
+           ("专家的 system 提示", False, "专家的提示只在专家自己的请求里，前台看不到。")),
+        _q("前台调用了 transfer_to_orders 以后，谁拥有消息列表？订单专家开始时看到什么？",
+           ("订单专家拥有它；它看到自己的 system 提示，加上对话里有文字的 user 和 assistant 消息", True,
+            "对。前台的 system 提示、转接调用和它的 tool 消息都不带过去：那些调用在专家的列表里没有回复，API 会拒绝。"),
+           ("前台一直拥有它，订单专家只回答一句话", False, "那是把专家当工具；转接以后由专家接着和用户对话。"),
+           ("订单专家看到前台的全部消息，包括前台的 system 提示", False, "前台的规则不是专家的规则；专家只听自己的 system。"),
+           ("两个智能体共用一个消息列表", False, "共用一个列表，就说不清是谁的规则、谁的工具调用；转接后只有一个主人。")),
+        _q("转接给订单专家以后，模型要调用 place_order。会发生什么？",
+           ("和 08 课一样：运行停在 waiting，不下单，等人批准或拒绝", True,
+            "对。批准是工具的性质（needs_approval），跟着工具走，不管是哪个智能体在用它；HandoffResult.decide 和 run 接着做。"),
+           ("直接下单：前台已经同意转接了", False, "转接不等于批准下单；写操作仍然要人说「是」。"),
+           ("前台替用户批准", False, "前台也是模型；下单要人来决定。"),
+           ("报错退出", False, "不会报错：运行停下来等决定，消息列表仍然有效。")),
     ],
 }

@@ -327,6 +327,14 @@ _ZH_TRACING: dict[str, str] = {
                              "常见的原因：内核在写最后一行时被停下了（只写了半行），或者有一行被手工改坏了。其余的 span 照常读出来了",
 }
 
+_ZH_MULTI_AGENT: dict[str, str] = {
+    # tools/shop_notes.py, multi_agent.py (notebook 11)
+    "multi_agent.bad_specialists": "specialists 要是至少一位专家（Specialist）的列表，名字各不相同；收到的名字是 {names}",
+    "multi_agent.no_specialist": "前台没有转接给任何专家，没有可以批准或继续运行的专家：看 owner（\"front\"）和 answer",
+    "notes.no_fts5": "这个 Python 的 sqlite3 没有 FTS5 全文检索模块（SQLite {version}）：search_notes 用不了。"
+                     "请换用 python.org 下载的 Python（它的 sqlite3 带 FTS5），再重新运行 python course.py lab 建好环境",
+}
+
 _ZH_EXERCISES: dict[str, str] = {
     # checkers/new_exercise.py (python course.py new-exercise NN)
     "new_exercise.arg_name": "学生要写的函数名（英文，例如 count_words；默认 exercise_NN_k）",
@@ -343,4 +351,4 @@ _ZH_EXERCISES: dict[str, str] = {
 }
 
 register("zh", {**_ZH_REPLIES, **_ZH_LOOPS, **_ZH_TOOLS, **_ZH_WIDGETS, **_ZH_ACTING, **_ZH_SUMMARY, **_ZH_MCP,
-                **_ZH_EVALUATION, **_ZH_TRACING, **_ZH_EXERCISES})
+                **_ZH_EVALUATION, **_ZH_TRACING, **_ZH_MULTI_AGENT, **_ZH_EXERCISES})

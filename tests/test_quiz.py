@@ -10,10 +10,14 @@ from course_lib.quiz import Quiz, feedback, quiz, quiz_text
 from course_lib.quiz_questions import QUESTIONS
 
 NUMBERS = [int(p.name[:2]) for p in NOTEBOOKS]
+QUIZZES = sorted(set(NUMBERS) | set(QUESTIONS))  # every notebook's, and the quiz of one still being written
 
 
+# Issue 47: notebook 11's quiz comes before the notebook (the lead writes it from the pieces); the mark goes
+# away by itself once the notebook exists.
+@pytest.mark.xfail(len(NUMBERS) < len(QUESTIONS), strict=False, reason="issue 47: notebook 11 is not written yet")
 def test_every_notebook_has_a_quiz():
-    assert sorted(QUESTIONS) == NUMBERS == list(range(11))
+    assert sorted(QUESTIONS) == NUMBERS == list(range(12))
 
 
 def test_the_right_answer_is_not_always_in_the_same_place():
@@ -24,7 +28,7 @@ def test_the_right_answer_is_not_always_in_the_same_place():
     assert questions_for(3) == questions_for(3)  # the same order every time
 
 
-@pytest.mark.parametrize("notebook", NUMBERS)
+@pytest.mark.parametrize("notebook", QUIZZES)
 def test_three_to_five_questions_each_with_exactly_one_right_option(notebook):
     questions = QUESTIONS[notebook]
     assert 3 <= len(questions) <= 5
@@ -37,7 +41,7 @@ def test_three_to_five_questions_each_with_exactly_one_right_option(notebook):
             assert option.text.strip() and option.explanation.strip(), question.text
 
 
-@pytest.mark.parametrize("notebook", NUMBERS)
+@pytest.mark.parametrize("notebook", QUIZZES)
 def test_clicking_an_option_shows_right_or_wrong_and_its_explanation(notebook):
     form = quiz(notebook)
     assert isinstance(form, Quiz)
@@ -84,5 +88,5 @@ def test_feedback_and_plain_text():
 
 
 def test_unknown_notebook_is_a_clear_error():
-    with pytest.raises(ValueError, match="没有 notebook 11 的小测验"):
-        quiz(11)
+    with pytest.raises(ValueError, match="没有 notebook 12 的小测验"):
+        quiz(12)

@@ -44,9 +44,10 @@ CONVERTED = [
     "messages.py", "tool_calls.py", "recording.py", "memory.py", "loop_base.py", "agent.py", "react.py",
     "json_scan.py", "widgets.py", "debugger.py", "tables.py", "plots.py", "number_check.py",
     "tools/registry.py", "tools/calculator.py", "tools/knowledge.py", "tools/products.py", "tools/weather.py",
-    "tools/orders.py",
+    "tools/orders.py", "tools/shop_notes.py", "multi_agent.py",
     "checkers/__init__.py", "checkers/scripted.py", *[f"checkers/nb0{n}.py" for n in range(10)], "quiz.py",
     "mcp_server.py", "mcp_client.py", "approval.py", "tracing.py", "checkers/nb10.py", "evaluation.py", "judge.py",
+    "checkers/nb11.py",
     "../course_runtime/progress.py", "../course_runtime/progress_service.py", "../course_runtime/class_code.py",
 ]
 # Chinese that is sent TO THE MODEL (prompts, tool results, corrective messages) stays next to the
@@ -69,6 +70,9 @@ MODEL_FACING = {
     "tools/orders.py": {"ORDER_TOOL", "GET_PRODUCT_TOOL", "REVIEWS_TOOL", "_product_id", "_quantity_problem",
                         "_write_order", "place_order", "get_product"},
     "tools/weather.py": {"WEATHER_TOOL", "get_weather"},
+    "tools/shop_notes.py": {"NOTES_TOOL", "search_notes"},
+    "multi_agent.py": {"QUESTION_PARAMETER", "INNER_NO_ANSWER", "INNER_WHY", "INNER_EMPTY_QUESTION",  # the outer model reads
+                       "TRANSFERRED", "NOT_TRANSFERRED", "NOT_TRANSFERRED_WHY"},  # the front desk's tool messages
     "mcp_client.py": {"ERROR_PREFIX"},  # how a tool's failure starts in the tool message
     "evaluation.py": {"ORDER_DONE_WORDS"},  # read the model's answers
     "judge.py": {"SYSTEM", "STRICT_SYSTEM", "key_text", "judge_messages", "judge_answer"},  # the judge's prompts
@@ -76,7 +80,8 @@ MODEL_FACING = {
 }
 # A loop's trace lines stay literal in the loop's own file, where its step is (the glass box: the
 # words a step prints are read next to the code that prints them): these methods may hold Chinese.
-TRACE_LINES = {"agent.py": {"Agent.describe"}, "react.py": {"ReActLoop.describe"}}
+TRACE_LINES = {"agent.py": {"Agent.describe"}, "react.py": {"ReActLoop.describe"},
+               "multi_agent.py": {"HandoffResult.describe"}}
 # Exceptions whose message is a tool result the model reads (caught and returned as "错误：...").
 RAISE_FOR_MODEL = {("tools/calculator.py", "CalculatorError"), ("json_scan.py", "ValueError")}
 

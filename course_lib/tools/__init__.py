@@ -1,7 +1,7 @@
 """The offline tools the notebooks call, and a registry that runs them.
 
-Taught in notebooks 03 (weather, calculator), 04 (products, registry), 05 (knowledge)
-and 08 (orders).
+Taught in notebooks 03 (weather, calculator), 04 (products, registry), 05 (knowledge),
+08 (orders) and 11 (shop_notes).
 
 weather     get_weather(city, unit)          data/weather.json
 calculator  calculate(expression)            safe arithmetic, no eval
@@ -11,6 +11,8 @@ orders      place_order(product_id, quantity) the one write tool: data/my_shop.d
             get_product, list_orders         read the copy (read-only); reset_shop() renews it
             get_reviews(product_id)          data/reviews.json (one review is an injection sample)
             shop_registry()                  the shop's four tools, place_order needs approval
+shop_notes  search_notes(query)              data/shop_notes.json, SQLite FTS5 + BM25 (in memory)
+            shop_expert_registry()           products + notes: notebook 11's shop expert
 failure     ToolFailure: a tool's "错误：..." answer (a str; the registry reports ok False)
 registry    Tool, ToolRegistry, default_registry()
 """
@@ -31,12 +33,14 @@ from .orders import (
 )
 from .products import PRODUCT_TOOL, build_database, query_by_product_name
 from .registry import Tool, ToolRegistry, default_registry
+from .shop_notes import NOTES_TOOL, search_notes, shop_expert_registry
 from .weather import WEATHER_TOOL, get_weather
 
 __all__ = [
     "CALCULATOR_TOOL",
     "GET_PRODUCT_TOOL",
     "KNOWLEDGE_TOOL",
+    "NOTES_TOOL",
     "ORDER_TOOL",
     "PRODUCT_TOOL",
     "REVIEWS_TOOL",
@@ -55,5 +59,7 @@ __all__ = [
     "query_by_product_name",
     "reset_shop",
     "search_knowledge",
+    "search_notes",
+    "shop_expert_registry",
     "shop_registry",
 ]
