@@ -50,15 +50,7 @@ def test_the_exercise_list_is_read_from_the_checkers():
     assert list(progress.EXERCISES) == sorted(progress.EXERCISES, key=lambda e: tuple(map(int, e.split("-"))))
 
 
-def _written(exercise: str):
-    """The exercise as a parameter; xfail while its notebook is not written yet (issue 47: notebook 11's
-    checkers come before the notebook, which the lead writes from them).  The mark goes away by itself."""
-    missing = not any(nb.stem[:2] == exercise[:2] for nb in NOTEBOOKS)
-    return pytest.param(exercise, marks=pytest.mark.xfail(missing, strict=False,
-                                                          reason=f"notebook {exercise[:2]} is not written yet"))
-
-
-@pytest.mark.parametrize("exercise", [_written(e) for e in progress.EXERCISES])
+@pytest.mark.parametrize("exercise", progress.EXERCISES)
 def test_every_checker_has_its_cells_and_its_solution(exercise):
     nb = notebook_of(exercise)
     assert exercise in course_cells(nb, "exercise"), \

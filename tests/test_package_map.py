@@ -137,10 +137,6 @@ def notebook_imports(number: str) -> set[str]:
     return entries
 
 
-# Issue 47: multi_agent [11] is imported by notebooks/11_multi_agent.ipynb, written after its library; until then
-# this one check cannot pass.  The mark goes away by itself once the notebook exists.
-@pytest.mark.xfail(not any(PROJECT.glob("notebooks/11_*.ipynb")), strict=False,
-                   reason="issue 47: notebook 11, which imports multi_agent, is not written yet")
 def test_every_lesson_module_is_reached_from_a_notebook_that_its_map_line_names():
     graph, lines = lesson_graph(), {}
     for line in course_lib.__doc__.splitlines():
