@@ -45,7 +45,7 @@ import httpx
 from course_runtime import classroom
 
 from . import reference
-from .classroom import DEFAULT_OUT, STAGGER_S, _free_port, _send
+from .classroom import DEFAULT_OUT, STAGGER_S, _free_port, _send, run_students
 from .fairness import door_clients
 from .machine import meta
 from .report import percentile, save
@@ -102,11 +102,7 @@ def run_class(clients: list, requests: list[tuple[int | None, dict]], max_second
                 mine["completion_tokens"] += outcome.get("completion_tokens") or 0
         mine["finished_at"] = round(time.monotonic() - started, 1)
 
-    threads = [threading.Thread(target=student, args=(n,), daemon=True) for n in range(len(clients))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(max(0.0, deadline - time.monotonic()) + 30)
+    run_students(student, len(clients), deadline)
     wall = time.monotonic() - started
     return {"students": students, "wall_s": round(min(wall, max_seconds), 1),
             "cut": any(s["finished_at"] is None for s in students)}

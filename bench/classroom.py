@@ -38,6 +38,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 import matplotlib
 import openai
@@ -97,6 +98,17 @@ def _send(client, body: dict) -> dict:
             "completion_tokens": (reply.usage or {}).get("completion_tokens") or 0}
 
 
+def run_students(student: Callable[[int], None], count: int, deadline: float) -> None:
+    """Run ``student(0)`` ... ``student(count - 1)``, each on a daemon thread, and wait for them until
+    ``deadline`` (``time.monotonic()``) plus 30 s; a student still waiting then is left behind
+    (the class benches: classroom, fairness, class_cost)."""
+    threads = [threading.Thread(target=student, args=(n,), daemon=True) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()) + 30)
+
+
 def run_class(base_url: str, key: str, requests: list[dict], students: int, max_seconds: float,
               seed: int = 0) -> dict:
     """``students`` simulated students replay ``requests`` at once; returns every request's outcome."""
@@ -132,11 +144,7 @@ def run_class(base_url: str, key: str, requests: list[dict], students: int, max_
                 return
             time.sleep(rng.uniform(*THINK_S))
 
-    threads = [threading.Thread(target=student, args=(n,), daemon=True) for n in range(students)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(max(0.0, deadline - time.monotonic()) + 30)
+    run_students(student, students, deadline)
     wall = time.monotonic() - started
     with lock:
         open_requests = len(waiting)

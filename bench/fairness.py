@@ -51,7 +51,7 @@ from course_runtime import classroom, progress_service
 from course_lib.providers import PRESETS, Provider, get_client
 
 from . import reference
-from .classroom import DEFAULT_OUT, LESSON, STAGGER_S, THINK_S, _free_port, _send, lesson_requests
+from .classroom import DEFAULT_OUT, LESSON, STAGGER_S, THINK_S, _free_port, _send, lesson_requests, run_students
 from .machine import meta
 from .report import percentile, save
 
@@ -101,11 +101,7 @@ def run_class(clients: list, requests: list[dict], looping: set[int], max_second
             if not loops:
                 time.sleep(rng.uniform(*THINK_S))
 
-    threads = [threading.Thread(target=student, args=(n,), daemon=True) for n in range(len(clients))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(max(0.0, deadline - time.monotonic()) + 30)
+    run_students(student, len(clients), deadline)
     wall = time.monotonic() - started
     return {"done": done, "wall_s": round(min(wall, max_seconds), 1), "cut": wall >= max_seconds - 0.5}
 
