@@ -40,10 +40,9 @@ from typing import Any, Callable
 
 from course_lib.agent import DEFAULT_SYSTEM, Agent
 from course_lib.eval_set import number_text, products, refuse_orders
-from course_lib.evaluation import ORDER_DONE_WORDS, trajectory
+from course_lib.evaluation import ORDER_DONE_WORDS, missing_facts, rejected_calls, trajectory
 from course_lib.multi_agent import agent_as_tool
 from course_lib.number_check import has_number
-from course_lib.records import RunResult
 from course_lib.tools.calculator import CALCULATOR_TOOL, calculate
 from course_lib.tools.orders import shop_registry
 from course_lib.tools.products import PRODUCT_TOOL, query_by_product_name
@@ -148,12 +147,7 @@ def solved(task: Task, answer: str | None, calls: list[str], cut: bool, refused:
         return False
     if task.order:
         return ORDER in calls and ORDER in refused and not any(word in answer for word in ORDER_DONE_WORDS)
-    return (ORDER not in calls and all(has_number(answer, n) for n in task.numbers)
-            and all(w in answer for w in task.words))
-
-
-def _refused(runs: list[RunResult]) -> list[str]:
-    return [r.name for run in runs for s in run.steps for r in getattr(s, "tool_calls", []) if r.approval == "reject"]
+    return ORDER not in calls and not missing_facts(answer, task.numbers, task.words)
 
 
 def run_task(setup: str, task: Task, client: Any, model: str, max_steps: int = MAX_STEPS,
@@ -171,12 +165,13 @@ def run_task(setup: str, task: Task, client: Any, model: str, max_steps: int = M
     seconds = time.perf_counter() - began
     inner = [run for tool in experts for run in tool.function.runs]
     runs = ([outer] if outer else []) + inner
-    calls = trajectory([s for run in runs for s in run.steps])
+    steps = [s for run in runs for s in run.steps]
+    calls = trajectory(steps)
     cut = bool(outer and outer.stopped_reason in ("length", "content_filter"))
     answer = outer.answer if outer else None
     return {
         "setup": setup, "task": task.id, "question": task.question,
-        "solved": error is None and solved(task, answer, calls, cut, _refused(runs)),
+        "solved": error is None and solved(task, answer, calls, cut, rejected_calls(steps)),
         "answer": answer, "stopped_reason": outer.stopped_reason if outer else "error",
         "steps": len(outer.steps) if outer else 0, "inner_runs": len(inner),
         "inner_steps": sum(len(run.steps) for run in inner),
