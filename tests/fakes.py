@@ -181,3 +181,22 @@ class BadRepr:
 def yields_true(*args):
     """A generator function: what a student gets by writing ``yield`` for ``return``."""
     yield True
+
+
+def checker_fails(checker, answer, capsys, key=None):
+    """Run an exercise checker on ``answer``: it must fail with a ❌ line and no traceback, and with
+    the hint ``key`` when one is given.  Returns the checker's result."""
+    result = checker(answer)
+    out = capsys.readouterr().out
+    assert result.passed is False, (getattr(answer, "__name__", answer), result.message)
+    assert "❌" in out and "Traceback" not in out
+    if key:
+        assert result.hint == key, (result.hint, result.message)
+    return result
+
+
+def checker_passes(checker, answer, capsys):
+    """Run an exercise checker on ``answer``: it must pass with a ✅ line."""
+    result = checker(answer)
+    assert result.passed is True, (getattr(answer, "__name__", answer), result.message)
+    assert "✅" in capsys.readouterr().out

@@ -12,7 +12,7 @@ from fractions import Fraction
 import nbformat
 import pytest
 
-from fakes import BadRepr, yields_true
+from fakes import BadRepr, checker_fails, yields_true
 from course_lib.checkers import nb10
 from course_lib.evaluation import trajectory_match
 from course_lib.number_check import has_number, read_numbers
@@ -34,16 +34,6 @@ ODD_RETURNS = {
     "generator": _generator,
     "string": lambda *a: "True",
 }
-
-
-def _fails(checker, answer, capsys, key=None):
-    result = checker(answer)
-    out = capsys.readouterr().out
-    assert result.passed is False, (getattr(answer, "__name__", answer), result.message)
-    assert "❌" in out and "Traceback" not in out
-    if key:
-        assert result.hint == key, (result.hint, result.message)
-    return result
 
 
 # ---------------------------------------------------------------------------------------- 10-1
@@ -153,16 +143,16 @@ def test_in_order_right_styles_pass(right):
 
 @pytest.mark.parametrize("wrong", WRONG_IN_ORDER, ids=lambda f: f.__name__)
 def test_in_order_wrong_answers_fail(wrong, capsys):
-    _fails(nb10.check_in_order, wrong, capsys)
+    checker_fails(nb10.check_in_order, wrong, capsys)
 
 
 @pytest.mark.parametrize("odd", sorted(ODD_RETURNS))
 def test_in_order_odd_returns_fail_without_raising(odd, capsys):
-    _fails(nb10.check_in_order, ODD_RETURNS[odd], capsys)
+    checker_fails(nb10.check_in_order, ODD_RETURNS[odd], capsys)
 
 
 def test_in_order_hint_names_a_short_case(capsys):
-    result = _fails(nb10.check_in_order, reuses_a_call, capsys, "check.10.in_order_wrong")
+    result = checker_fails(nb10.check_in_order, reuses_a_call, capsys, "check.10.in_order_wrong")
     assert "actual=" in result.message and "expected=" in result.message
 
 
@@ -256,17 +246,17 @@ def test_case_check_right_styles_pass(right):
 
 @pytest.mark.parametrize("wrong", WRONG_CASE_CHECKS, ids=lambda f: f.__name__)
 def test_case_check_wrong_answers_fail(wrong, capsys):
-    _fails(nb10.check_new_case_check, wrong, capsys)
+    checker_fails(nb10.check_new_case_check, wrong, capsys)
 
 
 def test_the_float_sum_gets_the_rounding_hint(capsys):
-    result = _fails(nb10.check_new_case_check, float_sum, capsys, "check.10.case_wrong")
+    result = checker_fails(nb10.check_new_case_check, float_sum, capsys, "check.10.case_wrong")
     assert "round" in result.message, result.message
 
 
 @pytest.mark.parametrize("odd", sorted(ODD_RETURNS))
 def test_case_check_odd_returns_fail_without_raising(odd, capsys):
-    _fails(nb10.check_new_case_check, ODD_RETURNS[odd], capsys)
+    checker_fails(nb10.check_new_case_check, ODD_RETURNS[odd], capsys)
 
 
 # ---------------------------------------------------------------------------------------- 10-3
@@ -424,18 +414,18 @@ def test_kappa_right_styles_pass(right):
 
 @pytest.mark.parametrize("wrong", WRONG_KAPPAS, ids=lambda f: f.__name__)
 def test_kappa_wrong_answers_fail(wrong, capsys):
-    _fails(nb10.check_kappa, wrong, capsys)
+    checker_fails(nb10.check_kappa, wrong, capsys)
 
 
 def test_the_agreement_rate_gets_its_hint(capsys):
-    result = _fails(nb10.check_kappa, untouched_kappa, capsys, "check.10.kappa_wrong")
+    result = checker_fails(nb10.check_kappa, untouched_kappa, capsys, "check.10.kappa_wrong")
     assert t("check.10.kappa_chance") in result.message
 
 
 def test_one_where_kappa_is_undefined_gets_its_hint(capsys):
-    result = _fails(nb10.check_kappa, one_when_undefined, capsys, "check.10.kappa_wrong")
+    result = checker_fails(nb10.check_kappa, one_when_undefined, capsys, "check.10.kappa_wrong")
     assert t("check.10.kappa_undefined") in result.message and "None" in result.message
-    early = _fails(nb10.check_kappa, none_when_all_agree, capsys, "check.10.kappa_wrong")
+    early = checker_fails(nb10.check_kappa, none_when_all_agree, capsys, "check.10.kappa_wrong")
     assert t("check.10.kappa_defined") in early.message
 
 
@@ -448,9 +438,9 @@ def test_the_task_text_asks_for_none_where_kappa_is_undefined():
 
 @pytest.mark.parametrize("odd", sorted(ODD_RETURNS))
 def test_kappa_odd_returns_fail_without_raising(odd, capsys):
-    _fails(nb10.check_kappa, ODD_RETURNS[odd], capsys)
+    checker_fails(nb10.check_kappa, ODD_RETURNS[odd], capsys)
 
 
 @pytest.mark.parametrize("checker", [nb10.check_in_order, nb10.check_new_case_check, nb10.check_kappa])
 def test_not_a_function_fails(checker, capsys):
-    _fails(checker, None, capsys, "check.10.not_callable")
+    checker_fails(checker, None, capsys, "check.10.not_callable")

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from fakes import BadRepr, yields_true
+from fakes import BadRepr, checker_fails, checker_passes, yields_true
 from course_lib.checkers import nb11
 from course_lib.messages import has_text, to_dict
 from course_lib.multi_agent import chosen_specialist as library_chosen
@@ -29,30 +29,14 @@ CHECKERS = {"11-1": nb11.check_or_query, "11-2": nb11.check_specialist_messages,
             "11-3": nb11.check_chosen_specialist}
 
 
-def _fails(checker, answer, capsys, key=None):
-    result = checker(answer)
-    out = capsys.readouterr().out
-    assert result.passed is False, (getattr(answer, "__name__", answer), result.message)
-    assert "❌" in out and "Traceback" not in out
-    if key:
-        assert result.hint == key, (result.hint, result.message)
-    return result
-
-
-def _passes(checker, answer, capsys):
-    result = checker(answer)
-    assert result.passed is True, (getattr(answer, "__name__", answer), result.message)
-    assert "✅" in capsys.readouterr().out
-
-
 @pytest.mark.parametrize("key, name", [("11-1", "or_query"), ("11-2", "specialist_messages"),
                                        ("11-3", "chosen_specialist")])
 def test_the_reference_passes_and_the_untouched_exercise_fails(key, name, capsys):
-    _passes(CHECKERS[key], load_solution("11_multi_agent", key)[name], capsys)
+    checker_passes(CHECKERS[key], load_solution("11_multi_agent", key)[name], capsys)
     source, stub_name = UNTOUCHED[key]
     namespace: dict = {}
     exec(source, namespace)
-    _fails(CHECKERS[key], namespace[stub_name], capsys)
+    checker_fails(CHECKERS[key], namespace[stub_name], capsys)
 
 
 ODD = {
@@ -67,13 +51,13 @@ ODD = {
 @pytest.mark.parametrize("key", sorted(CHECKERS))
 @pytest.mark.parametrize("odd", sorted(ODD))
 def test_odd_returns_and_crashing_answers_fail_with_one_line(key, odd, capsys):
-    _fails(CHECKERS[key], ODD[odd], capsys)
+    checker_fails(CHECKERS[key], ODD[odd], capsys)
 
 
 @pytest.mark.parametrize("key", sorted(CHECKERS))
 @pytest.mark.parametrize("value", [None, "or_query", 3])
 def test_not_a_function_fails(key, value, capsys):
-    _fails(CHECKERS[key], value, capsys, "check.11.not_callable")
+    checker_fails(CHECKERS[key], value, capsys, "check.11.not_callable")
 
 
 # ---------------------------------------------------------------------------------------- 11-1
@@ -162,16 +146,16 @@ WRONG_OR = [no_quotes, quotes_not_doubled, quotes_removed, backslash_escape, jso
 
 @pytest.mark.parametrize("right", RIGHT_OR, ids=lambda f: f.__name__)
 def test_or_query_right_styles_pass(right, capsys):
-    _passes(nb11.check_or_query, right, capsys)
+    checker_passes(nb11.check_or_query, right, capsys)
 
 
 @pytest.mark.parametrize("wrong", WRONG_OR, ids=lambda f: f.__name__)
 def test_or_query_wrong_answers_fail(wrong, capsys):
-    _fails(nb11.check_or_query, wrong, capsys)
+    checker_fails(nb11.check_or_query, wrong, capsys)
 
 
 def test_an_unsafe_expression_is_caught_by_fts5_itself(capsys):
-    result = _fails(nb11.check_or_query, quotes_not_doubled, capsys, "check.11.or_query_unsafe")
+    result = checker_fails(nb11.check_or_query, quotes_not_doubled, capsys, "check.11.or_query_unsafe")
     assert "OperationalError" in result.message and '""' in result.message
 
 
@@ -265,21 +249,21 @@ WRONG_MESSAGES = [keeps_tool_messages, keeps_tool_calls, keeps_front_system, use
 
 @pytest.mark.parametrize("right", RIGHT_MESSAGES, ids=lambda f: f.__name__)
 def test_specialist_messages_right_styles_pass(right, capsys):
-    _passes(nb11.check_specialist_messages, right, capsys)
+    checker_passes(nb11.check_specialist_messages, right, capsys)
 
 
 @pytest.mark.parametrize("wrong", WRONG_MESSAGES, ids=lambda f: f.__name__)
 def test_specialist_messages_wrong_answers_fail(wrong, capsys):
-    _fails(nb11.check_specialist_messages, wrong, capsys)
+    checker_fails(nb11.check_specialist_messages, wrong, capsys)
 
 
 def test_changing_the_input_gets_its_own_hint(capsys):
-    _fails(nb11.check_specialist_messages, changes_the_input, capsys, "check.11.messages_changed_input")
-    _fails(nb11.check_specialist_messages, pops_tool_calls_in_place, capsys, "check.11.messages_changed_input")
+    checker_fails(nb11.check_specialist_messages, changes_the_input, capsys, "check.11.messages_changed_input")
+    checker_fails(nb11.check_specialist_messages, pops_tool_calls_in_place, capsys, "check.11.messages_changed_input")
 
 
 def test_unanswered_tool_calls_are_named_as_what_the_api_refuses(capsys):
-    result = _fails(nb11.check_specialist_messages, keeps_tool_calls, capsys, "check.11.messages_invalid")
+    result = checker_fails(nb11.check_specialist_messages, keeps_tool_calls, capsys, "check.11.messages_invalid")
     assert "tool_calls" in result.message
 
 
@@ -416,18 +400,18 @@ WRONG_CHOSEN = [sdk_only, dict_only, full_name, ignores_names, last_one, prefix_
 
 @pytest.mark.parametrize("right", RIGHT_CHOSEN, ids=lambda f: f.__name__)
 def test_chosen_specialist_right_styles_pass(right, capsys):
-    _passes(nb11.check_chosen_specialist, right, capsys)
+    checker_passes(nb11.check_chosen_specialist, right, capsys)
 
 
 @pytest.mark.parametrize("wrong", WRONG_CHOSEN, ids=lambda f: f.__name__)
 def test_chosen_specialist_wrong_answers_fail(wrong, capsys):
-    _fails(nb11.check_chosen_specialist, wrong, capsys)
+    checker_fails(nb11.check_chosen_specialist, wrong, capsys)
 
 
 @pytest.mark.parametrize("wrong, hint", [(sdk_only, "check.11.hint_styles"), (crashes_on_none, "check.11.hint_none"),
                                          (full_name, "check.11.hint_prefix"), (last_one, "check.11.hint_first")])
 def test_chosen_specialist_hints_name_the_mistake(wrong, hint, capsys):
-    result = _fails(nb11.check_chosen_specialist, wrong, capsys)
+    result = checker_fails(nb11.check_chosen_specialist, wrong, capsys)
     from course_lib.texts import t
 
     assert t(hint) in result.message
