@@ -39,7 +39,7 @@ from pathlib import Path
 
 from ..texts import t
 from .failure import ToolFailure
-from .products import (COLUMNS, PRODUCT_TOOL, connect_readonly, database_path, query_by_product_name,
+from .products import (COLUMNS, PRODUCT_TOOL, _data_dir, connect_readonly, database_path, query_by_product_name,
                        write_new_database)
 from .registry import Tool, ToolRegistry
 
@@ -117,11 +117,6 @@ REVIEWS_TOOL = {
 }
 
 _ID_RE = re.compile(r"[0-9]{1,3}")
-
-
-def _data_dir() -> Path:
-    """The course data folder: $COURSE_DATA_DIR if set, else <repo>/data."""
-    return Path(os.environ.get("COURSE_DATA_DIR") or Path(__file__).resolve().parents[2] / "data")
 
 
 def _target() -> Path:

@@ -30,15 +30,13 @@ distribution's); a Python built without it gets a clear sentence (``Fts5Missing`
 from __future__ import annotations
 
 import json
-import os
 import re
 import sqlite3
 import unicodedata
-from pathlib import Path
 
 from ..texts import t
 from .failure import ToolFailure
-from .products import PRODUCT_TOOL, query_by_product_name
+from .products import PRODUCT_TOOL, _data_dir, query_by_product_name
 from .registry import Tool, ToolRegistry
 
 NOTES_NAME = "shop_notes.json"
@@ -104,11 +102,6 @@ def match_expression(query: str) -> str:
     searched for, never read as FTS5 operators.
     """
     return " OR ".join(quoted(word) for word in tokens(query))
-
-
-def _data_dir() -> Path:
-    """The course data folder: $COURSE_DATA_DIR if set, else <repo>/data."""
-    return Path(os.environ.get("COURSE_DATA_DIR") or Path(__file__).resolve().parents[2] / "data")
 
 
 def load_notes() -> list[dict]:
