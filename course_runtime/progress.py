@@ -51,13 +51,25 @@ from .class_code import progress_dir, student_token
 from .texts import t
 
 CHECKERS_DIR = Path(__file__).resolve().parent.parent / "course_lib" / "checkers"  # read as text, never imported
-EXERCISE_ID = re.compile(r"(\d{2})-(\d{1,2})")  # "NN-k": notebook NN, exercise k (what @exercise takes)
+# "NN-k": notebook NN, exercise k (what @exercise takes); "NN-kvM": version M (2 to 99) of that exercise,
+# after its task changed (python course.py new-exercise --new-version NN-k), so an answer to the old task
+# is never counted as one to the new (the class page shows the old id as a column of its own).
+EXERCISE_ID = re.compile(r"(\d{2})-(\d{1,2})(?:v([2-9]|[1-9]\d))?")
 
 
-def exercise_order(exercise: str) -> tuple[int, int]:
-    """``"06-10"`` -> ``(6, 10)``: the sort key that puts 06-10 after 06-9 (``exercise`` matches ``EXERCISE_ID``)."""
-    notebook, number = EXERCISE_ID.fullmatch(exercise).groups()
-    return int(notebook), int(number)
+def exercise_order(exercise: str) -> tuple[int, int, int]:
+    """``"06-10"`` -> ``(6, 10, 1)``, ``"04-1v2"`` -> ``(4, 1, 2)``: the sort key that puts 06-10 after 06-9
+    and a version after the one before (``exercise`` matches ``EXERCISE_ID``)."""
+    notebook, number, version = EXERCISE_ID.fullmatch(exercise).groups()
+    return int(notebook), int(number), int(version or 1)
+
+
+def base_exercise(exercise: str) -> str:
+    """``"04-1v2"`` -> ``"04-1"``: the exercise whatever its version (solutions, answers and guide lines use it)."""
+    return exercise.split("v")[0]
+
+
+DECORATED_ID = re.compile(rb"""^[ \t]*@exercise\(\s*["'](\d{2}-\d{1,2}(?:v\d{1,2})?)["']\s*\)""", re.M)  # when ast cannot read it
 
 
 def exercise_ids(folder: Path = CHECKERS_DIR) -> tuple[str, ...]:
@@ -68,14 +80,26 @@ def exercise_ids(folder: Path = CHECKERS_DIR) -> tuple[str, ...]:
     ``@exercise("06-3")`` - by hand or with ``python course.py new-exercise 06`` - is all it takes
     to register the exercise.  Sorted by notebook, then by number (``"06-10"`` after ``"06-9"``).
 
+    Each file is read as bytes and parsed as Python reads source (a UTF-8 BOM or a ``# coding:``
+    line is honoured).  A file ``ast`` cannot parse - saved in GBK by a teacher's editor, or
+    half-edited - never stops the others: its ids are read with a regular expression over the
+    bytes (``DECORATED_ID``) and one Chinese sentence on stderr names the file and the reason
+    (``progress.checker_unreadable``), so every other notebook and ``serve`` go on.
+
     Args:
-        folder: the checkers package (default ``course_lib/checkers``); its ``nb*.py`` files are read (UTF-8).
+        folder: the checkers package (default ``course_lib/checkers``); its ``nb*.py`` files are read.
     Returns:
         the ids, e.g. ``("00-1", "00-2", "01-1", ...)``; each once.
     """
     found = set()
     for path in sorted(folder.glob("nb*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        source = path.read_bytes()
+        try:
+            tree = ast.parse(source, filename=str(path))
+        except (SyntaxError, ValueError) as exc:
+            found.update(m.decode("ascii") for m in DECORATED_ID.findall(source))
+            print(t("progress.checker_unreadable", path=path, error=f"{type(exc).__name__}: {exc}"), file=sys.stderr)
+            continue
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 for decorator in node.decorator_list:

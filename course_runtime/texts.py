@@ -309,6 +309,7 @@ _ZH_PROGRESS: dict[str, str] = {
     "progress.refused_some": "（老师的电脑没有收下 {n} 条练习结果（练习 {exercises}）：{why}。其余的结果都收下了；没收下的存在你自己的电脑上，下次会再发，问问老师。）",
     "progress.unknown_exercise_sent": "（老师电脑上的课程里还没有练习 {exercises}：你的结果已经收下，老师的进度页上会单独标出来。请告诉老师更新课程，例如 git pull 后重新运行 python course.py serve。）",
     "progress.sent": "老师的电脑已收到「{name}」的 {n} 条新结果。",
+    "progress.checker_unreadable": "检查文件 {path} 读不出来（{error}）：其余练习照常；这个文件里的练习编号是用文字匹配找出来的。多半是编辑器把它存成了 GBK 或者改到一半：请用 UTF-8 编码另存，再运行 python course.py exercises 检查",
     "progress.unknown_exercise": "练习编号 {exercise!r} 不在 progress.EXERCISES 里：@exercise(...) 里要直接写 \"NN-k\" 形式的字符串，例如 @exercise(\"06-3\")，列表是从检查函数的源代码里读出来的",
     "progress.summary": "通过了 {passed} / {total} 个练习。每条结果都记在 {folder}（只有练习编号、是否通过、提示编号、第几次和时间）。",
     "progress_service.csv_passed": "通过数",

@@ -120,11 +120,15 @@ def test_a_checker_leaves_nothing_in_the_students_folder(tmp_path):
 
     code = ("from course_lib.checkers import nb10\n"
             "from course_lib.evaluation import agreement\n"
-            "nb10.check_kappa(lambda judge, code: agreement(judge, code)['kappa'])\n")  # right: every input is tried
+            "nb10.check_kappa(lambda judge, code: agreement(judge, code)['kappa'])\n"  # right: every input is tried
+            "from hypothesis.configuration import storage_directory\n"
+            "print('storage:', storage_directory(intent_to_write=False).path)\n")
     env = {**__import__("os").environ, "COURSE_PROGRESS_DIR": str(tmp_path / "progress"), "PYTHONPATH": str(ROOT)}
     (tmp_path / "notebooks").mkdir()
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path / "notebooks", env=env, capture_output=True,
                           text=True, encoding="utf-8", timeout=120)
     assert done.returncode == 0 and "✅" in done.stdout, done.stderr
     assert list((tmp_path / "notebooks").iterdir()) == []
-    assert (tmp_path / "progress" / "hypothesis").is_dir()
+    # what hypothesis would keep goes to the student's progress folder (checkers keep nothing there today:
+    # no example database, and no constants read from modules - checkers.first_difference)
+    assert f"storage: {tmp_path / 'progress' / 'hypothesis'}" in done.stdout
