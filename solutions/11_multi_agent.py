@@ -14,7 +14,7 @@ def specialist_messages(conversation, system):
     """转接以后专家的第一份消息列表：专家自己的 system，加上对话里有文字的 user 和 assistant 消息。"""
     messages = [{"role": "system", "content": system}]
     for message in conversation:
-        if message["role"] in ("user", "assistant") and message.get("content"):
+        if message["role"] in ("user", "assistant") and (message.get("content") or "").strip():  # 只有空白也不算文字
             messages.append({"role": message["role"], "content": message["content"]})  # 只留文字，不带 tool_calls
     return messages
 

@@ -164,13 +164,13 @@ def test_an_unsafe_expression_is_caught_by_fts5_itself(capsys):
 def messages_comprehension(conversation, system):
     return [{"role": "system", "content": system}] + [
         {"role": m["role"], "content": m["content"]} for m in conversation
-        if m["role"] in ("user", "assistant") and m.get("content")]
+        if m["role"] in ("user", "assistant") and (m.get("content") or "").strip()]
 
 
 def messages_deepcopy_and_pop(conversation, system):
     kept = []
     for m in copy.deepcopy(conversation):
-        if m["role"] not in ("user", "assistant") or not m.get("content"):
+        if m["role"] not in ("user", "assistant") or not (m.get("content") or "").strip():
             continue
         m.pop("tool_calls", None)
         kept.append(m)

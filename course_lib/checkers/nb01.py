@@ -20,6 +20,8 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from . import (CheckResult, Recording, described, exercise, first_difference, recording, report, request_problem,
                safely, t)
+from .reference import solution
+from .student_calls import waiting_for_model
 
 QUESTION = "1+1 等于几？只回答数字。"
 ROLES = {"system", "developer", "user", "assistant"}  # what a message of a plain chat request may be
@@ -92,18 +94,33 @@ def answered_with(text: str) -> Callable[[dict], Any]:
     return answer
 
 
+REAL_REQUESTS = 3  # requests one watched call may send to the real model (the exercises ask for one)
+
+
 @contextlib.contextmanager
 def watched(client: Any, answer: Callable[[dict], Any] | None = None) -> Iterator[Recording]:
     """``recording(client)``, streamed answers included: yields the ``Recording``.
 
-    ``answer`` None: each request goes to the client's model; a streamed response is read to
-    its end and replaced by a ``Replay`` of its chunks (what the student's code then reads,
-    and what ``responses[i]`` holds).  Otherwise ``answer(kwargs)`` answers without a request.
+    ``answer`` None: each request goes to the client's model (``REAL_REQUESTS`` at most; the time
+    waited is not charged to the student's time limit); a streamed response is read to its end and
+    replaced by a ``Replay`` of its chunks (what the student's code then reads, and what
+    ``responses[i]`` holds).  Otherwise ``answer(kwargs)`` answers without a request.
     """
     original = client.chat.completions.create
 
+    asked = [0]
+
     def respond(kwargs: dict) -> Any:
-        response = answer(kwargs) if answer is not None else original(**kwargs)
+        if answer is not None:
+            response = answer(kwargs)
+        else:
+            asked[0] += 1
+            if asked[0] > REAL_REQUESTS:  # a loop of requests: not waited for (its time is charged again)
+                raise RuntimeError(t("check.01.too_many_requests", n=REAL_REQUESTS))
+            with waiting_for_model():  # the real model's time (a busy class) is not the student's loop
+                response = original(**kwargs)
+                if kwargs.get("stream") and not isinstance(response, (ChatCompletion, Replay)):
+                    response = Replay(list(response), response)
         if kwargs.get("stream") and not isinstance(response, (ChatCompletion, Replay)):
             response = Replay(list(response), response)
         return response
@@ -176,8 +193,8 @@ def sample_response(finish_reasons: tuple[str, ...], prompt_tokens: int, complet
 
 
 def summary(response: ChatCompletion) -> dict:
-    """The reference of 01-2."""
-    return {"finish_reason": response.choices[0].finish_reason, "total_tokens": response.usage.total_tokens}
+    """The reference of 01-2: ``solutions/01_chat_call.py``'s ``summarize``."""
+    return solution("01-2", "summarize")(response)
 
 
 RESPONSES = st.builds(sample_response, st.lists(st.sampled_from(FINISH_REASONS), min_size=1, max_size=2).map(tuple),

@@ -16,7 +16,8 @@ from typing import Any
 from hypothesis import strategies as st
 
 from ..messages import normalize
-from . import CheckResult, described, exercise, first_difference, report, safely, t
+from . import CheckResult, described, exercise, first_difference, report, request_problem, safely, t
+from .reference import solution
 from .nb01 import answered_with, reply_text, watched
 
 SYSTEM = {"role": "system", "content": "你是一个简洁的助手，每次只用一句话回答。"}
@@ -48,6 +49,9 @@ def _turn(chat_turn: Any, client: Any, messages: list, text: str, answer: Any = 
     if len(seen.requests) != 1:
         return None, t("check.02.chat_turn.3", n_requests=len(seen.requests))
     request = seen.requests[0]
+    refused = request_problem(request)  # the notebook's MODEL, sampling values and message keys a provider accepts
+    if refused:
+        return None, refused
     limit = request.get("max_tokens", request.get("max_completion_tokens"))
     if not isinstance(limit, int) or isinstance(limit, bool) or limit <= 0:
         return None, t("check.02.chat_turn.11", value=described(limit))
@@ -129,10 +133,9 @@ def sample_conversation() -> list[dict]:
 
 
 def last_turns(messages: list[dict], n_turns: int) -> list[dict]:
-    """The reference of 02-2: the first message plus everything from the ``n_turns``-th last user message on."""
-    system, rest = messages[:1], messages[1:]
-    starts = [i for i, m in enumerate(rest) if m["role"] == "user"]
-    return system + (rest if n_turns >= len(starts) else rest[starts[-n_turns]:])
+    """The reference of 02-2, ``solutions/02_memory.py``'s ``keep_last_turns``: the first message plus
+    everything from the ``n_turns``-th last user message on."""
+    return solution("02-2", "keep_last_turns")(messages, n_turns)
 
 
 def _conversation(turns: list[tuple[int, ...]], open_question: bool) -> list[dict]:

@@ -14,10 +14,11 @@ import re
 import string
 from typing import Any
 
-from ..react import JSON_SYSTEM_PROMPT, run_tool
-from ..react_parser import ParsedReply, corrective_observation, parse_json_protocol
+from ..react import JSON_SYSTEM_PROMPT
+from ..react_parser import ParsedReply, parse_json_protocol
 from ..tools.registry import ToolRegistry, default_registry
 from . import CheckResult, described, exercise, first_difference, recording, report, request_problem, safely, t
+from .reference import solution
 from .scripted import ScriptedModel
 
 
@@ -35,9 +36,6 @@ def _as_pair(value: object) -> object:
 
 # -- 05-1 ---------------------------------------------------------------------------------
 
-# The reference: the first line-start Action line; any case, ":" or "：", spaces around the colons.
-ACTION_RE = re.compile(r"^action\s*[:：]\s*(\w+)\s*[:：]\s*(.*?)\s*$", re.IGNORECASE | re.MULTILINE)
-
 # Replies the exercise names (its expected answers are the reference's, computed).
 ACTION_REPLIES = [
     "Action: calculate: 20 * 15",
@@ -54,13 +52,18 @@ ACTION_REPLIES = [
     "我现在要做 Action: calculate: 1+1\nAction: get_weather: 广州",
     "20 乘以 15 等于 300。",
     "",
+    # what the task text implies without drawing it: the name and the input keep their case, and a
+    # colon inside the input belongs to the input
+    "Action: get_weather: Beijing",
+    "ACTION: Get_Weather: New York",
+    "Action: calculate: 10:30 到 12:15 是多少分钟",
+    "Thought: 比例\nAction：calculate：3：4 的比值\nPAUSE",
 ]
 
 
 def reference_extract_action(reply: str) -> tuple[str, str] | None:
-    """What 05-1 returns: ``(tool, input)`` of the first line-start Action line, or None."""
-    match = ACTION_RE.search(reply)
-    return match.groups() if match else None
+    """What 05-1 returns: ``solutions/05_react.py``'s ``extract_action`` (the first line-start Action line, or None)."""
+    return _as_pair(solution("05-1", "extract_action")(reply))
 
 
 def _replies() -> Any:
@@ -70,8 +73,9 @@ def _replies() -> Any:
     space = st.sampled_from(["", " ", "  "])
     label = st.sampled_from(["Action", "action", "ACTION", "AcTiOn"])
     colon = st.sampled_from([":", "："])
-    tool = st.sampled_from(["calculate", "get_weather", "search_knowledge", "tool_2"])
-    text = st.sampled_from(["20 * 15", "北京", "(2 + 3) * 4", "1+1", "长江 有多长", "x"])
+    tool = st.sampled_from(["calculate", "get_weather", "search_knowledge", "tool_2", "GetWeather"])
+    text = st.sampled_from(["20 * 15", "北京", "(2 + 3) * 4", "1+1", "长江 有多长", "x", "Beijing", "10:30 - 9:15",
+                            "比例 3：4", "A: b"])
     action = st.tuples(label, space, colon, space, tool, space, colon, space, text, space).map("".join)
     other = st.sampled_from(["Thought: 先算一下", "我现在要做 Action: calculate: 1+1", "PAUSE", "Answer: 300", "",
                              "Observation: 5", "Thought: x Action: get_weather: 北京", "Final Answer: 北京晴"])
@@ -93,7 +97,7 @@ def check_extract_action(extract_action: object) -> CheckResult:
     reply = found.args[0]
     if found.error:
         return report(False, t("check.05.extract_action.2", reply=repr(reply), error=found.error))
-    later = [m.groups() for m in ACTION_RE.finditer(reply)][1:]
+    later = [m.groups() for m in solution("05-1", "ACTION_RE").finditer(reply)][1:]
     try:
         took_a_later_one = _as_pair(found.got) in later
     except Exception:  # noqa: BLE001 - an odd value's == may raise
@@ -117,10 +121,9 @@ def _next_cases() -> list[ParsedReply]:
 
 
 def _next_expected(parsed: ParsedReply, registry: ToolRegistry) -> str | None:
-    """The reference: the Observation of an action, the corrective observation of an invalid reply, else None."""
-    if parsed.kind == "action":
-        return "Observation: " + run_tool(registry, parsed.action, parsed.action_input)
-    return corrective_observation(parsed, "A", registry.names) if parsed.kind == "invalid" else None
+    """The reference, ``solutions/05_react.py``'s ``next_user_message``: the Observation of an action, the
+    corrective observation of an invalid reply, else None."""
+    return solution("05-2", "next_user_message")(parsed, registry)
 
 
 def _parsed_replies() -> Any:
@@ -129,6 +132,9 @@ def _parsed_replies() -> Any:
     from hypothesis import strategies as st
 
     names = st.sampled_from(default_registry().names + ["search_web"])
+    # a registry with some of the course's tools (an answer must list registry.names, not the default four)
+    registries = st.lists(st.sampled_from(default_registry().names), min_size=1, unique=True).map(
+        lambda chosen: ToolRegistry([default_registry().get(name) for name in chosen]))
     inputs = st.one_of(
         st.sampled_from(["20 * 15", "北京", "上海", "篮球", "长江", "", "1/0", '{"city": "广州"}', "{坏的"]),
         st.fixed_dictionaries({"city": st.sampled_from(["北京", "上海"])}),
@@ -140,7 +146,7 @@ def _parsed_replies() -> Any:
     invalid = st.builds(ParsedReply, st.just("invalid"), thought=thought,
                         error=st.sampled_from(["没有找到 Action 行，也没有找到 Answer 行。", "工具 x 不存在。", None]),
                         raw=st.sampled_from(["300", "Action: x"]))
-    return st.tuples(st.one_of(action, answer, invalid), st.builds(default_registry))
+    return st.tuples(st.one_of(action, answer, invalid), st.one_of(st.builds(default_registry), registries))
 
 
 @exercise("05-2")
@@ -153,7 +159,8 @@ def check_next_user_message(next_user_message: object) -> CheckResult:
     if not callable(next_user_message):
         return report(False, t("check.05.next_user_message.1"))
     found = first_difference(next_user_message, _next_expected, inputs=_parsed_replies(),
-                             examples=[(case, default_registry()) for case in _next_cases()],
+                             examples=[(case, default_registry()) for case in _next_cases()]
+                             + [(_next_cases()[-1], ToolRegistry([default_registry().get("get_weather")]))],
                              same=lambda got, want: got is None if want is None else (isinstance(got, str) and got == want))
     if found is None:
         return report(True, t("check.05.next_user_message.6"))

@@ -30,6 +30,7 @@ from typing import Any
 from ..approval import Decision
 from ..tool_calls import ToolCall
 from . import CheckResult, described, exercise, first_difference, report, t
+from .reference import solution
 
 LIMIT = 3  # pieces: the largest order approved without a person
 _MISSING = object()
@@ -84,12 +85,16 @@ def _quantity(call: ToolCall) -> Any:
 
 
 def _expected(call: ToolCall) -> str:
-    """What the exercise asks for this call: ``"approve"`` (an int, not a bool, from 1 to LIMIT),
-    ``"reject"`` (an int above LIMIT: a reason is needed) or ``"not_approved"`` (anything else)."""
+    """What the exercise asks for this call, from the reference solution (``solutions/08_human_approval.py``):
+    ``"approve"`` where it approves (an int, not a bool, from 1 to LIMIT), ``"reject"`` where it rejects a
+    whole number above LIMIT (a reason is needed), ``"not_approved"`` for anything else (the task allows
+    ``reject(reason)`` or None there)."""
+    decision = solution("08-1", "order_policy")(call)
+    if decision is not None and decision.action == "approve":
+        return "approve"
     quantity = _quantity(call)
-    if isinstance(quantity, bool) or not isinstance(quantity, int) or quantity < 1:
-        return "not_approved"
-    return "approve" if quantity <= LIMIT else "reject"
+    whole = isinstance(quantity, int) and not isinstance(quantity, bool)
+    return "reject" if whole and quantity > LIMIT else "not_approved"
 
 
 def _as_asked(got: Any, want: str) -> bool:

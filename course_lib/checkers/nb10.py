@@ -5,15 +5,15 @@ names and on inputs made by ``hypothesis`` (``checkers.first_difference``: fixed
 budget), so an answer right only for a few fixed samples fails:
 
 * ``check_in_order`` is exercise 10-1: the ``in_order`` trajectory match (ADK's IN_ORDER);
-  reference ``evaluation.trajectory_match(actual, expected, "in_order")``, on name lists
+  reference ``solutions/10_evaluation.py`` (what ``evaluation.trajectory_match(..., "in_order")`` does), on name lists
   drawn from three tool names (repeats are likely).
 * ``check_new_case_check`` is exercise 10-2: a code check for 「买 2 个足球和 3 个篮球一共多少钱？」
-  whose key the student computes from the prices given; reference ``has_number`` with the
-  exact total (``Decimal``, to the cent).  Tried with the shop's prices and with prices in
+  whose key the student computes from the prices given; reference ``solutions/10_evaluation.py`` (``has_number``
+  with the total rounded to the cent).  Tried with the shop's prices and with prices in
   cents whose float sums are not exact (2 × 59.9 + 3 × 129.9 is ``509.50000000000006``), on
   answers written as models write them (``509.5``, ``509.50``, ``1,009.50``, with or
   without 元) and on near misses (a digit more, a cent off, the quantities swapped).
-* ``check_kappa`` is exercise 10-3: Cohen's kappa; reference ``evaluation.agreement``,
+* ``check_kappa`` is exercise 10-3: Cohen's kappa; reference ``solutions/10_evaluation.py`` (``evaluation.agreement`` agrees),
   compared within 1e-9 (a rounded kappa fails), on verdict lists of 1 to 30 runs; where both
   sides give one and the same verdict to every run (p_e = 1) kappa is undefined and the answer
   is None (1.0 there would say that a judge that decides nothing agrees perfectly).
@@ -32,9 +32,9 @@ from typing import Any
 from hypothesis import strategies as st
 
 from ..eval_set import products as shop_products
-from ..evaluation import agreement, trajectory_match
-from ..number_check import has_number
+from ..evaluation import agreement
 from . import CheckResult, described, exercise, first_difference, report, t
+from .reference import solution
 
 Q, C, W, O = "query_by_product_name", "calculate", "get_weather", "place_order"
 # (actual, expected): the edge cases the exercise names (order, names in between, a name
@@ -57,7 +57,8 @@ KAPPA_CASES = [
 
 
 def _in_order_reference(actual: list[str], expected: list[str]) -> bool:
-    return trajectory_match(actual, expected, "in_order")
+    """``solutions/10_evaluation.py``'s ``in_order`` (the library's ``trajectory_match(..., "in_order")`` agrees: tested)."""
+    return solution("10-1", "in_order")(actual, expected)
 
 
 def _same_verdict(got: Any, want: bool) -> bool:
@@ -103,8 +104,8 @@ def _plain(number: Decimal) -> str:
 
 
 def _case_reference(answer: str, products: dict) -> bool:
-    """The exercise's check, done exactly: the total to the cent, found by ``has_number``."""
-    return has_number(answer, _plain(_total(products)))
+    """The exercise's check: ``solutions/10_evaluation.py``'s ``check_football_basketball``."""
+    return solution("10-2", "check_football_basketball")(answer, products)
 
 
 def _candidate_answers(products: dict) -> list[str]:
@@ -170,7 +171,8 @@ def check_new_case_check(check: object) -> CheckResult:
 # ---------------------------------------------------------------------------------------- 10-3
 
 def _kappa_reference(judge: list[bool], code: list[bool]) -> float | None:
-    return agreement(judge, code)["kappa"]
+    """``solutions/10_evaluation.py``'s ``kappa``."""
+    return solution("10-3", "kappa")(judge, code)
 
 
 def _same_kappa(got: Any, want: float | None) -> bool:

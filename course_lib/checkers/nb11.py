@@ -6,17 +6,17 @@ budget), so an answer right only for a few fixed samples fails:
 
 * ``check_or_query`` is exercise 11-1: ``or_query(words)``, the safe FTS5 query of a list of
   words - each in double quotes with a ``"`` inside doubled, joined with ``" OR "``, ``""`` for
-  no words; reference ``" OR ".join(tools.shop_notes.quoted(w) for w in words)``.  The words
+  no words; reference ``solutions/11_multi_agent.py`` (``" OR ".join(tools.shop_notes.quoted(w) for w in words)``).  The words
   are any text (as a user types it or another tokenizer gives it): quotes, ``AND``, ``NEAR(``,
   ``*``, ``col:``, spaces, emoji.  Every expression the student's function gives for the named
   cases is also run against a real FTS5 table (``tools.shop_notes.build_index``), so an
   unsafe one fails with the SQLite error it raised.
 * ``check_specialist_messages`` is exercise 11-2: the specialist's first message list after a
-  handoff; reference ``multi_agent.specialist_messages``, on dict conversations of every kind
+  handoff; reference ``solutions/11_multi_agent.py`` (what ``multi_agent.specialist_messages`` does), on dict conversations of every kind
   of message (system, user, assistant with text, with tool calls, with both, tool).  Also: the
   input must not change, and the list must be valid for the API (``messages.validate``).
 * ``check_chosen_specialist`` is exercise 11-3: which specialist a front-desk reply transfers
-  to; reference ``multi_agent.chosen_specialist``, on tool calls given as the openai SDK's
+  to; reference ``solutions/11_multi_agent.py`` (what ``multi_agent.chosen_specialist`` does), on tool calls given as the openai SDK's
   objects and as dicts (both styles in one list too), ``None`` for a reply without calls, names
   that are one another's prefix (``shop`` / ``shop_vip``) and names that are not specialists.
 
@@ -33,9 +33,9 @@ from typing import Any
 from hypothesis import strategies as st
 
 from ..messages import MessageError, validate
-from ..multi_agent import chosen_specialist, specialist_messages
-from ..tools.shop_notes import SEARCH_SQL, Fts5Missing, build_index, quoted
+from ..tools.shop_notes import SEARCH_SQL, Fts5Missing, build_index
 from . import CheckResult, described, exercise, first_difference, report, safely, short_repr, t
+from .reference import solution
 
 # ---------------------------------------------------------------------------------------- 11-1
 
@@ -50,7 +50,8 @@ FTS5_PIECES = ['"', "'", "(", ")", "*", ":", "^", "-", "+", " ", "AND", "OR", "N
 
 
 def _or_query_reference(words: list[str]) -> str:
-    return " OR ".join(quoted(word) for word in words)
+    """``solutions/11_multi_agent.py``'s ``or_query``."""
+    return solution("11-1", "or_query")(words)
 
 
 def _words() -> Any:
@@ -132,12 +133,16 @@ MESSAGE_CASES = [
 
 
 def _conversations() -> Any:
-    text = st.text(alphabet="你好篮球多少钱买下单天气北京", min_size=1, max_size=6)
+    # texts as people type them: Chinese, full-width, spaces inside, and content of spaces only (no text, as
+    # the task says: None, "" and blanks are dropped)
+    text = st.one_of(st.text(alphabet="你好篮球多少钱买下单天气北京", min_size=1, max_size=6),
+                     st.sampled_from(["  ", "\u3000", " 你好 ", "ＡＢＣ", "篮球 多少钱"]))
     ids = st.sampled_from(["c1", "c2", "c3"])
     message = st.one_of(
         st.builds(lambda s: {"role": "system", "content": s}, text),
         st.builds(lambda s: {"role": "user", "content": s}, text),
         st.builds(lambda s: {"role": "assistant", "content": s}, text),
+        st.builds(lambda role: {"role": role, "content": ""}, st.sampled_from(["user", "assistant"])),
         st.builds(lambda i, c: {"role": "assistant", "content": c, "tool_calls": [_call(i)]}, ids, st.sampled_from([None, ""])),
         st.builds(lambda i, s: {"role": "assistant", "content": s, "tool_calls": [_call(i)]}, ids, text),
         st.builds(lambda i, s: {"role": "tool", "tool_call_id": i, "content": s}, ids, text),
@@ -161,10 +166,15 @@ def _messages_hint(got: Any, system: str) -> str:
     return ""
 
 
+def _specialist_messages_reference(conversation: list[dict], system: str) -> list[dict]:
+    """``solutions/11_multi_agent.py``'s ``specialist_messages`` (``multi_agent.specialist_messages`` agrees: tested)."""
+    return solution("11-2", "specialist_messages")(conversation, system)
+
+
 @exercise("11-2")
 def check_specialist_messages(student: object) -> CheckResult:
     """Exercise 11-2: ``specialist_messages(conversation, system) -> list[dict]`` agrees with
-    ``multi_agent.specialist_messages`` on ``MESSAGE_CASES`` and on generated conversations, leaves its
+    the reference solution on ``MESSAGE_CASES`` and on generated conversations, leaves its
     input as it was, and gives a list valid for the API."""
     if not callable(student):
         return report(False, t("check.11.not_callable", name="specialist_messages"))
@@ -180,7 +190,7 @@ def check_specialist_messages(student: object) -> CheckResult:
                 validate(got, strict=True)
             except MessageError as problem:
                 return report(False, t("check.11.messages_invalid", problem=problem, hint=_messages_hint(got, system)))
-    found = first_difference(student, specialist_messages, inputs=_conversations(), examples=MESSAGE_CASES)
+    found = first_difference(student, _specialist_messages_reference, inputs=_conversations(), examples=MESSAGE_CASES)
     if found is None:
         return report(True, t("check.11.messages_passed", n=len(MESSAGE_CASES)))
     conversation, system = found.args
@@ -249,13 +259,18 @@ def _call_names(tool_calls: Any) -> list[str]:
     return [call_name(c) or "?" for c in tool_calls or []]
 
 
+def _chosen_specialist_reference(tool_calls: Any, names: Any) -> str | None:
+    """``solutions/11_multi_agent.py``'s ``chosen_specialist`` (``multi_agent.chosen_specialist`` agrees: tested)."""
+    return solution("11-3", "chosen_specialist")(tool_calls, names)
+
+
 @exercise("11-3")
 def check_chosen_specialist(student: object) -> CheckResult:
     """Exercise 11-3: ``chosen_specialist(tool_calls, names) -> str | None`` agrees with
     ``multi_agent.chosen_specialist`` on ``CHOSEN_CASES`` and on generated calls in both styles."""
     if not callable(student):
         return report(False, t("check.11.not_callable", name="chosen_specialist"))
-    found = first_difference(student, chosen_specialist, inputs=_chosen_inputs(), examples=CHOSEN_CASES,
+    found = first_difference(student, _chosen_specialist_reference, inputs=_chosen_inputs(), examples=CHOSEN_CASES,
                              same=lambda got, want: type(got) is type(want) and got == want)
     if found is None:
         return report(True, t("check.11.chosen_passed", n=len(CHOSEN_CASES)))
