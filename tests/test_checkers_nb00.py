@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
+from course_lib.checkers import nb00
 from course_lib.checkers.nb00 import check_env_line, check_needs_key
 from course_lib.providers import PRESETS
 
@@ -109,3 +112,18 @@ def test_env_line_odd_values_fail_without_raising(value, capsys):
     assert not result.passed
     assert result.hint == "check.00.env_line.1"
     assert "❌" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("extra", ["COURSE_BASE_URL=api.deepseek.com", "COURSE_BASE_URL=https://api.deepseek.com.evil.example",
+                                   'COURSE_EXTRA_BODY={"enable_thinking": false'])
+def test_every_line_is_read_by_the_real_provider_code(extra):
+    """Issue 54: a line the task does not name still breaks the notebook (a base URL without https://)."""
+    result = nb00.check_env_line(f"COURSE_PROVIDER=deepseek\nDEEPSEEK_API_KEY=sk-xxxx\n{extra}\n")
+    assert result.passed is False and result.hint == "check.00.env_line.provider", result.message
+
+
+def test_the_real_environment_is_neither_used_nor_changed(monkeypatch):
+    monkeypatch.setenv("COURSE_BASE_URL", "not-a-url")  # the student's own .env setting must not leak into the check
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-real-key-of-the-machine")
+    assert nb00.check_env_line("COURSE_PROVIDER=deepseek\nDEEPSEEK_API_KEY=sk-xxxx\n").passed is True
+    assert os.environ["COURSE_BASE_URL"] == "not-a-url" and os.environ["DEEPSEEK_API_KEY"] == "sk-real-key-of-the-machine"

@@ -428,3 +428,46 @@ def test_an_amount_described_in_a_foreign_currency_fails(description):
 @pytest.mark.parametrize("description", ["人民币金额（元），例如 100", "多少元人民币，不是美元", "amount in CNY", "金额（元）"])
 def test_an_amount_in_yuan_passes_even_when_it_names_a_foreign_currency(description):
     assert nb03.check_currency_tool(_currency_tool(amount_description=description)).passed is True
+
+
+@pytest.mark.parametrize("description", ["汇率的额外说明", "评价", "换算后的结果"])
+def test_03_1_an_amount_description_about_something_else_fails(description):
+    """Issue 54: one character (「额」, 「价」) was enough; an amount must be described as an amount of money."""
+    tool = copy.deepcopy(nb03_solution_tool())
+    tool["function"]["parameters"]["properties"]["amount"]["description"] = description
+    result = nb03.check_currency_tool(tool)
+    assert result.passed is False and result.hint == "check.03.currency_tool.11", result.message
+
+
+def nb03_solution_tool():
+    from notebook_cells import load_solution
+    return load_solution("03_function_calling", "03-1")["CURRENCY_TOOL"]
+
+
+SINGLE_STEP = '''
+import json
+from course_lib.tools import WEATHER_TOOL, get_weather
+
+def single_step(client, question):
+    messages = [{"role": "user", "content": question}]
+    response = client.chat.completions.create(model=MODEL, messages=messages, tools=[WEATHER_TOOL], max_tokens=200)
+    message = response.choices[0].message
+    if CONDITION:
+        messages.append(message)
+        for call in message.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": call.id,
+                             "content": get_weather(**json.loads(call.function.arguments))})
+        response = client.chat.completions.create(model=MODEL, messages=messages, tools=[WEATHER_TOOL], max_tokens=200)
+    return response.choices[0].message.content
+'''
+
+
+@pytest.mark.parametrize("condition,passes", [
+    ("message.tool_calls", True),
+    ('response.choices[0].finish_reason == "tool_calls"', False),  # providers send "stop" or "length" with calls
+    ("message.tool_calls is not None", False),  # ... and tool_calls: [] with a plain text
+])
+def test_03_3_the_scripted_model_sends_calls_as_providers_do(condition, passes):
+    namespace = {"MODEL": "fake-model"}
+    exec(SINGLE_STEP.replace("CONDITION", condition), namespace)
+    assert nb03.check_single_step(namespace["single_step"]).passed is passes

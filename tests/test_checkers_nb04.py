@@ -566,3 +566,53 @@ def test_reference_run_tool_call_answers_a_good_call():
         {"id": "x", "type": "function", "function": {"name": "query_by_product_name", "arguments": '{"product_name": "篮球"}'}},
         {"query_by_product_name": query_by_product_name},
     )
+
+
+def test_values_are_checked_not_only_the_column_names():
+    """Issue 54: four names zipped onto a five-column SELECT keep every key and put the brand under price."""
+    code = '''
+import json
+from course_lib.tools.products import connect_readonly, database_path
+
+def query_by_price_range(min_price, max_price):
+    if min_price > max_price:
+        return "[]"
+    connection = connect_readonly(database_path())
+    rows = connection.execute("SELECT product_id, product_name, brand, price, stock_quantity FROM products "
+                              "WHERE price BETWEEN ? AND ?", (min_price, max_price)).fetchall()
+    connection.close()
+    names = ["product_id", "product_name", "price", "stock_quantity"]
+    return json.dumps([dict(zip(names, row)) for row in rows], ensure_ascii=False)
+'''
+    namespace: dict = {}
+    exec(code, namespace)
+    result = nb04.check_price_tool(namespace["query_by_price_range"], _price_tool())
+    assert result.passed is False and result.hint == "check.04.price_tool.value", result.message
+
+
+def test_04_2_catching_one_exception_type_is_not_enough():
+    """Issue 54: the only failing tool raised ValueError, so `except ValueError` passed."""
+    code = '''
+import json
+
+def run_tool_call(call, functions):
+    name = call["function"]["name"]
+    if name not in functions:
+        return "错误：没有工具 " + name + "。可用的工具：" + ", ".join(functions)
+    try:
+        args = json.loads(call["function"]["arguments"])
+    except json.JSONDecodeError:
+        return "错误：参数不是合法的 JSON"
+    if not isinstance(args, dict):
+        return "错误：参数必须是 JSON 对象"
+    try:
+        return str(functions[name](**args))
+    except TypeError as err:
+        return f"错误：参数不对：{err}"
+    except ValueError as err:
+        return f"错误：{name} 出错：{err}"
+'''
+    namespace: dict = {}
+    exec(code, namespace)
+    result = nb04.check_run_tool_call(namespace["run_tool_call"])
+    assert result.passed is False and "stock_of" in result.message + str(result), result.message

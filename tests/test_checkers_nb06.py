@@ -365,3 +365,21 @@ def test_the_reference_loop_pieces_are_valid():
     """The test's own loop template, unchanged, is a right answer (so each wrong one differs by one piece)."""
     assert nb06.check_agent_loop(_loop_function(_loop())).passed is True
     assert get_weather("北京") and json.dumps(WEATHER_TOOL)
+
+
+def test_06_1_values_keep_their_spaces_and_case():
+    """Issue 54: spaces inside values and capitals were never drawn - stripping or lower-casing passed."""
+    def squeezed(name, arguments_json):
+        try:
+            return (name, json.dumps(json.loads(arguments_json.replace(" ", "")), sort_keys=True))
+        except ValueError:
+            return None
+
+    def lowered(name, arguments_json):
+        try:
+            return (name, json.dumps(json.loads(arguments_json), sort_keys=True).lower())
+        except ValueError:
+            return None
+
+    assert nb06.check_call_key(squeezed).passed is False
+    assert nb06.check_call_key(lowered).passed is False

@@ -137,11 +137,17 @@ def test_a_none_description_fails_with_its_hint(capsys):
         assert "字符串" in result.message, result.message
 
 
-def test_any_string_for_a_none_description_passes():
+def test_a_none_description_must_become_the_empty_string():
+    """The task says "" (issue 54: a tool's name as its description passed before, and misleads the model)."""
     def names_it(tool):
         return _wrapped(tool, {"type": "object", "properties": {}, **tool.input_schema}, tool.description or tool.name)
 
-    assert nb09.check_mcp_tool_schema(names_it).passed is True
+    def empties_it(tool):
+        return _wrapped(tool, {"type": "object", "properties": {}, **tool.input_schema}, tool.description or "")
+
+    result = nb09.check_mcp_tool_schema(names_it)
+    assert result.passed is False and result.hint == "check.09.mcp.description_empty", result.message
+    assert nb09.check_mcp_tool_schema(empties_it).passed is True
 
 
 @pytest.mark.parametrize("text", [str, lambda d: "null" if d is None else d])

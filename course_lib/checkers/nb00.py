@@ -54,7 +54,8 @@ def check_env_line(env_text: object) -> CheckResult:
     ``DEEPSEEK_API_KEY`` is set and not blank; the key is printable ASCII without spaces
     (``providers.check_key_characters``, what the course asks before the key goes into a header);
     then every line is ``NAME=value`` (``export`` allowed), a comment or blank: a junk line that
-    python-dotenv cannot read (``X``, ``=5``, a name without ``=``) fails, naming that line.
+    python-dotenv cannot read (``X``, ``=5``, a name without ``=``) fails, naming that line; last,
+    the course's provider code reads the values as the notebook will (``_provider_problem``).
     """
     if not isinstance(env_text, str) or not env_text.strip():
         return report(False, t("check.00.env_line.1", value=described(env_text)))
@@ -73,7 +74,38 @@ def check_env_line(env_text: object) -> CheckResult:
     junk = _junk_line(env_text)
     if junk is not None:
         return report(False, t("check.00.env_line.6", line=repr(junk)))
+    problem = _provider_problem(values)
+    if problem is not None:
+        return report(False, t("check.00.env_line.provider", problem=problem))
     return report(True, t("check.00.env_line.4"))
+
+
+def _provider_problem(values: dict[str, str]) -> str | None:
+    """What the course's own provider code (``providers.get_provider``) says of these ``.env`` values, or None.
+
+    Every line counts, not only the two the task names: a ``COURSE_BASE_URL`` without ``https://``, a
+    ``COURSE_EXTRA_BODY`` that is not JSON, a DeepSeek key bound for another address ... fail in the
+    notebook as they fail here.  The real environment's course settings and keys are hidden meanwhile
+    (``COURSE_*`` and ``*_API_KEY``; ``.env`` is not read), and restored after.
+    """
+    import os
+    import warnings
+    from unittest import mock
+
+    from ..providers import ProviderError, get_provider
+
+    with mock.patch.dict(os.environ, {}):
+        for name in [n for n in os.environ if n.startswith("COURSE_") or n.endswith("_API_KEY")]:
+            del os.environ[name]
+        os.environ.update(values)
+        os.environ["COURSE_IGNORE_DOTENV"] = "1"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                get_provider()
+            except ProviderError as exc:
+                return str(exc)
+    return None
 
 
 def _junk_line(env_text: str) -> str | None:

@@ -19,7 +19,8 @@ from ..messages import normalize
 from ..tools import get_weather
 from ..tools.weather import UNITS
 from . import CheckResult, described, exercise, first_difference, report, safely, t
-from .scripted import ScriptedModel
+from .reference import solution
+from .scripted import ScriptedModel, with_quirks
 
 CURRENCIES = {"USD", "EUR", "JPY"}
 # What each description must talk about (Chinese or English), so that a description
@@ -27,8 +28,10 @@ CURRENCIES = {"USD", "EUR", "JPY"}
 # Broad on purpose: any wording that names money or changing it passes; a description of something else fails.
 ABOUT_CURRENCY = re.compile(r"币|汇|换|兑|美元|欧元|日元|美金|USD|EUR|JPY|CNY|RMB|currenc|exchang|convert|dollar|euro|"
                             r"\byen\b|money|forex", re.IGNORECASE)
-ABOUT_AMOUNT = re.compile(r"金额|钱|额|人民币|元|多少|价|CNY|RMB|yuan|amount|money|sum|how much|price|cost|value",
-                          re.IGNORECASE)
+# Whole words only: a lone 「额」 or 「价」 also stands in 额外、汇价、评价 (issue 54: 「额」 let a description of
+# something else through).
+ABOUT_AMOUNT = re.compile(r"金额|数额|钱|人民币|(?<![美欧日])元|多少|价格|价钱|价值|CNY|RMB|yuan|amount|money|sum|"
+                          r"how much|price|cost|value", re.IGNORECASE)
 # The amount is in yuan: an amount described only in a foreign currency (「美元金额」) is wrong, and the
 # 「元」 of 美元/欧元/日元 must not count as yuan.
 FOREIGN = re.compile(r"美元|欧元|日元|美金|USD|EUR|JPY|dollar|euro|\byen\b", re.IGNORECASE)
@@ -69,10 +72,10 @@ def check_currency_tool(tool: object) -> CheckResult:
     for name, spec in props.items():
         if not isinstance(spec.get("description"), str) or not spec["description"].strip():
             return report(False, t("check.03.currency_tool.10", name=name))
-    if not ABOUT_AMOUNT.search(amount["description"]):
-        return report(False, t("check.03.currency_tool.11", description=repr(amount['description'])))
     if FOREIGN.search(amount["description"]) and not YUAN.search(amount["description"]):
         return report(False, t("check.03.currency_tool.amount_foreign", description=repr(amount['description'])))
+    if not ABOUT_AMOUNT.search(amount["description"]):
+        return report(False, t("check.03.currency_tool.11", description=repr(amount['description'])))
     if not ABOUT_CURRENCY.search(currency["description"]):
         return report(False, t("check.03.currency_tool.12", description=repr(currency['description'])))
     required = params.get("required")
@@ -118,10 +121,9 @@ def tool_message(calls: list[tuple[str, str, str]]) -> ChatCompletionMessage:
 
 
 def tool_replies(message: Any, functions: dict) -> list[dict]:
-    """The reference of 03-2: one ``{"role": "tool", "tool_call_id", "content": str(result)}`` per call, in order."""
-    return [{"role": "tool", "tool_call_id": call.id,
-             "content": str(functions[call.function.name](**json.loads(call.function.arguments)))}
-            for call in message.tool_calls]
+    """The reference of 03-2, ``solutions/03_function_calling.py``'s ``answer_tool_calls``: one
+    ``{"role": "tool", "tool_call_id", "content": str(result)}`` per call, in order."""
+    return solution("03-2", "answer_tool_calls")(message, functions)
 
 
 @st.composite
@@ -229,6 +231,48 @@ def _asked(script: ScriptedModel, question: str) -> str | None:
     return None
 
 
+def _one_call(single_step: Any, start: int) -> str | None:
+    """Scenario 1 of 03-3 (one call, then an answer) with ``with_quirks(..., start)``: the hint, or None."""
+    question, city, final = "上海天气怎么样？", "上海", "上海现在多云，28°C。"
+    script = ScriptedModel(with_quirks([{"tool_calls": [("get_weather", {"city": city})]}, final], start))
+    answer, error = safely(single_step, script.client(), question)
+    if error:
+        return t("check.03.single_step.2", error=error)
+    if not script.requests:
+        return t("check.03.single_step.3")
+    first = script.requests[0]
+    names = [((tool.get("function") or {}).get("name")) for tool in first.get("tools") or [] if isinstance(tool, dict)]
+    if "get_weather" not in names:
+        return t("check.03.single_step.4")
+    problem = _asked(script, question)
+    if problem:
+        return problem
+    if len(script.requests) != 2:
+        return t("check.03.single_step.5", n_requests=len(script.requests))
+    sent, problem = _sent(script, 1)  # what a strict endpoint would refuse (no "type", arguments not a string)
+    if problem:
+        return problem
+    roles = _role_list(sent)
+    if roles[-3:] != ["user", "assistant", "tool"]:
+        return t("check.03.single_step.6", roles=roles)
+    call_id = ScriptedModel.call_id(1)
+    calls = sent[-2].get("tool_calls") or []
+    if [c.get("id") for c in calls if isinstance(c, dict)] != [call_id]:
+        return t("check.03.single_step.7")
+    tool = sent[-1]
+    if tool.get("tool_call_id") != call_id:
+        return t("check.03.single_step.8", call_id=repr(call_id))
+    if tool.get("content") != get_weather(city):
+        return t("check.03.single_step.9", get_weather_value=repr(get_weather(city)),
+                 content=described(tool.get("content")))
+    problem = script.refused_request()
+    if problem:
+        return problem
+    if answer != final:
+        return t("check.03.single_step.10", answer=described(answer))
+    return None
+
+
 @exercise("03-3")
 def check_single_step(single_step: object) -> CheckResult:
     """Exercise 03-3: ``single_step(client, question)`` runs one round of the lifecycle:
@@ -244,49 +288,17 @@ def check_single_step(single_step: object) -> CheckResult:
     if not callable(single_step):
         return report(False, t("check.03.single_step.1", value=described(single_step)))
 
-    # 1) one tool call, then an answer
-    question, city, final = "上海天气怎么样？", "上海", "上海现在多云，28°C。"
-    script = ScriptedModel([{"tool_calls": [("get_weather", {"city": city})]}, final])
-    answer, error = safely(single_step, script.client(), question)
-    if error:
-        return report(False, t("check.03.single_step.2", error=error))
-    if not script.requests:
-        return report(False, t("check.03.single_step.3"))
-    first = script.requests[0]
-    names = [((tool.get("function") or {}).get("name")) for tool in first.get("tools") or [] if isinstance(tool, dict)]
-    if "get_weather" not in names:
-        return report(False, t("check.03.single_step.4"))
-    problem = _asked(script, question)
-    if problem:
-        return report(False, problem)
-    if len(script.requests) != 2:
-        return report(False, t("check.03.single_step.5", n_requests=len(script.requests)))
-    sent, problem = _sent(script, 1)  # what a strict endpoint would refuse (no "type", arguments not a string)
-    if problem:
-        return report(False, problem)
-    roles = _role_list(sent)
-    if roles[-3:] != ["user", "assistant", "tool"]:
-        return report(False, t("check.03.single_step.6", roles=roles))
-    call_id = ScriptedModel.call_id(1)
-    calls = sent[-2].get("tool_calls") or []
-    if [c.get("id") for c in calls if isinstance(c, dict)] != [call_id]:
-        return report(False, t("check.03.single_step.7"))
-    tool = sent[-1]
-    if tool.get("tool_call_id") != call_id:
-        return report(False, t("check.03.single_step.8", call_id=repr(call_id)))
-    if tool.get("content") != get_weather(city):
-        return report(False, t("check.03.single_step.9", get_weather_value=repr(get_weather(city)),
-                               content=described(tool.get("content"))))
-    problem = script.refused_request()
-    if problem:
-        return report(False, problem)
-    if answer != final:
-        return report(False, t("check.03.single_step.10", answer=described(answer)))
+    # 1) one tool call, then an answer - sent as three providers send it: finish_reason "stop" with a
+    #    text beside the call, "length", or null (scripted.with_quirks); the answer comes with tool_calls: []
+    for start in (0, 2, 3):
+        problem = _one_call(single_step, start)
+        if problem:
+            return report(False, problem)
 
     # 2) two parallel calls, one with a unit: every id needs its own reply, every argument counts
     question, final = "北京（华氏度）和上海天气怎么样？", "北京晴，上海多云。"
     arguments = [{"city": "北京", "unit": "fahrenheit"}, {"city": "上海"}]
-    script = ScriptedModel([{"tool_calls": [("get_weather", args) for args in arguments]}, final])
+    script = ScriptedModel(with_quirks([{"tool_calls": [("get_weather", args) for args in arguments]}, final], 1))
     answer, error = safely(single_step, script.client(), question)
     if error:
         return report(False, t("check.03.single_step.11", error=error))
@@ -313,7 +325,7 @@ def check_single_step(single_step: object) -> CheckResult:
 
     # 3) no tool needed
     question, final = "你好，在吗", "你好！我在。"
-    script = ScriptedModel([final])
+    script = ScriptedModel(with_quirks([final]))  # a text with "tool_calls": [] - no call to answer
     answer, error = safely(single_step, script.client(), question)
     if error:
         return report(False, t("check.03.single_step.16", error=error))

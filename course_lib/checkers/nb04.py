@@ -15,6 +15,7 @@ a tool that fails.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import re
 import sqlite3
@@ -24,6 +25,7 @@ from typing import Any, Iterator
 
 from ..tools.products import connect_readonly, database_path
 from . import CheckResult, described, exercise, first_difference, report, safely, t
+from .reference import solution
 
 
 # -- watching sqlite3 ------------------------------------------------------------------
@@ -224,6 +226,36 @@ def _expected_ids(low: float, high: float) -> list[str]:
     return sorted(str(r[0]) for r in rows)
 
 
+def _products() -> dict[str, dict[str, Any]]:
+    """Every product's row, by ``product_id`` (a str): ``{"001": {"product_name": ..., "price": 120.0, ...}}``."""
+    connection = connect_readonly(database_path())
+    try:
+        connection.row_factory = sqlite3.Row
+        return {str(row["product_id"]): dict(row) for row in connection.execute("SELECT * FROM products").fetchall()}
+    finally:
+        connection.close()
+
+
+def _wrong_value(rows: list[dict]) -> tuple[str, str, Any, Any] | None:
+    """The first ``(product_id, column, got, want)`` where a returned row's value is not the database's, or None.
+
+    Values are checked, not only the columns' names: four names zipped onto a five-column SELECT keep
+    every key and put the brand under ``price`` (issue 54).  A number equals its float (``120`` and
+    ``120.0``); a column the table does not have (a student's own ``"price_yuan"``) is not checked.
+    """
+    products = _products()
+    for row in rows:
+        product = products.get(str(row.get("product_id")))
+        for column, got in row.items():
+            if product is None or column not in product:
+                continue
+            want = product[column]
+            numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (got, want))
+            if not (got == want if numbers else str(got) == str(want)):
+                return str(row.get("product_id")), column, got, want
+    return None
+
+
 def _check_price_schema(tool: Any) -> str | None:
     """What is wrong with PRICE_TOOL (the first requirement of the exercise it breaks), or None."""
     if not isinstance(tool, dict) or tool.get("type") != "function" or not isinstance(tool.get("function"), dict):
@@ -308,6 +340,10 @@ class _PriceRun:
             return t("check.04.price_tool.3", call=call, want=want, got=got)
         if not all({"product_id", "product_name", "price"} <= set(r) for r in rows):
             return t("check.04.price_tool.4", call=call)
+        wrong = _wrong_value(rows)
+        if wrong:
+            return t("check.04.price_tool.value", call=call, product_id=wrong[0], column=wrong[1],
+                     got=described(wrong[2]), want=described(wrong[3]))
         if "\\u" in result:
             return t("check.04.price_tool.5")
         if not opened:
@@ -386,10 +422,32 @@ def price_of(product_name, currency="元"):
     return f"{product_name} 的价格：{len(str(product_name)) * 10} {currency}"
 
 
+SHOPS = {"北京": 3, "上海": 2, "广州": 1}  # stock_of's cities (another city: a KeyError, as a dict lookup gives it)
+
+
 def stock_of(product_name, city, exact=False):
-    """A checker tool: how many pieces of a product a city's shop has (``exact`` a JSON true/false)."""
-    count = len(str(product_name)) + len(str(city))
+    """A checker tool: how many pieces of a product a city's shop has (``exact`` a JSON true/false);
+    raises KeyError for a city without a shop."""
+    count = len(str(product_name)) * SHOPS[city]
     return f"{city} 店的 {product_name}：{count if exact else '有货'}"
+
+
+def average_price(total, count):
+    """A checker tool: ``total / count`` in yuan; raises ZeroDivisionError for ``count`` 0 (and TypeError for text)."""
+    return f"平均每件 {total / count:g} 元"
+
+
+class ShopClosed(Exception):
+    """A tool's own exception class (tools raise more than the built-in ones)."""
+
+
+def open_now(city):
+    """A checker tool: raises ShopClosed for 广州 (closed), RuntimeError for a city it has never heard of."""
+    if city == "广州":
+        raise ShopClosed(f"{city} 店今天休息")
+    if city not in SHOPS:
+        raise RuntimeError(f"不知道 {city}")
+    return f"{city} 店营业中"
 
 
 def shop_hours():
@@ -402,7 +460,7 @@ def _tool_functions() -> dict:
     from ..tools import query_by_product_name
 
     return {"query_by_product_name": query_by_product_name, "price_of": price_of, "stock_of": stock_of,
-            "shop_hours": shop_hours}
+            "shop_hours": shop_hours, "average_price": average_price, "open_now": open_now}
 
 
 def _call(name: str, arguments: str) -> dict:
@@ -410,23 +468,32 @@ def _call(name: str, arguments: str) -> dict:
     return {"id": "call_x", "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
-def _reference_run(call: dict, functions: dict) -> tuple:
-    """What ``run_tool_call`` must give: ``("ok", text)`` or ``("error", the case's texts key, names it must list)``."""
+def _case(call: dict, functions: dict) -> tuple[str, tuple]:
+    """Which case of the task ``call`` is, for the hint: the texts key of the case and the names it must list."""
     name, arguments = call["function"]["name"], call["function"]["arguments"]
     if name not in functions:
-        return ("error", "check.04.run_tool_call.case_unknown_tool", tuple(functions))
+        return "check.04.run_tool_call.case_unknown_tool", tuple(functions)
     try:
-        args = json.loads(arguments)
+        args = json.loads(arguments or "{}")
     except ValueError:
-        return ("error", "check.04.run_tool_call.case_bad_json", ())
+        return "check.04.run_tool_call.case_bad_json", ()
     if not isinstance(args, dict):
-        return ("error", "check.04.run_tool_call.case_not_object", ())
+        return "check.04.run_tool_call.case_not_object", ()
     try:
-        return ("ok", str(functions[name](**args)))
+        inspect.signature(functions[name]).bind(**args)
     except TypeError:
-        return ("error", "check.04.run_tool_call.case_bad_name", ())
-    except Exception:  # noqa: BLE001 - the tool itself failed
-        return ("error", "check.04.run_tool_call.case_tool_failed", ())
+        return "check.04.run_tool_call.case_bad_name", ()
+    return "check.04.run_tool_call.case_tool_failed", ()
+
+
+def _reference_run(call: dict, functions: dict) -> tuple:
+    """What ``run_tool_call`` must give: ``("ok", text)`` when the reference solution
+    (``solutions/04_sports_equipment.py``) returns the tool's result, ``("error", the case's texts key,
+    names it must list)`` when it returns a text starting with 「错误」."""
+    got = solution("04-2", "run_tool_call")(call, functions)
+    if isinstance(got, str) and got.startswith("错误"):
+        return ("error", *_case(call, functions))
+    return ("ok", got)
 
 
 def _named(name: str, text: str) -> bool:
@@ -445,13 +512,16 @@ def _tool_calls() -> Any:
     from hypothesis import strategies as st
 
     text = st.sampled_from(["篮球", "跑步鞋", "球", "羽毛球拍", "瑜伽垫"])
-    city = st.sampled_from(["北京", "上海", "广州"])
+    city = st.sampled_from(["北京", "上海", "广州", "深圳"])  # 深圳: stock_of raises KeyError, open_now RuntimeError
     good = st.one_of(
         st.tuples(st.just("price_of"), st.fixed_dictionaries(
             {"product_name": text}, optional={"currency": st.sampled_from(["元", "美元", "日元"])})),
         st.tuples(st.just("stock_of"), st.fixed_dictionaries(
             {"product_name": text, "city": city}, optional={"exact": st.booleans()})),
         st.tuples(st.just("shop_hours"), st.just({})),
+        st.tuples(st.just("average_price"), st.fixed_dictionaries({"total": st.integers(0, 500),
+                                                                   "count": st.integers(0, 3)})),
+        st.tuples(st.just("open_now"), st.fixed_dictionaries({"city": city})),
         st.tuples(st.just("query_by_product_name"), st.fixed_dictionaries({"product_name": text})),
     )
     any_args = st.dictionaries(st.sampled_from(["product_name", "name", "city", "currency", "exact"]),
@@ -490,6 +560,11 @@ def check_run_tool_call(run_tool_call: object) -> CheckResult:
         (_call("query_by_product_name", '{"name": "篮球"}'), _tool_functions()),
         (_call("price_of", '{"product_name": "篮球", "currency": "日元"}'), _tool_functions()),
         (_call("price_of", "{'product_name': '篮球'}"), _tool_functions()),
+        # a tool fails in more ways than one: every exception type is a text starting with 「错误」
+        (_call("stock_of", '{"product_name": "篮球", "city": "深圳"}'), _tool_functions()),
+        (_call("average_price", '{"total": 100, "count": 0}'), _tool_functions()),
+        (_call("open_now", '{"city": "广州"}'), _tool_functions()),
+        (_call("open_now", '{"city": "深圳"}'), _tool_functions()),
     ]
     found = first_difference(run_tool_call, _reference_run, inputs=_tool_calls(), examples=examples,
                              same=_same_run, max_examples=60)

@@ -16,7 +16,8 @@ from typing import Any
 
 from ..tools import get_weather
 from . import CheckResult, described, exercise, first_difference, report, safely, t
-from .scripted import ScriptedModel
+from .reference import solution
+from .scripted import ScriptedModel, with_quirks
 
 TOOLS_KEYS = ("tools", "tool_choice", "parallel_tool_calls")
 # The forced final message must ask for an answer from what was found (06's own: 「请根据上面的工具结果直接回答」);
@@ -29,12 +30,9 @@ ASKS_FOR_AN_ANSWER = re.compile(r"回答|答案|作答|答复|回复|总结|结�
 
 
 def reference_call_key(name: str, arguments_json: str) -> Any:
-    """The reference key: ``(name, canonical JSON)``, or None for arguments that are not valid JSON."""
-    try:
-        arguments = json.loads(arguments_json)
-    except (ValueError, TypeError):
-        return None
-    return (name, json.dumps(arguments, ensure_ascii=False, sort_keys=True))
+    """The reference key, ``solutions/06_agent_loop.py``'s ``call_key``: ``(name, canonical JSON)``, or None
+    for arguments that are not valid JSON."""
+    return solution("06-1", "call_key")(name, arguments_json)
 
 
 def _kind(key: Any) -> str:
@@ -76,7 +74,8 @@ def _call_pairs() -> Any:
     from hypothesis import strategies as st
 
     names = st.sampled_from(["get_weather", "search"])
-    leaf = st.one_of(st.none(), st.integers(-2, 2), st.sampled_from(["北京", "上海", "celsius", ""]))
+    leaf = st.one_of(st.none(), st.integers(-2, 2),
+                     st.sampled_from(["北京", "上海", "celsius", "", "Beijing", "beijing", "New York", " 北京 "]))
     value = st.recursive(leaf, lambda inner: st.one_of(
         st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["city", "unit", "a"]), inner, max_size=3)),
         max_leaves=6)
@@ -115,6 +114,8 @@ def check_call_key(call_key: object) -> CheckResult:
          "search", '{"limit": 3, "filter": {"kind": "球", "max_price": 200}}'),
         ("get_weather", '{"city": "北京"}', "get_weather", '{"city": "上海"}'),
         ("get_weather", '{"city": "北京"}', "get_weather", '{"city": "北京", "unit": "fahrenheit"}'),
+        ("get_weather", '{"city": "Beijing"}', "get_weather", '{"city": "beijing"}'),  # values keep their case
+        ("get_weather", '{"city": "New York"}', "get_weather", '{"city": "NewYork"}'),  # ... and their spaces
         ("get_weather", '{"city": "北京"}', "query_by_product_name", '{"city": "北京"}'),
         ("get_weather_many", '{"cities": ["北京", "上海"]}', "get_weather_many", '{"cities": ["上海", "北京"]}'),
         ("get_weather", '{"city": 北京}', "get_weather", '{"city": "北京"}'),
@@ -163,7 +164,8 @@ def _runaway(agent_loop: Any, max_steps: int | None, cities: list[str]) -> str |
     default = max_steps is None
     max_steps = DEFAULT_MAX_STEPS if default else max_steps
     final_text = f"我没有找到永远不下雨的城市（{max_steps}）。"
-    script = ScriptedModel([{"tool_calls": [("get_weather", {"city": c})]} for c in cities[:max_steps]])
+    # Every step's calls come as providers send them (scripted.with_quirks: "tool_calls", "length", null, "stop").
+    script = ScriptedModel(with_quirks([{"tool_calls": [("get_weather", {"city": c})]} for c in cities[:max_steps]], 1))
     script.add(final_text, *({"tool_calls": [("get_weather", {"city": c})]} for c in cities))
     limit = {} if default else {"max_steps": max_steps}
     answer, error = safely(agent_loop, script.client(), "找一个永远不会下雨的城市", **limit)
@@ -219,8 +221,9 @@ def check_agent_loop(agent_loop: object) -> CheckResult:
 
     # Scenario 1: two parallel calls, then a text answer.
     question = "广州和上海天气怎么样？"
-    script = ScriptedModel([{"tool_calls": [("get_weather", {"city": "广州"}), ("get_weather", {"city": "上海"})]},
-                              "广州多云，上海晴。"])
+    # ... finish_reason "stop" and a text beside the calls; the answer with "tool_calls": [] (scripted.with_quirks)
+    script = ScriptedModel(with_quirks([{"tool_calls": [("get_weather", {"city": "广州"}), ("get_weather", {"city": "上海"})]},
+                                        "广州多云，上海晴。"]))
     answer, error = safely(agent_loop, script.client(), question, max_steps=3)
     if error:
         return report(False, t("check.06.agent_loop.2", error=error))
@@ -248,7 +251,7 @@ def check_agent_loop(agent_loop: object) -> CheckResult:
         return report(False, t("check.06.agent_loop.8", answer=described(answer)))
 
     # Scenario 2: no tool needed.
-    script = ScriptedModel(["你好！有什么可以帮你？"])
+    script = ScriptedModel(with_quirks(["你好！有什么可以帮你？"]))  # with "tool_calls": [], as some providers send it
     answer, error = safely(agent_loop, script.client(), "你好", max_steps=3)
     if error:
         return report(False, t("check.06.agent_loop.2", error=error))
@@ -267,7 +270,7 @@ def check_agent_loop(agent_loop: object) -> CheckResult:
         return report(False, problem)
 
     # Scenario 5: the text comes on the last allowed step: no forced final request.
-    script = ScriptedModel([{"tool_calls": [("get_weather", {"city": "深圳"})]}, "深圳有雷阵雨。"])
+    script = ScriptedModel(with_quirks([{"tool_calls": [("get_weather", {"city": "深圳"})]}, "深圳有雷阵雨。"], 3))  # null finish_reason
     answer, error = safely(agent_loop, script.client(), "深圳天气怎么样？", max_steps=2)
     if error:
         return report(False, t("check.06.agent_loop.2", error=error))

@@ -17,10 +17,10 @@ import httpx
 import pandas as pd
 
 from ..messages import content_text
-from ..number_check import has_number
 from ..tools import get_weather
 from ..tools.weather import load_weather
 from . import CheckResult, described, exercise, first_difference, recording, report, request_problem, safely, t
+from .reference import solution
 from .scripted import ScriptedModel
 
 NUMBER_CASES = [
@@ -56,6 +56,9 @@ NUMBER_CASES = [
     ("1,2,3", "123", False),
     ("买 3, 40 元", "340", False),
     ("1,2345", "1234", False),
+    ("1,2345", "12345", False),  # a separator has exactly three digits after it
+    ("买 3, 400 元", "3400", False),  # ... and no space: "3, 400" is two numbers
+    ("买 3, 400 元", "400", True),
     ("海拔 8848 86 米", "8848.86", False),  # "." in the number is a point, not any character
 ]
 
@@ -84,7 +87,7 @@ def _number_text() -> Any:
     wide = str.maketrans("0123456789.,", "０１２３４５６７８９．，")
     written = st.tuples(number, st.booleans()).map(lambda p: p[0].translate(wide) if p[1] else p[0])
     words = st.sampled_from(["", "约", "共 ", "海拔 ", "预算", "买 "])
-    between = st.sampled_from([" ", " 元，", "元和", "、", " 个，", "米；", "%，", "°C ", " 件 / "])
+    between = st.sampled_from([" ", " 元，", "元和", "、", " 个，", "米；", "%，", "°C ", " 件 / ", ", ", "， "])
     ending = st.sampled_from(["", "。", ".", " 元", "！"])
 
     def build(parts: tuple) -> Any:
@@ -99,6 +102,8 @@ def _number_text() -> Any:
         for first, second in zip(plain, plain[1:]):  # two numbers read as one: "8848 86" is not 8848.86
             if "." not in first + second:
                 near.add(f"{first}.{second}")
+            if "." not in first:  # nor "3, 400" 3400
+                near.add(first + second)
         ok = sorted(c for c in near if c and c[-1] != "." and c[0] != "." and not (c[0] == "0" and c[1:2].isdigit())
                     and not ("." in c and c.endswith("0")))
         return st.tuples(st.just(text), st.sampled_from(ok or plain))
@@ -111,8 +116,8 @@ _HALF = str.maketrans("０１２３４５６７８９．，", "0123456789.,")
 
 
 def _contains_reference(answer: str | None, number: str) -> bool:
-    """07-1 done by the library: ``number_check.has_number`` (``None`` has no number)."""
-    return has_number(answer or "", number)
+    """07-1's reference: ``solutions/07_comparison.py``'s ``contains_number``."""
+    return solution("07-1", "contains_number")(answer, number)
 
 
 def _same_bool(got: Any, want: bool) -> bool:
@@ -123,7 +128,7 @@ def _same_bool(got: Any, want: bool) -> bool:
 def check_contains_number(contains_number: object) -> CheckResult:
     """Exercise 07-1: ``contains_number(answer, number) -> bool`` finds ``number`` only as a whole number.
 
-    Beside ``number_check.has_number`` on ``NUMBER_CASES`` (the cases the exercise names) and on
+    Beside the reference solution on ``NUMBER_CASES`` (the cases the exercise names) and on
     generated answers (``_number_text``); a result that is not a bool is wrong too.
     """
     if not callable(contains_number):
@@ -187,14 +192,9 @@ def _results_frames() -> Any:
 
 
 def _summary_reference(results: pd.DataFrame) -> dict[str, dict[str, float]]:
-    """``{loop: {column: value}}``, computed row by row (not with the student's tools)."""
-    out: dict[str, dict[str, float]] = {}
-    for loop in dict.fromkeys(results["loop"]):
-        part = results[results["loop"] == loop]
-        out[str(loop)] = {"success_rate": sum(bool(v) for v in part["success"]) / len(part),
-                          "mean_prompt_tokens": sum(int(v) for v in part["prompt_tokens"]) / len(part),
-                          "total_seconds": math.fsum(float(v) for v in part["seconds"])}
-    return out
+    """``{loop: {column: value}}`` of ``solutions/07_comparison.py``'s ``summarize``."""
+    frame = solution("07-2", "summarize")(results)
+    return {str(loop): {column: float(row[column]) for column in SUMMARY_COLUMNS} for loop, row in frame.iterrows()}
 
 
 def _summary_problem(got: Any, want: dict[str, dict[str, float]]) -> tuple | None:
@@ -297,8 +297,9 @@ def _canned_reply(kwargs: dict) -> Any:
 @exercise("07-3")
 def check_weather_brief(weather_brief: object, client: object) -> CheckResult:
     """Exercise 07-3: ``weather_brief(cities)`` looks the cities up in code and sends ONE request
-    without tools, with ``max_tokens`` (or ``max_completion_tokens``), whose messages contain the
-    weather of every city given and of no other city; returns the reply text (streamed or not).
+    without tools, with ``max_tokens`` (or ``max_completion_tokens``), whose user message holds the
+    weather of every city given (as the task says) and no message that of another city; returns the
+    reply text (streamed or not).
 
     Tried on two city lists; the model is not asked (``recording`` answers with a canned reply)."""
     if not callable(weather_brief):
@@ -316,6 +317,11 @@ def _message_text(message: Any) -> str:
     return content_text(content) if isinstance(content, (str, list)) else str(content or "")
 
 
+def _role(message: Any) -> Any:
+    """A message's role (a dict or an SDK object)."""
+    return message.get("role") if isinstance(message, dict) else getattr(message, "role", None)
+
+
 def _brief_problem(weather_brief: Any, client: Any, cities: list[str]) -> str | None:
     """What is wrong with ``weather_brief(cities)``, or None."""
     with recording(client, answer=_canned_reply) as seen:
@@ -329,11 +335,17 @@ def _brief_problem(weather_brief: Any, client: Any, cities: list[str]) -> str | 
         return t("check.07.brief_problem.3")
     if not (kwargs.get("max_tokens") or kwargs.get("max_completion_tokens")):
         return t("check.07.brief_problem.4")
+    refused = request_problem(kwargs)  # what the API would refuse (temperature=-1, a role misspelt, a typed-in model)
+    if refused:
+        return refused
     messages = kwargs.get("messages") or []
-    text = "\n".join(_message_text(m) for m in (messages if isinstance(messages, (list, tuple)) else []))
+    messages = messages if isinstance(messages, (list, tuple)) else []
+    text = "\n".join(_message_text(m) for m in messages)
+    user_text = "\n".join(_message_text(m) for m in messages if _role(m) == "user")  # the task: in the user message
     for city in cities:
-        if get_weather(city) not in text:
-            return (t("check.07.brief_problem.5", cities=repr(cities), city=repr(city), get_weather_city=repr(get_weather(city))))
+        if get_weather(city) not in user_text:
+            key = "check.07.brief_problem.not_user" if get_weather(city) in text else "check.07.brief_problem.5"
+            return t(key, cities=repr(cities), city=repr(city), get_weather_city=repr(get_weather(city)))
     for city in load_weather():
         if city not in cities and get_weather(city) in text:
             return t("check.07.brief_problem.other_city", cities=repr(cities), city=repr(city))
@@ -341,4 +353,4 @@ def _brief_problem(weather_brief: Any, client: Any, cities: list[str]) -> str | 
         return t("check.07.brief_problem.1", cities=repr(cities), error=error)
     if not (isinstance(got, str) and got.strip() == BRIEF_REPLY):
         return t("check.07.brief_problem.6", got=described(got))
-    return request_problem(kwargs)  # what the API would refuse (temperature=-1, a role misspelt)
+    return None

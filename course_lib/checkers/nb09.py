@@ -303,6 +303,8 @@ def _tool_problem(to_openai_tool: Any, given: types.Tool) -> str | None:
                      if function.get("description") is None else described(function.get("description")))
         if function["description"].strip().lower() in ("none", "null"):  # str(None) or json.dumps(None)
             return t("check.09.mcp.description_str_none", name=tool.name, got=repr(function["description"]))
+        if function["description"] != "":  # the task: None becomes "" (a made-up text misleads the model)
+            return t("check.09.mcp.description_empty", name=tool.name, got=repr(function["description"]))
     elif function.get("description") != tool.description:
         return t("check.09.mcp.description", name=tool.name)
     if "parameters" not in function:
@@ -352,8 +354,8 @@ def check_mcp_tool_schema(to_openai_tool: object) -> CheckResult:
     ``input_schema``) into a chat request's tool:
     ``{"type": "function", "function": {"name", "description", "parameters": input_schema}}``,
     with ``{"type": "object", "properties": {}}`` as the least a tool without parameters gets
-    (every other key of the schema kept), a string (e.g. ``""``) as the description of a tool
-    whose description is None, and the given tool left unchanged.
+    (every other key of the schema kept), ``""`` as the description of a tool whose description
+    is None (as the task says), and the given tool left unchanged.
 
     First the ``mcp_sample_tools()``, then generated tools (``_generated_tools``); each answer is
     compared with a copy of its tool made before the call, so changing the given tool is seen

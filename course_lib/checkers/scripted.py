@@ -44,7 +44,9 @@ class ScriptedModel:
             * a dict ``{"tool_calls": [...], "content": ..., "finish_reason": ...,
               "usage": {...}}`` (every key optional): ``tool_calls`` entries are
               ``(name, arguments)`` pairs (arguments a dict, or a str sent as it
-              is; ids ``call_id(request, k)``) or full call dicts;
+              is; ids ``call_id(request, k)``) or full call dicts; ``tool_calls: []``
+              is sent as ``[]``; ``finish_reason`` is sent as given, None as ``null``
+              (without the key: ``"tool_calls"`` next to calls, else ``"stop"``);
             * an ``httpx.Response``: returned as it is (e.g. a 429 or a 500);
             * an exception instance: raised (e.g. ``httpx.ConnectError``).
         when_done: the reply used for every request after the script has run
@@ -141,7 +143,7 @@ class ScriptedModel:
             deltas += [{"tool_calls": [{"index": k, "function": {"arguments": arguments[j:j + a]}}]}
                        for j in range(a, len(arguments), a)]
         chunks = [{**head, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
-        chunks.append({**head, "choices": [{"index": 0, "delta": {}, "finish_reason": choice.get("finish_reason") or "stop"}]})
+        chunks.append({**head, "choices": [{"index": 0, "delta": {}, "finish_reason": choice.get("finish_reason")}]})
         if include_usage:
             chunks.append({**head, "choices": [], "usage": completion.get("usage")})
         body = "".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks) + "data: [DONE]\n\n"
@@ -160,7 +162,7 @@ class ScriptedModel:
                 arguments = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
                 call = {"id": self.call_id(n, k), "type": "function", "function": {"name": name, "arguments": arguments}}
             calls.append(call)
-        if calls:
+        if calls or reply.get("tool_calls") == []:  # [] as some providers send it with a plain text
             message["tool_calls"] = calls
         prompt_tokens = len(json.dumps(body.get("messages", []), ensure_ascii=False)) // 4
         usage = reply.get("usage") or {
@@ -174,7 +176,8 @@ class ScriptedModel:
             "created": 0,
             "model": body.get("model") or self.model,
             "choices": [
-                {"index": 0, "message": message, "finish_reason": reply.get("finish_reason") or ("tool_calls" if calls else "stop")}
+                {"index": 0, "message": message,
+                 "finish_reason": reply["finish_reason"] if "finish_reason" in reply else ("tool_calls" if calls else "stop")}
             ],
             "usage": usage,
         }
@@ -183,3 +186,32 @@ class ScriptedModel:
     def call_id(request_number: int, k: int = 0) -> str:
         """The id of the ``k``-th tool call in the reply to request ``request_number`` (1-based)."""
         return f"call_s{request_number}_{k}"
+
+
+# What real providers send next to tool calls besides "tool_calls" (issue 54): llama-server and others
+# "stop", a reply cut at max_tokens "length" (notebook 06's seven calls), some a null finish_reason;
+# and with a plain text some send "tool_calls": [].  Code that decides on finish_reason, or on
+# "tool_calls is not None", breaks on them; code that reads whether tool_calls has calls does not.
+QUIRK_FINISH_REASONS = ("stop", "tool_calls", "length", None)
+QUIRK_CONTENT = "好的，我来查一下。"  # text some models write beside their calls
+
+
+def with_quirks(replies: Sequence[Any], start: int = 0) -> list[Any]:
+    """``replies`` (a script, as ``ScriptedModel`` takes it) with real providers' quirks, the same in every kernel.
+
+    The k-th reply with tool calls (counted from ``start``) gets ``QUIRK_FINISH_REASONS[k % 4]`` as
+    its ``finish_reason`` and, every other one, ``QUIRK_CONTENT`` beside its calls (unless it has a
+    content); every other plain text (a str) is sent with ``tool_calls: []``.  Other replies stay.
+    """
+    out, calls, texts = [], start, start
+    for reply in replies:
+        if isinstance(reply, dict) and reply.get("tool_calls"):
+            reply = {"finish_reason": QUIRK_FINISH_REASONS[calls % len(QUIRK_FINISH_REASONS)], **reply}
+            if calls % 2 == 0:
+                reply.setdefault("content", QUIRK_CONTENT)
+            calls += 1
+        elif isinstance(reply, str):
+            reply = {"content": reply, "tool_calls": []} if texts % 2 == 0 else reply
+            texts += 1
+        out.append(reply)
+    return out
