@@ -60,9 +60,13 @@ BENCH_STAMP = ".bench-installed"
 NEEDS_MODEL = ("test", "bench", "serve")  # these always run on the offline model, whatever .env says
 EXERCISE_COMMANDS = ("exercises", "new-exercise")  # no model: when .venv is missing they make a client one
 EXERCISE_STAMP = ".course-exercises"  # in .venv: the hash of what `exercises` installed (client + test runner)
-# What `python course.py exercises` runs (globs, relative to the project root).
+# What `python course.py exercises` runs (globs, relative to the project root): every test an edit of an
+# exercise can break - its checker, cells and solution, the blind answers, the hint keys (test_texts), the
+# guide's lines, the ids (progress, new-exercise), the quoted paths and the mutation list.
 EXERCISE_TESTS = ("tests/test_exercises.py", "tests/test_exercise_cells.py", "tests/test_checkers_*.py",
-                  "tests/test_teacher_guide.py")
+                  "tests/test_teacher_guide.py", "tests/test_student_answers.py", "tests/test_student_calls.py",
+                  "tests/test_texts.py", "tests/test_progress.py", "tests/test_new_exercise.py",
+                  "tests/test_quoted_paths.py", "tests/test_mutants.py")
 
 # The one sentence printed before course_lib can be imported (it must print on any Python, even 2.7):
 # every other sentence of this file is in course_lib/texts.py ("course.*"), read through t().

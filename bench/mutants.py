@@ -13,7 +13,7 @@ line diff (original line -> mutated line), so it can be read and either fixed in
 argued to be *equivalent* (a change that cannot alter behaviour, e.g. a dropped ``encoding=`` that
 is the default) in ``bench/mutants_equivalent.json``::
 
-    {"04-1": [{"line": "constant_changed@12#1", "why": "only the wording of an error message"}]}
+    {"04-1": [{"line": "constant_changed@return \"错误：min_price 不能大于 max_price\"#1", "why": "only the wording of an error message"}]}
 
 ``line`` is a mutant id (below) or the text of the mutated line (stripped); ``why`` an English
 reason; a key starting with ``_`` is a note.  Argued equivalents are listed as such and left out of the share.
@@ -24,9 +24,10 @@ blocks executed in a notebook-like namespace, checked by a notebook cell; rerunn
 mutant would also cost seconds each.  This file uses only the standard library (``ast``,
 ``multiprocessing``, ``difflib``) and what ``.venv`` already has.
 
-Mutation operators (``OPERATORS``; a mutant id is ``operator@line#k``: ``line`` counts from the
-block's ``# %% exercise`` line (1), ``k`` is the k-th place on that line the operator changes, so
-an id stays the same while the block's other lines change):
+Mutation operators (``OPERATORS``; a mutant id is ``operator@text#k``: ``text`` is the stripped
+source line of the changed node, ``k`` the k-th place on a line with that text the operator
+changes, so an id stays the same while lines are added, removed or moved around it - a comment
+line added above no longer renames every mutant below it and drops them from the equivalence list):
 
   first_last        ``x[0]`` <-> ``x[-1]``
   compare_negate    ``==`` <-> ``!=``, ``<`` <-> ``>=``, ``>`` <-> ``<=``, ``in`` <-> ``not in``, ``is`` <-> ``is not``
@@ -409,7 +410,7 @@ class Mutant:
     """One mutant of a solution block.
 
     Attributes:
-        id: ``"operator@line#k"`` (stable; see the module docstring).
+        id: ``"operator@text#k"`` (stable when other lines move; see the module docstring).
         operator: a key of ``OPERATORS``.
         line: the block line of the changed node (1 = the ``# %% exercise`` line).
         source: the whole mutated block, as run (compiles).
@@ -530,15 +531,17 @@ def mutants(source: str, operators: Iterable[str] | None = None) -> list[Mutant]
     original = ast.unparse(tree)
     seen = {original}
     places = sites(tree)
+    lines = source.splitlines()
     out: list[Mutant] = []
     for name in operators or OPERATORS:
         operator = OPERATORS[name]
-        count: dict[int, int] = {}
+        count: dict[str, int] = {}
         for site in places:
             line = getattr(site.node, "lineno", None) or getattr(site.parent, "lineno", 0)
+            line_text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
             for new in operator(site):
-                count[line] = count.get(line, 0) + 1
-                mutant_id = f"{name}@{line}#{count[line]}"
+                count[line_text] = count.get(line_text, 0) + 1
+                mutant_id = f"{name}@{line_text}#{count[line_text]}"
                 with _replaced(site, new):
                     key = ast.unparse(tree)
                     # the second choice: the whole statement rewritten (positions inside an f-string are
@@ -893,7 +896,7 @@ def run(keys: Iterable[str] | None = None, workers: int = 2, timeout: float = DE
         pool = start_workers(workers, progress_dir)
         try:
             for key in wanted:
-                result = run_exercise(found[key], pool, timeout, cap, equivalents.get(key, []))
+                result = run_exercise(found[key], pool, timeout, cap, equivalents.get(key.split("v")[0], []))  # 04-1v2: the list of 04-1
                 results["exercises"][key] = result
                 if progress:
                     progress(_progress_line(key, result))

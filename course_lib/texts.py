@@ -338,15 +338,19 @@ _ZH_MULTI_AGENT: dict[str, str] = {
 _ZH_EXERCISES: dict[str, str] = {
     # checkers/new_exercise.py (python course.py new-exercise NN)
     "new_exercise.arg_name": "学生要写的函数名（英文，例如 count_words；默认 exercise_NN_k）",
+    "new_exercise.arg_new_version": "题目改了以后，给练习 NN-k 一个新版本（例如 04-1 变成 04-1v2），旧题的结果不会算成新题的",
     "new_exercise.arg_notebook": "笔记本的两位编号，例如 06",
     "new_exercise.bad_name": "--name 应该是一个英文的 Python 函数名（字母、数字、下划线，不以数字开头），现在是 {name!r}",
     "new_exercise.bad_notebook": "笔记本编号应该是两位数字，例如 06，现在是 {notebook!r}",
-    "new_exercise.done": "已经写好练习 {exercise}：\n{files}\n还有四处要你来写（前三处都标着 TODO 或「（老师：」）：\n  1. 笔记本里的题目和提示：在 JupyterLab 里打开第 {notebook} 课，在最后一个检查单元格后面；\n  2. course_lib/checkers/nb{notebook}.py 末尾的 _reference_{name}（正确答案），以及 examples（题目里说到的情况）和 inputs（随机输入的样子）；\n  3. solutions/ 里「# %% exercise {exercise}」下面的参考答案；\n  4. TEACHER_GUIDE.zh.md 第 {notebook} 节「练习中的常见错误」里加一行 {exercise}。\n写好以后运行 python course.py exercises：它用参考答案和没改过的练习各跑一次检查，也查这四处有没有写完。全部通过，就可以把课程发给学生了；重新运行 python course.py serve，进度页上就会有 {exercise} 这一列。",
+    "new_exercise.done": "已经写好练习 {exercise}：\n{files}\n还有四处要你来写（前三处都标着 TODO 或「（老师：」）：\n  1. 笔记本里的题目和提示：在 JupyterLab 里打开第 {notebook} 课，在最后一个检查单元格后面；\n  2. course_lib/checkers/nb{notebook}.py 末尾 check_{name} 里的 examples（题目里说到的情况）和 inputs（随机输入的样子）；\n  3. solutions/ 里「# %% exercise {exercise}」下面的参考答案——检查就是拿它和学生的函数比，所以它就是标准；\n  4. TEACHER_GUIDE.zh.md 第 {notebook} 节「练习中的常见错误」里加一行 {exercise}。\n写好以后运行 python course.py exercises：它用参考答案和没改过的练习各跑一次检查，也查这四处有没有写完。全部通过，就可以把课程发给学生了；重新运行 python course.py serve，进度页上就会有 {exercise} 这一列。",
     "new_exercise.exercise_code": "def {name}(x):\n    \"\"\"（老师：一句话说这个函数做什么。）\"\"\"\n    return None  # 改好这里",
-    "new_exercise.name_taken": "{path} 里已经有 check_{name} 或 _reference_{name}：换一个 --name",
+    "new_exercise.name_taken": "{path} 里已经有 check_{name}：换一个 --name",
     "new_exercise.no_notebook": "没有找到 {folder} 里的 {notebook}_*.ipynb：第一个参数是笔记本的两位编号，例如 06",
     "new_exercise.solutions_header": "# notebooks/{notebook} 的参考答案。请先自己做一遍练习，再来看这里！",
     "new_exercise.task": "**练习 {k}**（{exercise}）：（老师：在这里写题目——学生要写的函数 `{name}` 做什么、参数和返回值是什么、要处理哪些特殊情况。检查会把学生的 `{name}` 和参考答案放在一起，在这些情况和随机生成的输入上比较。）\n\n<details><summary>提示</summary>\n\n（老师：一两句提示，不要直接给出答案。）\n\n</details>",
+    "new_exercise.unknown_exercise": "没有练习 {exercise!r}：--new-version 后面写一个已有的练习编号，例如 04-1",
+    "new_exercise.version_places": "练习 {exercise} 的编号在这些地方没有找到（或者不止一处）：{places}。要改版本，笔记本里的练习单元格和检查单元格、@exercise(...)、solutions/ 里的「# %% exercise」行都要有它，而且各一处",
+    "new_exercise.versioned": "练习 {old} 现在是 {exercise}：\n{files}\n学生的旧结果（{old}）在进度页上单独一列，不会算成新题的。检查、参考答案、教师指南里的说明照旧用 {old} 这个名字。运行 python course.py exercises，再重新运行 python course.py serve。",
     "new_exercise.usage": "给第 NN 课加一道新练习：写好笔记本里的练习单元格和检查单元格、检查函数、参考答案的框架",
 }
 

@@ -15,6 +15,8 @@ import pytest
 
 from notebook_cells import NOTEBOOKS, ROOT, course_cells
 
+from course_runtime.progress import base_exercise
+
 GUIDE = ROOT / "TEACHER_GUIDE.zh.md"
 # The six parts every notebook section has (bold labels in the guide).
 PARTS = ["学习目标", "课时", "现场运行", "练习中的常见错误", "讨论题", "课后作业"]
@@ -63,6 +65,7 @@ def test_every_exercise_is_covered(nb):
     body = notebook_sections(guide_text()).get(nb.stem, "")
     mistakes = body.split("**练习中的常见错误**", 1)[-1].split("**讨论题**", 1)[0]
     for key, source in course_cells(nb, "checker").items():
+        key = base_exercise(key)  # "04-1v2": the guide's line for 04-1 covers its new version too
         assert f"练习 {key}" in mistakes, f"section {nb.stem} says nothing about exercise {key}"
         for checker in re.findall(r"\b(check_\w+)\(", source):
             assert f"`{checker}`" in mistakes, f"section {nb.stem} does not name {checker} (exercise {key})"
@@ -82,3 +85,37 @@ def test_readme_links_the_guide_in_both_languages():
     link = f"]({GUIDE.name})"
     assert link in english, "the English part of README.md does not link the teacher's guide"
     assert link in chinese, "the Chinese part of README.md does not link the teacher's guide"
+
+
+def test_the_guides_scripted_model_example_tells_right_from_wrong(monkeypatch, capsys):
+    """Part 7, example 3: the checker the guide shows for an exercise that calls the model really works."""
+    from course_runtime import progress
+
+    part = guide_text().split("**例三", 1)[1].split("**学生的课程和老师的不一样新时", 1)[0]
+    code = re.search(r"```python\n(.*?)```", part, re.S).group(1)
+    exercise = re.search(r'@exercise\("(\d\d-\d+)"\)', code).group(1)
+    monkeypatch.setattr(progress, "EXERCISES", (*progress.EXERCISES, exercise))
+    namespace: dict = {"__name__": "guide_example"}
+    exec(compile(code, "<guide part 7, example 3>", "exec"), namespace)
+    check = namespace["check_polite_ask"]
+
+    def answer(body: str):
+        student = {"MODEL": "fake-model"}
+        exec("def polite_ask(client, question):\n" + body, student)
+        return student["polite_ask"]
+
+    system = '{"role": "system", "content": "你是一个礼貌的店员。"}'
+    right = f"    r = client.chat.completions.create(model=MODEL, max_tokens=100, messages=[{system}, {{'role': 'user', 'content': question}}])\n    return r.choices[0].message.content\n"
+    streamed = (f"    parts = client.chat.completions.create(model=MODEL, stream=True, messages=[{system}, {{'role': 'user', 'content': question}}])\n"
+                "    return ''.join(c.choices[0].delta.content or '' for c in parts if c.choices)\n")
+    assert check(answer(right)).passed is True
+    assert check(answer(streamed)).passed is True
+    wrong = {
+        "typed-in model": right.replace("model=MODEL", "model='gpt-4o-mini'"),
+        "no system message": right.replace(f"{system}, ", ""),
+        "asks twice": right.replace("    return", "    client.chat.completions.create(model=MODEL, messages=[{'role': 'user', 'content': question}])\n    return"),
+        "temperature out of range": right.replace("max_tokens=100", "max_tokens=100, temperature=3"),
+        "returns the message": right.replace(".message.content", ".message"),
+    }
+    for why, body in wrong.items():
+        assert check(answer(body)).passed is False, why

@@ -9,11 +9,11 @@ through it.  One command writes every place an exercise lives, already linked to
   the metadata JupyterLab keeps out of sight, which the tests read;
 * the checker ``check_<name>`` at the end of ``course_lib/checkers/nbNN.py``, decorated with
   ``@exercise("NN-k")`` - that decorator is the registration: ``progress.EXERCISES`` (what the
-  teacher's page lists) is read from it; the checker compares the student's function with a
-  reference function (``checkers.same_behaviour``);
+  teacher's page lists) is read from it; the checker compares the student's function with the
+  reference solution below (``checkers.same_behaviour`` with ``reference.solution``: one source);
 * the reference solution block ``# %% exercise NN-k`` at the end of ``solutions/NN_*.py``.
 
-Three TODOs are left for the teacher - the task's words, the reference function, the reference
+Three TODOs are left for the teacher - the task's words, the cases to try, the reference
 solution - and until they are written the untouched exercise fails (as it should) and so does
 ``python course.py exercises`` (its solution does not pass yet), so a half-made exercise cannot
 slip through.  Files are read and written as UTF-8; the notebook with ``nbformat``.
@@ -27,7 +27,7 @@ import re
 import sys
 from pathlib import Path
 
-from course_runtime.progress import CHECKERS_DIR, exercise_ids, exercise_order
+from course_runtime.progress import CHECKERS_DIR, EXERCISE_ID, base_exercise, exercise_ids, exercise_order
 from ..texts import t
 
 ROOT = CHECKERS_DIR.parent.parent  # the course folder
@@ -39,7 +39,7 @@ class ScaffoldError(Exception):
 
 def next_exercise(notebook: str, checkers: Path = CHECKERS_DIR) -> str:
     """The id the next exercise of notebook ``notebook`` (``"06"``) gets: ``"06-3"`` after 06-1 and 06-2."""
-    numbers = [k for n, k in map(exercise_order, exercise_ids(checkers)) if n == int(notebook)]
+    numbers = [k for n, k, _ in map(exercise_order, exercise_ids(checkers)) if n == int(notebook)]
     return f"{notebook}-{max(numbers, default=0) + 1}"
 
 
@@ -66,7 +66,7 @@ def checker_cell(notebook: str, name: str) -> str:
 
 
 def checker_code(exercise: str, name: str) -> str:
-    """The block appended to ``checkers/nbNN.py``: a reference function and the decorated checker."""
+    """The block appended to ``checkers/nbNN.py``: the decorated checker, comparing with the solution block."""
     return f'''
 
 # -- {exercise}: written by `python course.py new-exercise {exercise.split("-")[0]}`; the teacher fills in the TODOs --
@@ -74,21 +74,18 @@ def checker_code(exercise: str, name: str) -> str:
 from hypothesis import strategies as st  # noqa: E402 - added with exercise {exercise}
 
 from . import CheckResult, exercise, same_behaviour  # noqa: E402
-
-
-def _reference_{name}(x):
-    """TODO(teacher): the right answer of exercise {exercise}, as plain Python (the checker runs it beside the student's)."""
-    raise NotImplementedError("TODO(teacher): the reference answer of exercise {exercise}")
+from .reference import solution  # noqa: E402
 
 
 @exercise("{exercise}")
 def check_{name}({name}: object) -> CheckResult:
-    """Exercise {exercise}: ``{name}(x)`` returns what ``_reference_{name}(x)`` returns.
+    """Exercise {exercise}: ``{name}(x)`` returns what the reference solution returns (``solutions/``,
+    the block ``# %% exercise {exercise}``: one source - the checker runs the very code a student reads).
 
     TODO(teacher): put the cases the task names in ``examples`` (one tuple of arguments each), and
     say in ``inputs`` what else to try (a hypothesis strategy of argument tuples; checkers.first_difference).
     """
-    return same_behaviour({name}, _reference_{name}, "{name}",
+    return same_behaviour({name}, solution("{exercise}", "{name}"), "{name}",
                           inputs=st.tuples(st.integers(-100, 100)),
                           examples=[(0,), (1,), (-1,)])
 '''
@@ -129,7 +126,7 @@ def scaffold(notebook: str, name: str, root: Path = ROOT) -> dict[str, object]:
     solution_path = root / "solutions" / (notebook_path.stem + ".py")
     checker_text = checker_path.read_text(encoding="utf-8") if checker_path.is_file() else \
         f'"""Checkers for notebook {notebook}."""\n\nfrom __future__ import annotations\n'
-    if re.search(rf"^def (check_|_reference_){re.escape(name)}\b", checker_text, re.M):
+    if re.search(rf"^def check_{re.escape(name)}\b", checker_text, re.M):
         raise ScaffoldError(t("new_exercise.name_taken", name=name, path=checker_path))
     exercise_id = next_exercise(notebook, checkers_dir)
 
@@ -153,12 +150,76 @@ def scaffold(notebook: str, name: str, root: Path = ROOT) -> dict[str, object]:
     return {"exercise": exercise_id, "files": [notebook_path, checker_path, solution_path]}
 
 
+def new_version(exercise: str, root: Path = ROOT) -> dict[str, object]:
+    """Give exercise ``exercise`` (``"04-1"``) a new version after its task changed: ``"04-1"`` -> ``"04-1v2"``.
+
+    The id changes in the three places that name it exactly - the notebook's exercise and checker
+    cells (metadata), the ``@exercise(...)`` decorator, the ``# %% exercise`` line in ``solutions/`` -
+    so results recorded for the old task keep the old id: the class page shows them in a column of
+    their own and never counts them as answers to the new task.  Everything else names the exercise
+    without its version (``reference.solution("04-1", ...)``, the guide's line, the blind answers,
+    the mutation list) and needs no change.  Nothing is written unless all three places are found.
+
+    Returns:
+        ``{"old": "04-1", "exercise": "04-1v2", "files": [paths written]}``.
+    Raises:
+        ScaffoldError: an id that is not an exercise with a checker, or a place that is missing.
+    """
+    import nbformat
+
+    checkers_dir = root / "course_lib" / "checkers"
+    if not EXERCISE_ID.fullmatch(exercise or ""):
+        raise ScaffoldError(t("new_exercise.unknown_exercise", exercise=exercise))
+    current = [i for i in exercise_ids(checkers_dir) if base_exercise(i) == base_exercise(exercise)]
+    if not current:
+        raise ScaffoldError(t("new_exercise.unknown_exercise", exercise=exercise))
+    old = current[-1]
+    notebook, number, version = exercise_order(old)
+    if version >= 99:
+        raise ScaffoldError(t("new_exercise.unknown_exercise", exercise=exercise))
+    new = f"{notebook:02d}-{number}v{version + 1}"
+    notebook_path = _notebook_path(root, f"{notebook:02d}")
+    checker_path = checkers_dir / f"nb{notebook:02d}.py"
+    solution_path = root / "solutions" / (notebook_path.stem + ".py")
+
+    nb = nbformat.read(notebook_path, as_version=4)
+    marked = [cell.metadata["course"] for cell in nb.cells
+              if any(cell.metadata.get("course", {}).get(kind) == old for kind in ("exercise", "checker"))]
+    decorator = re.compile(rf"""@exercise\(\s*(["']){re.escape(old)}\1\s*\)""")
+    checker_text = checker_path.read_text(encoding="utf-8")
+    marker = re.compile(rf"^# %% exercise {re.escape(old)}[ \t]*$", re.M)
+    solution_text = solution_path.read_text(encoding="utf-8") if solution_path.is_file() else ""
+    found = {notebook_path: len(marked) == 2, checker_path: len(decorator.findall(checker_text)) == 1,
+             solution_path: len(marker.findall(solution_text)) == 1}
+    missing = [str(path) for path, ok in found.items() if not ok]
+    if missing:
+        raise ScaffoldError(t("new_exercise.version_places", exercise=old, places="、".join(missing)))
+    for course in marked:
+        for kind in ("exercise", "checker"):
+            if course.get(kind) == old:
+                course[kind] = new
+    nbformat.write(nb, notebook_path)
+    checker_path.write_text(decorator.sub(f'@exercise("{new}")', checker_text), encoding="utf-8")
+    solution_path.write_text(marker.sub(f"# %% exercise {new}", solution_text), encoding="utf-8")
+    return {"old": old, "exercise": new, "files": [notebook_path, checker_path, solution_path]}
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m course_lib.checkers.new_exercise NN [--name FUNCTION]``: write the scaffold, say what is left."""
     parser = argparse.ArgumentParser(prog="python course.py new-exercise", description=t("new_exercise.usage"))
-    parser.add_argument("notebook", help=t("new_exercise.arg_notebook"))
+    parser.add_argument("notebook", nargs="?", default="", help=t("new_exercise.arg_notebook"))
     parser.add_argument("--name", default=None, help=t("new_exercise.arg_name"))
+    parser.add_argument("--new-version", default=None, metavar="NN-k", help=t("new_exercise.arg_new_version"))
     args = parser.parse_args(argv)
+    if args.new_version:
+        try:
+            made = new_version(args.new_version)
+        except ScaffoldError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        files = "\n".join(f"  {Path(p).relative_to(ROOT).as_posix()}" for p in made["files"])
+        print(t("new_exercise.versioned", old=made["old"], exercise=made["exercise"], files=files))
+        return 0
     notebook = args.notebook[:2] if args.notebook[:2].isdigit() else args.notebook
     name = args.name or f"exercise_{notebook}_{next_exercise(notebook).split('-')[1]}"
     try:
