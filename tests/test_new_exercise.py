@@ -16,15 +16,19 @@ from course_runtime import progress
 from course_lib.checkers import new_exercise
 
 
+def copy_course(folder, notebook: str):
+    """A copy in ``folder`` of the places an exercise lives: ``notebooks/<notebook>``, the checkers, the solutions."""
+    (folder / "notebooks").mkdir()
+    shutil.copy(ROOT / "notebooks" / notebook, folder / "notebooks")
+    shutil.copytree(ROOT / "course_lib" / "checkers", folder / "course_lib" / "checkers",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "solutions", folder / "solutions")
+    return folder
+
+
 @pytest.fixture
 def course(tmp_path):
-    """A copy of the places an exercise lives: notebooks/06, the checkers, the solutions."""
-    (tmp_path / "notebooks").mkdir()
-    shutil.copy(ROOT / "notebooks" / "06_agent_loop.ipynb", tmp_path / "notebooks")
-    shutil.copytree(ROOT / "course_lib" / "checkers", tmp_path / "course_lib" / "checkers",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(ROOT / "solutions", tmp_path / "solutions")
-    return tmp_path
+    return copy_course(tmp_path, "06_agent_loop.ipynb")
 
 
 def next_id(notebook: str = "06", step: int = 1) -> str:
@@ -113,13 +117,7 @@ def test_the_command_line_says_what_is_wrong(tmp_path):
 
 @pytest.fixture
 def course04(tmp_path):
-    """A copy of the places exercise 04-1 lives: notebooks/04, the checkers, the solutions."""
-    (tmp_path / "notebooks").mkdir()
-    shutil.copy(ROOT / "notebooks" / "04_sports_equipment.ipynb", tmp_path / "notebooks")
-    shutil.copytree(ROOT / "course_lib" / "checkers", tmp_path / "course_lib" / "checkers",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(ROOT / "solutions", tmp_path / "solutions")
-    return tmp_path
+    return copy_course(tmp_path, "04_sports_equipment.ipynb")
 
 
 def test_a_changed_task_gets_a_new_version_the_class_page_tells_apart(course04, monkeypatch, capsys):
