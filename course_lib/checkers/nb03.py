@@ -279,8 +279,10 @@ def check_single_step(single_step: object) -> CheckResult:
     request with tools -> if tool_calls: append the assistant message, one tool reply per id,
     second request -> return the final text; without tool_calls return the text at once.
 
-    Runs against three scripted conversations (one call; two parallel calls, one with
-    ``unit``; no call), each with its own question, which the first request must end with;
+    Runs against three scripted conversations (one call, three times: with ``finish_reason``
+    "stop" and a text beside the call, "length", null; two parallel calls, one with ``unit``; no
+    call, sent with ``tool_calls: []`` - ``scripted.with_quirks``), each with its own question,
+    which the first request must end with;
     every request must be one a strict endpoint accepts as sent (``ScriptedModel.invalid_request``);
     each tool message's content is ``get_weather(**arguments)``.  Looping until no more tool
     calls is fine (the script has none).

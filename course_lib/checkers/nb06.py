@@ -1,8 +1,9 @@
 """Checkers for notebook 06 (the native agent loop).
 
-06-1 runs the student's ``call_key`` beside a reference on pairs of calls (``first_difference``):
-the same call written another way, and other calls.  06-2 runs the student's loop against a
-``ScriptedModel`` (which also answers ``stream=True``) in five scenarios
+06-1 runs the student's ``call_key`` beside the reference solution on pairs of calls
+(``first_difference``): the same call written another way, and other calls.  06-2 runs the
+student's loop against a ``ScriptedModel`` (which also answers ``stream=True``, with providers'
+quirks) in five scenarios
 (two parallel calls, a direct answer, a model that never stops with ``max_steps`` 3 and 1, an
 answer on the last allowed step): what is checked is how the loop handles tool calls and
 ``max_steps``, not what a real model decides.
@@ -213,8 +214,11 @@ def check_agent_loop(agent_loop: object) -> CheckResult:
     returned); a model that never stops, with ``max_steps`` 3 and 1 (exactly ``max_steps``
     requests with tools, then a user message asking for an answer and one request without any
     tools key, not even None; its answer returned); and a text on the last allowed step (no
-    extra request).  Every request must be one a strict endpoint accepts as sent; streamed
-    requests (``stream=True``) are answered as a real server would.
+    extra request).  The calls come as providers send them (``scripted.with_quirks``: ``finish_reason``
+    "stop", "length", null or "tool_calls", a text beside the calls, ``tool_calls: []`` with a plain
+    answer), so a loop must decide on whether ``tool_calls`` holds calls.  Every request must be one
+    a strict endpoint accepts as sent, naming the notebook's ``MODEL``; streamed requests
+    (``stream=True``) are answered as a real server would.
     """
     if not callable(agent_loop):
         return report(False, t("check.06.agent_loop.1"))
