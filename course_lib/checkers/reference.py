@@ -16,6 +16,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+from course_runtime.progress import base_exercise, exercise_order
+
+from ..texts import t  # the check.* sentences are in the table once course_lib.checkers is imported
+
 SOLUTIONS_DIR = Path(__file__).resolve().parent.parent.parent / "solutions"
 BLOCK_START = re.compile(r"^# %% exercise (\S+)\s*$", re.M)
 REFERENCE_MODEL = "reference-model"  # MODEL inside a reference run by a checker (the checker sets what it checks)
@@ -29,8 +33,6 @@ class ReferenceMissing(LookupError):
 
 def solution_file(exercise: str, folder: Path | None = None) -> Path:
     """``solutions/NN_<name>.py`` of exercise ``"NN-k"``.  Raises ``ReferenceMissing`` when there is none."""
-    from . import t
-
     folder = folder or SOLUTIONS_DIR
     found = sorted(folder.glob(f"{exercise.split('-')[0]}_*.py"))
     if not found:
@@ -54,10 +56,6 @@ def solution_namespace(exercise: str, folder: Path | None = None) -> dict[str, A
     model is given a client by its checker).  Raises ``ReferenceMissing`` (a Chinese sentence) when
     the file or the block is missing.
     """
-    from . import t
-
-    from course_runtime.progress import base_exercise, exercise_order
-
     path = solution_file(exercise, folder)
     key = (str(path), path.stat().st_mtime_ns, exercise)
     if key not in _loaded:
