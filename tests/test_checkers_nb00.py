@@ -124,6 +124,6 @@ def test_every_line_is_read_by_the_real_provider_code(extra):
 
 def test_the_real_environment_is_neither_used_nor_changed(monkeypatch):
     monkeypatch.setenv("COURSE_BASE_URL", "not-a-url")  # the student's own .env setting must not leak into the check
-    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-real-key-of-the-machine")
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "test-key-of-this-machine")
     assert nb00.check_env_line("COURSE_PROVIDER=deepseek\nDEEPSEEK_API_KEY=sk-xxxx\n").passed is True
-    assert os.environ["COURSE_BASE_URL"] == "not-a-url" and os.environ["DEEPSEEK_API_KEY"] == "sk-real-key-of-the-machine"
+    assert os.environ["COURSE_BASE_URL"] == "not-a-url" and os.environ["DEEPSEEK_API_KEY"] == "test-key-of-this-machine"
