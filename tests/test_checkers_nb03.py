@@ -203,7 +203,6 @@ PROPS = P + ("properties",)
     (P + ("required",), ["to_currency", "amount"]),                                   # another order
     (P + ("required",), ("amount", "to_currency")),                                   # a tuple
     (PROPS + ("to_currency", "enum"), ("JPY", "USD", "EUR")),                         # a tuple, another order
-    (PROPS + ("amount", "type"), "integer"),
     (PROPS + ("amount", "minimum"), 0),                                                # more JSON Schema
     (P + ("additionalProperties",), False),
     (("function", "description"), "人民币换算外币"),                                     # short but clear
@@ -213,7 +212,7 @@ PROPS = P + ("properties",)
     (PROPS + ("amount", "description"), "How much to convert, in CNY"),
     (PROPS + ("to_currency", "description"), "换成哪种钱：USD、EUR 或 JPY"),
     (PROPS + ("to_currency", "description"), "the target currency"),
-], ids=["required_order", "required_tuple", "enum_tuple", "integer", "minimum", "no_additional", "short",
+], ids=["required_order", "required_tuple", "enum_tuple", "minimum", "no_additional", "short",
         "other_words", "english", "amount_words", "amount_english", "currency_words", "currency_english"])
 def test_currency_tool_accepts_every_valid_style(path, value):
     assert nb03.check_currency_tool(_edit(_currency_tool(), path, value)).passed is True
@@ -471,3 +470,9 @@ def test_03_3_the_scripted_model_sends_calls_as_providers_do(condition, passes):
     namespace = {"MODEL": "fake-model"}
     exec(SINGLE_STEP.replace("CONDITION", condition), namespace)
     assert nb03.check_single_step(namespace["single_step"]).passed is passes
+
+
+def test_03_1_an_integer_amount_refuses_cents():
+    """The task says "number": an "integer" amount makes a strict API refuse 12.5 yuan (held-out answers, issue 54)."""
+    result = nb03.check_currency_tool(_edit(_currency_tool(), PROPS + ("amount", "type"), "integer"))
+    assert result.passed is False and result.hint == "check.03.currency_tool.7", result.message

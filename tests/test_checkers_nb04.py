@@ -616,3 +616,31 @@ def run_tool_call(call, functions):
     exec(code, namespace)
     result = nb04.check_run_tool_call(namespace["run_tool_call"])
     assert result.passed is False and "stock_of" in result.message + str(result), result.message
+
+
+def test_04_2_the_callers_call_is_not_changed():
+    """The call is the assistant message's: writing the parsed arguments back into it breaks the next request."""
+    code = '''
+import json
+
+def run_tool_call(call, functions):
+    name = call["function"]["name"]
+    if name not in functions:
+        return "错误：没有工具 " + name + "。可用的工具：" + ", ".join(functions)
+    try:
+        call["function"]["arguments"] = json.loads(call["function"]["arguments"] or "{}")
+    except json.JSONDecodeError:
+        return "错误：参数不是合法的 JSON"
+    if not isinstance(call["function"]["arguments"], dict):
+        return "错误：参数必须是 JSON 对象"
+    try:
+        return str(functions[name](**call["function"]["arguments"]))
+    except TypeError as err:
+        return f"错误：参数不对：{err}"
+    except Exception as err:
+        return f"错误：{name} 出错：{err}"
+'''
+    namespace: dict = {}
+    exec(code, namespace)
+    result = nb04.check_run_tool_call(namespace["run_tool_call"])
+    assert result.passed is False and result.hint == "check.04.run_tool_call.changed", result.message

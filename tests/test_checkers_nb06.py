@@ -383,3 +383,41 @@ def test_06_1_values_keep_their_spaces_and_case():
 
     assert nb06.check_call_key(squeezed).passed is False
     assert nb06.check_call_key(lowered).passed is False
+
+
+def test_06_2_max_steps_0_sends_no_request_with_tools():
+    """A loop that asks once before it counts sends a request with tools even when max_steps is 0 (held-out answers)."""
+    source = load_solution("06_agent_loop", "06-2")
+    namespace = {"MODEL": "fake-model"}
+    code = '''
+import json
+from course_lib.tools import WEATHER_TOOL, get_weather
+
+def agent_loop(client, question, max_steps=3):
+    messages = [{"role": "user", "content": question}]
+    response = client.chat.completions.create(model=MODEL, messages=messages, tools=[WEATHER_TOOL], max_tokens=200)
+    message = response.choices[0].message
+    for _ in range(max_steps - 1):
+        if not message.tool_calls:
+            return message.content
+        messages.append({"role": "assistant", "content": message.content,
+                         "tool_calls": [c.model_dump() for c in message.tool_calls]})
+        for call in message.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": call.id,
+                             "content": get_weather(**json.loads(call.function.arguments))})
+        response = client.chat.completions.create(model=MODEL, messages=messages, tools=[WEATHER_TOOL], max_tokens=200)
+        message = response.choices[0].message
+    if not message.tool_calls:
+        return message.content
+    messages.append({"role": "assistant", "content": message.content,
+                     "tool_calls": [c.model_dump() for c in message.tool_calls]})
+    for call in message.tool_calls:
+        messages.append({"role": "tool", "tool_call_id": call.id,
+                         "content": get_weather(**json.loads(call.function.arguments))})
+    messages.append({"role": "user", "content": "请根据上面的结果直接回答。"})
+    response = client.chat.completions.create(model=MODEL, messages=messages, max_tokens=200)
+    return response.choices[0].message.content
+'''
+    assert source  # the reference itself passes (tests/test_exercises.py)
+    exec(code, namespace)
+    assert nb06.check_agent_loop(namespace["agent_loop"]).passed is False

@@ -172,7 +172,8 @@ def messages_deepcopy_and_pop(conversation, system):
     for m in copy.deepcopy(conversation):
         if m["role"] not in ("user", "assistant") or not (m.get("content") or "").strip():
             continue
-        m.pop("tool_calls", None)
+        for key in set(m) - {"role", "content"}:  # tool_calls, and any other key (name, refusal)
+            m.pop(key)
         kept.append(m)
     kept.insert(0, dict(role="system", content=system))
     return kept

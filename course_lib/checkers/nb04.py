@@ -15,6 +15,7 @@ a tool that fails.
 from __future__ import annotations
 
 import contextlib
+import copy
 import inspect
 import json
 import re
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from ..tools.products import connect_readonly, database_path
-from . import CheckResult, described, exercise, first_difference, report, safely, t
+from . import CheckResult, described, exercise, first_difference, report, safely, short_repr, t
 from .reference import solution
 
 
@@ -566,6 +567,13 @@ def check_run_tool_call(run_tool_call: object) -> CheckResult:
         (_call("open_now", '{"city": "广州"}'), _tool_functions()),
         (_call("open_now", '{"city": "深圳"}'), _tool_functions()),
     ]
+    for call, functions in examples:  # the caller's call is the assistant message's: it is sent again as it is
+        given = copy.deepcopy(call)
+        safely(run_tool_call, given, functions)
+        if given != call:
+            return report(False, t("check.04.run_tool_call.changed",
+                                   call=f"{call['function']['name']}({call['function']['arguments']})",
+                                   before=short_repr(call, 160), after=short_repr(given, 160)))
     found = first_difference(run_tool_call, _reference_run, inputs=_tool_calls(), examples=examples,
                              same=_same_run, max_examples=60)
     if found is None:

@@ -4,7 +4,7 @@
 (``first_difference``): the same call written another way, and other calls.  06-2 runs the
 student's loop against a ``ScriptedModel`` (which also answers ``stream=True``, with providers'
 quirks) in five scenarios
-(two parallel calls, a direct answer, a model that never stops with ``max_steps`` 3 and 1, an
+(two parallel calls, a direct answer, a model that never stops with ``max_steps`` 3, 1 and 0, an
 answer on the last allowed step): what is checked is how the loop handles tool calls and
 ``max_steps``, not what a real model decides.
 """
@@ -211,7 +211,7 @@ def check_agent_loop(agent_loop: object) -> CheckResult:
     Five scenarios: two parallel calls then a text (2 requests; the first with tools and the
     question; one tool reply per id, in order, with ``get_weather``'s result for that call's
     city, after the assistant message; the text returned); a direct answer (1 request, its text
-    returned); a model that never stops, with ``max_steps`` 3 and 1 (exactly ``max_steps``
+    returned); a model that never stops, with ``max_steps`` 3, 1 and 0 (exactly ``max_steps``
     requests with tools, then a user message asking for an answer and one request without any
     tools key, not even None; its answer returned); and a text on the last allowed step (no
     extra request).  The calls come as providers send them (``scripted.with_quirks``: ``finish_reason``
@@ -254,16 +254,18 @@ def check_agent_loop(agent_loop: object) -> CheckResult:
     if answer != "广州多云，上海晴。":
         return report(False, t("check.06.agent_loop.8", answer=described(answer)))
 
-    # Scenario 2: no tool needed.
-    script = ScriptedModel(with_quirks(["你好！有什么可以帮你？"]))  # with "tool_calls": [], as some providers send it
-    answer, error = safely(agent_loop, script.client(), "你好", max_steps=3)
-    if error:
-        return report(False, t("check.06.agent_loop.2", error=error))
-    if len(script.requests) != 1 or answer != "你好！有什么可以帮你？":
-        return report(False, t("check.06.agent_loop.direct", n_requests=len(script.requests), answer=described(answer)))
+    # Scenario 2: no tool needed - the text with "tool_calls": [] (some providers) and without (OpenAI).
+    for start in (0, 1):
+        script = ScriptedModel(with_quirks(["你好！有什么可以帮你？"], start))
+        answer, error = safely(agent_loop, script.client(), "你好", max_steps=3)
+        if error:
+            return report(False, t("check.06.agent_loop.2", error=error))
+        if len(script.requests) != 1 or answer != "你好！有什么可以帮你？":
+            return report(False, t("check.06.agent_loop.direct", n_requests=len(script.requests),
+                                   answer=described(answer)))
 
-    # Scenarios 3 and 4: a model that never stops calling tools, with two limits.
-    for max_steps in (3, 1):
+    # Scenarios 3 and 4: a model that never stops calling tools, with three limits (0: no request with tools).
+    for max_steps in (3, 1, 0):
         problem = _runaway(agent_loop, max_steps, ["北京", "上海", "广州", "深圳", "杭州"])
         if problem:
             return report(False, problem)

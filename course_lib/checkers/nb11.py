@@ -143,6 +143,9 @@ def _conversations() -> Any:
         st.builds(lambda s: {"role": "user", "content": s}, text),
         st.builds(lambda s: {"role": "assistant", "content": s}, text),
         st.builds(lambda role: {"role": role, "content": ""}, st.sampled_from(["user", "assistant"])),
+        # keys an SDK message or a chat UI adds: the task keeps only role and content
+        st.builds(lambda s: {"role": "user", "content": s, "name": "小明"}, text),
+        st.builds(lambda s: {"role": "assistant", "content": s, "refusal": None}, text),
         st.builds(lambda i, c: {"role": "assistant", "content": c, "tool_calls": [_call(i)]}, ids, st.sampled_from([None, ""])),
         st.builds(lambda i, s: {"role": "assistant", "content": s, "tool_calls": [_call(i)]}, ids, text),
         st.builds(lambda i, s: {"role": "tool", "tool_call_id": i, "content": s}, ids, text),

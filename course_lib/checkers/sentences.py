@@ -129,6 +129,7 @@ ZH: dict[str, str] = {
     "check.04.rows.bad_json": "{call} 的返回值不是合法的 JSON：{result}",
     "check.04.rows.not_a_list": "{call} 应该返回 JSON 列表，每个商品一个对象（保留列名），实际是 {result}",
     "check.04.rows.not_a_string": "{call} 应该返回一个 JSON 字符串（模型只能读文字），实际返回了 {name}",
+    "check.04.run_tool_call.changed": "run_tool_call 改了传进来的 call（{call}）：之前是 {before}，之后是 {after}。这个 call 还在 assistant 消息里，下一次请求会原样发出去——读它，别改它",
     "check.04.run_tool_call.1": "run_tool_call 应该是一个函数",
     "check.04.run_tool_call.2": "一个正常的调用 {call} 出错了：{error}",
     "check.04.run_tool_call.3": "正常的调用 {call} 应该原样返回工具的结果 {want}，实际是 {got}",

@@ -47,3 +47,50 @@ env_text = """
 COURSE_PROVIDER=deepseek
 DEEPSEEK_API_KEY=sk-xxxx
 """
+# ---- held-out round: a second reader, given the task texts after issue 54 changed the checkers ----
+# %% wrong: the key goes in the wrong variable - OPENAI_API_KEY instead of DeepSeek's DEEPSEEK_API_KEY
+env_text = """
+COURSE_PROVIDER=deepseek
+OPENAI_API_KEY=sk-xxxx
+"""
+# %% wrong: the provider line is missing - only the key is set, so the course still uses the default local provider
+env_text = """
+DEEPSEEK_API_KEY=sk-xxxx
+"""
+# %% wrong: both lines copied from .env.example but left commented out with "# ", so nothing is set
+env_text = """
+# COURSE_PROVIDER=deepseek
+# DEEPSEEK_API_KEY=sk-xxxx
+"""
+# %% wrong: the model id is typed as the provider name (COURSE_PROVIDER=deepseek-chat is not a preset)
+env_text = """
+COURSE_PROVIDER=deepseek-chat
+DEEPSEEK_API_KEY=sk-xxxx
+"""
+# %% wrong: the key line is copied empty from .env.example (DEEPSEEK_API_KEY= with no placeholder), so the key is missing
+env_text = """
+COURSE_PROVIDER=deepseek
+DEEPSEEK_API_KEY=
+"""
+# %% wrong: the second line sets the base URL instead of the key, so DeepSeek's key is missing
+env_text = """
+COURSE_PROVIDER=deepseek
+COURSE_BASE_URL=https://api.deepseek.com
+"""
+# %% wrong: the key is put in COURSE_API_KEY (the custom provider's variable), not DEEPSEEK_API_KEY
+env_text = """
+COURSE_PROVIDER=deepseek
+COURSE_API_KEY=sk-xxxx
+"""
+# %% wrong: YAML-style "KEY: value" lines instead of KEY=value, which a .env parser does not read as assignments
+env_text = """
+COURSE_PROVIDER: deepseek
+DEEPSEEK_API_KEY: sk-xxxx
+"""
+# %% right: the key line first, value in double quotes, a different fake placeholder
+env_text = """
+DEEPSEEK_API_KEY="sk-0000placeholder0000"
+COURSE_PROVIDER=deepseek
+"""
+# %% right: built from a list of lines joined with newlines, no leading blank line
+env_text = "\n".join(["COURSE_PROVIDER=deepseek", "DEEPSEEK_API_KEY=sk-xxxx"]) + "\n"

@@ -114,3 +114,112 @@ def extract_action(reply):
     if not m:
         return None
     return m.group("tool"), m.group("input").strip()
+# ---- held-out round: a second reader, given the task texts after issue 54 changed the checkers ----
+# %% wrong: forgets re.MULTILINE, so ^ only matches at the very start of the reply and an Action line after a Thought line is missed
+import re
+
+
+def extract_action(reply):
+    """从第一条位于行首的 Action 行里取出 (tool_name, tool_input)，找不到就返回 None。"""
+    m = re.search(r"^action\s*[:：]\s*(\w+)\s*[:：]\s*(.*?)\s*$", reply, flags=re.IGNORECASE)
+    return (m.group(1), m.group(2)) if m else None
+# %% wrong: drops the ^ anchor, so an "Action:" in the middle of a line (not at line start) is accepted
+import re
+
+
+def extract_action(reply):
+    """从第一条位于行首的 Action 行里取出 (tool_name, tool_input)，找不到就返回 None。"""
+    m = re.search(r"action\s*[:：]\s*(\w+)\s*[:：]\s*(.*?)\s*$", reply, flags=re.IGNORECASE | re.MULTILINE)
+    return (m.group(1), m.group(2)) if m else None
+# %% wrong: case handled only as [Aa]ction, so "ACTION:" is not recognised although Action must be case-insensitive
+import re
+
+
+def extract_action(reply):
+    """从第一条位于行首的 Action 行里取出 (tool_name, tool_input)，找不到就返回 None。"""
+    m = re.search(r"^[Aa]ction\s*[:：]\s*(\w+)\s*[:：]\s*(.*?)\s*$", reply, flags=re.MULTILINE)
+    return (m.group(1), m.group(2)) if m else None
+# %% wrong: full-width colon accepted only after "Action"; the colon after the tool name must still be a half-width ':'
+import re
+
+
+def extract_action(reply):
+    """从第一条位于行首的 Action 行里取出 (tool_name, tool_input)，找不到就返回 None。"""
+    m = re.search(r"^action\s*[:：]\s*(\w+)\s*:\s*(.*?)\s*$", reply, flags=re.IGNORECASE | re.MULTILINE)
+    return (m.group(1), m.group(2)) if m else None
+# %% wrong: allows no space before the second colon ("Action: search : x" fails), spaces are only allowed after the colons
+import re
+
+
+def extract_action(reply):
+    """从第一条位于行首的 Action 行里取出 (tool_name, tool_input)，找不到就返回 None。"""
+    m = re.search(r"^action\s*[:：]\s*(\w+)[:：]\s*(.*)", reply, flags=re.IGNORECASE | re.MULTILINE)
+    return (m.group(1), m.group(2).strip()) if m else None
+# %% wrong: never strips the input, so trailing spaces after the input stay in the returned value
+import re
+
+
+def extract_action(reply):
+    """从第一条位于行首的 Action 行里取出 (tool_name, tool_input)，找不到就返回 None。"""
+    m = re.search(r"^action\s*[:：]\s*(\w+)\s*[:：]\s*(.*)$", reply, flags=re.IGNORECASE | re.MULTILINE)
+    return (m.group(1), m.group(2)) if m else None
+# %% wrong: greedy (.+) for the tool name, so an input that itself contains a colon (e.g. "12:30") splits at the last colon
+import re
+
+
+def extract_action(reply):
+    """从第一条位于行首的 Action 行里取出 (tool_name, tool_input)，找不到就返回 None。"""
+    m = re.search(r"^action\s*[:：](.+)[:：](.*)$", reply, flags=re.IGNORECASE | re.MULTILINE)
+    if not m:
+        return None
+    return (m.group(1).strip(), m.group(2).strip())
+# %% right: returns a list [tool, input] (relabelled: the reader called it wrong; a 2-item list unpacks as the tuple does, and the checker accepts both on purpose)
+import re
+
+
+def extract_action(reply):
+    """从第一条位于行首的 Action 行里取出 (tool_name, tool_input)，找不到就返回 None。"""
+    m = re.search(r"^action\s*[:：]\s*(\w+)\s*[:：]\s*(.*?)\s*$", reply, flags=re.IGNORECASE | re.MULTILINE)
+    return [m.group(1), m.group(2)] if m else None
+# %% wrong: takes the LAST line-start Action (findall()[-1]) instead of the first one
+import re
+
+
+def extract_action(reply):
+    """从第一条位于行首的 Action 行里取出 (tool_name, tool_input)，找不到就返回 None。"""
+    found = re.findall(r"^action\s*[:：]\s*(\w+)\s*[:：]\s*(.*?)\s*$", reply, flags=re.IGNORECASE | re.MULTILINE)
+    return tuple(found[-1]) if found else None
+# %% wrong: line-by-line scan without regex, full-width colon normalised per line (relabelled: the reader called it right; it also turns a full-width colon inside the input into ":", and the task returns the input only stripped)
+def extract_action(reply):
+    """从第一条位于行首的 Action 行里取出 (tool_name, tool_input)，找不到就返回 None。"""
+    for line in reply.splitlines():
+        if line[:6].lower() != "action":
+            continue
+        rest = line[6:].replace("：", ":").lstrip()
+        if not rest.startswith(":"):
+            continue
+        name, sep, tool_input = rest[1:].partition(":")
+        name = name.strip()
+        if not sep or not name or not all(ch.isalnum() or ch == "_" for ch in name):
+            continue
+        return (name, tool_input.strip())
+    return None
+# %% right: compiled verbose regex with inline flags, horizontal-whitespace classes, strip done in Python
+import re
+
+_ACTION = re.compile(
+    r"""(?im)
+    ^action [^\S\n]* [:：] [^\S\n]*     # Action + colon (half or full width)
+    (?P<tool>\w+) [^\S\n]* [:：]        # tool name + colon
+    (?P<arg>[^\n]*)                     # rest of the line
+    """,
+    re.VERBOSE,
+)
+
+
+def extract_action(reply):
+    """从第一条位于行首的 Action 行里取出 (tool_name, tool_input)，找不到就返回 None。"""
+    m = _ACTION.search(reply)
+    if m is None:
+        return None
+    return m.group("tool"), m.group("arg").strip()
