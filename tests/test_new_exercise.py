@@ -38,6 +38,7 @@ def next_id(notebook: str = "06", step: int = 1) -> str:
 
 
 NEW = next_id()  # "06-3" while notebook 06 has two exercises
+NAME = "words_in_scaffold_test"  # not the guide's count_words: a teacher who followed the guide has that one
 
 
 def load_checkers(path, monkeypatch, exercise):
@@ -52,14 +53,14 @@ def load_checkers(path, monkeypatch, exercise):
 
 
 def test_a_new_exercise_is_written_in_every_place_and_registered(course):
-    made = new_exercise.scaffold("06", "count_words", root=course)
+    made = new_exercise.scaffold("06", NAME, root=course)
     assert made["exercise"] == NEW
     cells = nbformat.read(course / "notebooks" / "06_agent_loop.ipynb", as_version=4).cells
     marked = [(i, c.metadata.get("course")) for i, c in enumerate(cells) if c.metadata.get("course", {}).get("exercise") == NEW
               or c.metadata.get("course", {}).get("checker") == NEW]
     assert [m for _, m in marked] == [{"exercise": NEW}, {"checker": NEW}]
     assert marked[1][0] == marked[0][0] + 1 and cells[marked[0][0] - 1].cell_type == "markdown"
-    assert "count_words" in cells[marked[0][0] - 1].source and "<details>" in cells[marked[0][0] - 1].source
+    assert NAME in cells[marked[0][0] - 1].source and "<details>" in cells[marked[0][0] - 1].source
     nbformat.validate(nbformat.read(course / "notebooks" / "06_agent_loop.ipynb", as_version=4))
     assert NEW in progress.exercise_ids(course / "course_lib" / "checkers")  # the decorator registers it
     assert f"# %% exercise {NEW}" in (course / "solutions" / "06_agent_loop.py").read_text(encoding="utf-8")
@@ -67,14 +68,14 @@ def test_a_new_exercise_is_written_in_every_place_and_registered(course):
 
 
 def test_the_scaffold_fails_until_filled_in_and_then_checks_behaviour(course, monkeypatch, capsys):
-    new_exercise.scaffold("06", "count_words", root=course)
+    new_exercise.scaffold("06", NAME, root=course)
     path = course / "course_lib" / "checkers" / "nb06.py"
     module = load_checkers(path, monkeypatch, NEW)
     untouched: dict = {}
     cells = nbformat.read(course / "notebooks" / "06_agent_loop.ipynb", as_version=4).cells
     exercise_cell = next(c for c in cells if c.metadata.get("course", {}).get("exercise") == NEW)
     exec(exercise_cell.source, untouched)
-    assert module.check_count_words(untouched["count_words"]).passed is False
+    assert getattr(module, f"check_{NAME}")(untouched[NAME]).passed is False
     assert "❌" in capsys.readouterr().out  # the TODO solution: one ❌ line, no traceback
 
     # The teacher writes the reference solution - the one source the checker compares with - and the inputs.
@@ -90,11 +91,11 @@ def test_the_scaffold_fails_until_filled_in_and_then_checks_behaviour(course, mo
     text = text.replace("examples=[(0,), (1,), (-1,)]", 'examples=[("",), ("a b",), ("  a  b ",)]')
     path.write_text(text, encoding="utf-8")
     module = load_checkers(path, monkeypatch, NEW)
-    assert module.check_count_words(lambda x: len(x.split())).passed is True
-    assert module.check_count_words(lambda x: x.count(" ") + 1).passed is False  # a plausible wrong answer
-    assert module.check_count_words(lambda x: 2).passed is False
+    assert getattr(module, f"check_{NAME}")(lambda x: len(x.split())).passed is True
+    assert getattr(module, f"check_{NAME}")(lambda x: x.count(" ") + 1).passed is False  # a plausible wrong answer
+    assert getattr(module, f"check_{NAME}")(lambda x: 2).passed is False
     out = capsys.readouterr().out
-    assert "count_words('')" in out or "count_words(\"\")" in out
+    assert f"{NAME}('')" in out or f'{NAME}("")' in out
 
 
 def test_bad_requests_get_a_clear_sentence(course, capsys):
@@ -125,31 +126,34 @@ def test_a_changed_task_gets_a_new_version_the_class_page_tells_apart(course04, 
     from course_lib.checkers import reference
     from course_runtime import progress_service
 
+    old = next(e for e in progress.EXERCISES if progress.base_exercise(e) == "04-1")  # "04-1", or "04-1v2" after a bump
+    version = progress.exercise_order(old)[2]
+    new, after = f"04-1v{version + 1}", f"04-1v{version + 2}"
     made = new_exercise.new_version("04-1", root=course04)
-    assert (made["old"], made["exercise"]) == ("04-1", "04-1v2")
+    assert (made["old"], made["exercise"]) == (old, new)
     ids = progress.exercise_ids(course04 / "course_lib" / "checkers")
-    assert "04-1v2" in ids and "04-1" not in ids
+    assert new in ids and old not in ids
     cells = nbformat.read(course04 / "notebooks" / "04_sports_equipment.ipynb", as_version=4).cells
-    assert [c.metadata["course"] for c in cells if "04-1v2" in c.metadata.get("course", {}).values()] == \
-        [{"exercise": "04-1v2"}, {"checker": "04-1v2"}]
-    assert "# %% exercise 04-1v2" in (course04 / "solutions" / "04_sports_equipment.py").read_text(encoding="utf-8")
+    assert [c.metadata["course"] for c in cells if new in c.metadata.get("course", {}).values()] == \
+        [{"exercise": new}, {"checker": new}]
+    assert f"# %% exercise {new}" in (course04 / "solutions" / "04_sports_equipment.py").read_text(encoding="utf-8")
 
     # the checker still finds its reference by the exercise's plain name, and records the new id
     monkeypatch.setattr(reference, "SOLUTIONS_DIR", course04 / "solutions")
-    module = load_checkers(course04 / "course_lib" / "checkers" / "nb04.py", monkeypatch, "04-1v2")
+    module = load_checkers(course04 / "course_lib" / "checkers" / "nb04.py", monkeypatch, new)
     answer = reference.solution("04-1", "query_by_price_range")
     assert module.check_price_tool(answer, reference.solution("04-1", "PRICE_TOOL")).passed is True
-    assert progress.read_results()[-1]["exercise"] == "04-1v2"
+    assert progress.read_results()[-1]["exercise"] == new
 
     # the page: old results stay in a column of their own, marked unknown; the new column counts only the new
-    monkeypatch.setattr(progress_service, "EXERCISES", tuple(e if e != "04-1" else "04-1v2" for e in progress.EXERCISES))
+    monkeypatch.setattr(progress_service, "EXERCISES", tuple(e if e != old else new for e in progress.EXERCISES))
     now = 1_000.0
-    stored = [{"name": "王小明", "exercise": "04-1", "passed": True, "hint": "", "attempt": 1, "time": "", "received": now},
-              {"name": "李华", "exercise": "04-1v2", "passed": True, "hint": "", "attempt": 1, "time": "", "received": now}]
+    stored = [{"name": "王小明", "exercise": old, "passed": True, "hint": "", "attempt": 1, "time": "", "received": now},
+              {"name": "李华", "exercise": new, "passed": True, "hint": "", "attempt": 1, "time": "", "received": now}]
     view = progress_service.class_view(stored, ["王小明", "李华"], now=now)
-    assert view["unknown"] == ["04-1"] and "04-1v2" in view["exercises"]
-    assert view["passed"]["04-1v2"] == 1
+    assert view["unknown"] == [old] and new in view["exercises"]
+    assert view["passed"][new] == 1
 
-    assert new_exercise.new_version("04-1v2", root=course04)["exercise"] == "04-1v3"
+    assert new_exercise.new_version(new, root=course04)["exercise"] == after
     with pytest.raises(new_exercise.ScaffoldError, match="99-1"):
         new_exercise.new_version("99-1", root=course04)
