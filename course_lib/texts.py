@@ -342,7 +342,7 @@ _ZH_EXERCISES: dict[str, str] = {
     "new_exercise.arg_notebook": "笔记本的两位编号，例如 06",
     "new_exercise.bad_name": "--name 应该是一个英文的 Python 函数名（字母、数字、下划线，不以数字开头），现在是 {name!r}",
     "new_exercise.bad_notebook": "笔记本编号应该是两位数字，例如 06，现在是 {notebook!r}",
-    "new_exercise.done": "已经写好练习 {exercise}：\n{files}\n还有四处要你来写（前三处都标着 TODO 或「（老师：」）：\n  1. 笔记本里的题目和提示：在 JupyterLab 里打开第 {notebook} 课，在最后一个检查单元格后面；\n  2. course_lib/checkers/nb{notebook}.py 末尾 check_{name} 里的 examples（题目里说到的情况）和 inputs（随机输入的样子）；\n  3. solutions/ 里「# %% exercise {exercise}」下面的参考答案——检查就是拿它和学生的函数比，所以它就是标准；\n  4. TEACHER_GUIDE.zh.md 第 {notebook} 节「练习中的常见错误」里加一行 {exercise}。\n写好以后运行 python course.py exercises：它用参考答案和没改过的练习各跑一次检查，也查这四处有没有写完。全部通过，就可以把课程发给学生了；重新运行 python course.py serve，进度页上就会有 {exercise} 这一列。",
+    "new_exercise.done": "已经写好练习 {exercise}：\n{files}\n还有五处要你来写（前三处都标着 TODO 或「（老师：」）：\n  1. 笔记本里的题目和提示：在 JupyterLab 里打开第 {notebook} 课，在最后一个检查单元格后面；\n  2. course_lib/checkers/nb{notebook}.py 末尾 check_{name} 里的 examples（题目里说到的情况）和 inputs（随机输入的样子）；\n  3. solutions/ 里「# %% exercise {exercise}」下面的参考答案——检查就是拿它和学生的函数比，所以它就是标准；\n  4. TEACHER_GUIDE.zh.md 第 {notebook} 节「练习中的常见错误」里加一行 {exercise}；\n  5. tests/student_answers/ 里的 {exercise}.py：请没看过检查代码的人只读题目，写四个错答案、两个对答案（格式照着别的文件）。\n写好以后运行 python course.py exercises：它用参考答案和没改过的练习各跑一次检查，也查这五处有没有写完。全部通过，就可以把课程发给学生了；重新运行 python course.py serve，进度页上就会有 {exercise} 这一列。",
     "new_exercise.exercise_code": "def {name}(x):\n    \"\"\"（老师：一句话说这个函数做什么。）\"\"\"\n    return None  # 改好这里",
     "new_exercise.name_taken": "{path} 里已经有 check_{name}：换一个 --name",
     "new_exercise.no_notebook": "没有找到 {folder} 里的 {notebook}_*.ipynb：第一个参数是笔记本的两位编号，例如 06",
