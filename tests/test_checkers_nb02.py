@@ -367,17 +367,16 @@ def test_sample_conversation_is_valid():
     validate(nb02.sample_conversation())
 
 
-@pytest.mark.parametrize("change", ["temperature=5", "n=2", "model='gpt-4o-mini'"])
-def test_02_1_reads_the_request_a_provider_would_refuse(change):
+@pytest.mark.parametrize("arguments", ["model=MODEL, temperature=5", "model=MODEL, n=2", "model='gpt-4o-mini'"])
+def test_02_1_reads_the_request_a_provider_would_refuse(arguments):
     """Issue 54: 02-1 did not run request_problem - sampling values an API refuses and typed-in models passed."""
     namespace = {"client": FakeLLM(default="好的。").client(), "MODEL": "fake-model"}
     exec("def chat_turn(messages, user_text):\n"
          "    messages.append({'role': 'user', 'content': user_text})\n"
-         f"    r = client.chat.completions.create(model=MODEL, messages=messages, max_tokens=100, {change})\n"
+         f"    r = client.chat.completions.create({arguments}, messages=messages, max_tokens=100)\n"
          "    reply = r.choices[0].message.content\n"
          "    messages.append({'role': 'assistant', 'content': reply})\n"
-         "    return reply\n".replace("model=MODEL, messages=messages, max_tokens=100, model='gpt-4o-mini'",
-                                      "model='gpt-4o-mini', messages=messages, max_tokens=100"), namespace)
+         "    return reply\n", namespace)
     result = nb02.check_chat_turn(namespace["chat_turn"], namespace["client"])
     assert result.passed is False and result.hint.startswith("check.request."), result.message
 

@@ -111,18 +111,15 @@ def watched(client: Any, answer: Callable[[dict], Any] | None = None) -> Iterato
     asked = [0]
 
     def respond(kwargs: dict) -> Any:
-        if answer is not None:
-            response = answer(kwargs)
-        else:
+        if answer is None:
             asked[0] += 1
             if asked[0] > REAL_REQUESTS:  # a loop of requests: not waited for (its time is charged again)
                 raise RuntimeError(t("check.01.too_many_requests", n=REAL_REQUESTS))
-            with waiting_for_model():  # the real model's time (a busy class) is not the student's loop
-                response = original(**kwargs)
-                if kwargs.get("stream") and not isinstance(response, (ChatCompletion, Replay)):
-                    response = Replay(list(response), response)
-        if kwargs.get("stream") and not isinstance(response, (ChatCompletion, Replay)):
-            response = Replay(list(response), response)
+        # the real model's time, its stream read to the end included, is not the student's loop (a busy class)
+        with waiting_for_model() if answer is None else contextlib.nullcontext():
+            response = answer(kwargs) if answer is not None else original(**kwargs)
+            if kwargs.get("stream") and not isinstance(response, (ChatCompletion, Replay)):
+                response = Replay(list(response), response)
         return response
 
     with recording(client, answer=respond) as seen:
