@@ -11,7 +11,8 @@
                                     --teacher-anywhere), beside it
                                     the class progress page; prints the class code and the students' .env lines
     python course.py join CODE      a student joins the class: the teacher's class code becomes .env, then set-up
-                                    (course_runtime/class_code.py; --name NAME, else it asks)
+                                    (course_runtime/class_code.py; --name NAME, else it asks; --new-token: a new
+                                    student token for this computer account, the old one kept as a backup)
     python course.py progress       this computer's exercise results (course_runtime/progress.py)
     python course.py exercises [ARGS]  the exercise tests only (every checker on its reference solution, on the
                                     untouched exercise and on wrong answers; the cells' metadata): no model set-up,
@@ -877,7 +878,8 @@ def cmd_serve(args):
 
 
 def cmd_join(args):
-    """``join CODE [--name NAME]``: the teacher's class code becomes ``.env`` (``course_runtime/class_code.py``), then set-up.
+    """``join CODE [--name NAME] [--new-token]``: the teacher's class code becomes ``.env`` (``course_runtime/class_code.py``),
+    then set-up.  ``--new-token``: this computer account gets a new student token first (a shared account).
 
     Standard library only until the set-up: it runs on a laptop that has nothing installed yet.
     """

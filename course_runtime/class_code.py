@@ -24,24 +24,36 @@ from one address (so one laptop's guessing never locks the others out): half
 the space takes 2**39 / 10 minutes, about 100,000 years, from one laptop, and
 still about 3,500 years with 30 laptops guessing together; the secret is
 replaced at the next ``serve``.
+
+One computer account, one student (``join``).  The student token lives per OS user
+(``token_file``), and ``joined.json`` beside it (``remember_join``) records the name and the
+class it last joined.  On a shared computer account (a school lab) the next student would hold
+the previous student's token: when the teacher's service says the token already has another
+name (409), or this account's record says it joined another class under another name, ``join``
+says the account seems shared and offers ``--new-token`` (``new_student_token``: a fresh token,
+the old file kept as a backup) - it never names the other student.  Before ``.env`` is
+rewritten, ``join`` also decides whose the course folder's older results are
+(``pin_old_results``: results recorded before ``TOKEN_FIELD`` existed).
 """
 
 from __future__ import annotations
 
 import errno
+import hashlib
 import ipaddress
 import json
 import os
 import secrets
 import stat
 import sys
+import time
 import unicodedata
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 from .setup_check import ROOT as PROJECT_ROOT
-from .setup_check import decode_dotenv, dotenv_lines
+from .setup_check import decode_dotenv, dotenv_line, dotenv_lines
 
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford's base 32
 CHECK_MODULUS = 1021  # a prime below 32**2
@@ -53,6 +65,10 @@ ENV_NAMES = ("COURSE_PROVIDER", "COURSE_BASE_URL", "COURSE_PROGRESS_URL", "COURS
 # (class_gateway); a student reaches the model with their own token.  join removes them.
 STALE_NAMES = ("COURSE_CLASS_KEY",)
 JOIN_TIMEOUT_S = 10.0
+# A result's field with the SHA-256 of the student token it was recorded under (progress.record); the
+# teacher's service refuses one recorded under another token (progress_store.unbind).
+TOKEN_FIELD = "token_sha256"
+LEGACY_OWNER = "legacy-owner"  # in the progress folder: whose are the results recorded without TOKEN_FIELD
 
 
 class CodeError(ValueError):
@@ -196,6 +212,11 @@ def joined_token() -> str | None:
     return _read_token(token_file())
 
 
+def token_sha256(token: str) -> str:
+    """The SHA-256 (hex) of a student token: what the teacher's service keeps, and what a result carries."""
+    return hashlib.sha256(token.encode("ascii")).hexdigest()
+
+
 def student_token(folder: Path | None = None) -> str:
     """This OS user's student token (32 hex digits), made once and kept in ``token_file()`` (owner only).
 
@@ -210,7 +231,17 @@ def student_token(folder: Path | None = None) -> str:
     if token is not None:
         return token
     old = (folder or progress_dir()) / "student-token"
-    token = _read_token(old) or secrets.token_hex(16)
+    token = _write_token(path, _read_token(old) or secrets.token_hex(16))
+    if old.is_file():
+        try:
+            old.unlink()
+        except OSError:
+            pass
+    return token
+
+
+def _write_token(path: Path, token: str) -> str:
+    """Keep ``token`` in ``path``, owner only, unless a readable token got there first (returned instead)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         path.parent.chmod(0o700)
@@ -229,12 +260,111 @@ def student_token(folder: Path | None = None) -> str:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(token + "\n")
     path.chmod(0o600)
-    if old.is_file():
-        try:
-            old.unlink()
-        except OSError:
-            pass
     return token
+
+
+def new_student_token() -> tuple[str, Path | None]:
+    """A fresh student token for this OS user (``join --new-token``): the old ``token_file()`` is kept as
+    ``student-token.<time>.bak`` beside it.  Returns ``(token, backup path or None when there was none)``.
+
+    Raises:
+        OSError: the folder cannot be written.
+    """
+    path = token_file()
+    backup = None
+    if path.exists():
+        backup = path.with_name(f"{path.name}.{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}.bak")
+        os.replace(path, backup)
+    return _write_token(path, secrets.token_hex(16)), backup
+
+
+def join_record() -> Path:
+    """``token_dir() / "joined.json"``: the name and the class this OS user's token last joined (``remember_join``)."""
+    return token_dir() / "joined.json"
+
+
+def remember_join(token: str, name: str, address: str, port: int) -> None:
+    """Record that ``token`` joined the class at ``address:port`` as ``name`` (never raises: only a help)."""
+    record = {"token_sha256": token_sha256(token), "name": name, "class": f"{address}:{port}"}
+    try:
+        join_record().parent.mkdir(parents=True, exist_ok=True)
+        replace_file(join_record(), json.dumps(record, ensure_ascii=False).encode("utf-8"))
+    except OSError:
+        pass
+
+
+def _normal_name(name: str) -> str:
+    """A typed name as the service stores it, near enough to compare: NFKC, runs of spaces made one, trimmed."""
+    return " ".join(part for part in unicodedata.normalize("NFKC", name).split(" ") if part)
+
+
+def _same_name(a: str, b: str) -> bool:
+    return _normal_name(a) == _normal_name(b)
+
+
+def joined_elsewhere(token: str, name: str, address: str, port: int) -> bool:
+    """Whether this account's record says ``token`` joined *another* class under *another* name.
+
+    That class's service, not this one, knows the token: this one would tie a second student's
+    name to the first student's token.  The same class is left to its service (it answers 409 when
+    the token has another name; a name the teacher renamed or released is its to decide).
+    """
+    try:
+        record = json.loads(join_record().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return (isinstance(record, dict) and record.get("token_sha256") == token_sha256(token)
+            and record.get("class") != f"{address}:{port}"
+            and isinstance(record.get("name"), str) and not _same_name(record["name"], name))
+
+
+def legacy_owner(folder: Path) -> str | None:
+    """Whose are the results in ``folder`` recorded without ``TOKEN_FIELD`` (by an older course): the SHA-256
+    of a student token, "" for nobody's (``join`` found the folder joined under another name), or None when
+    not decided (they count as the current token's: ``progress.send_pending``)."""
+    try:
+        return (folder / LEGACY_OWNER).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+
+
+def pin_old_results(folder: Path, old_name: str | None, new_name: str, token: str) -> None:
+    """Decide, once, whose are ``folder``'s results recorded without ``TOKEN_FIELD`` (``legacy_owner``).
+
+    Called by ``join`` before it rewrites ``.env``: ``old_name`` is the ``COURSE_STUDENT_NAME`` the
+    course folder had (a copied folder brings the classmate's).  They are ``token``'s when the folder
+    had no name or the same name as the one joined now (``new_name``), else nobody's: they stay on
+    disk, never sent.  Nothing is written when there are no such results or it was decided before.
+    """
+    if legacy_owner(folder) is not None:
+        return
+    try:
+        lines = (folder / "results.jsonl").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return
+    old = False
+    for line in lines:
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        old = old or (isinstance(item, dict) and TOKEN_FIELD not in item)
+    if not old:
+        return
+    mine = old_name is None or _same_name(old_name, new_name)
+    try:
+        (folder / LEGACY_OWNER).write_text((token_sha256(token) if mine else "") + "\n", encoding="utf-8")
+    except OSError:
+        pass
+
+
+def _env_name(lines: list[str]) -> str | None:
+    """The ``COURSE_STUDENT_NAME`` of ``.env`` lines (python-dotenv's reading, ``setup_check.dotenv_line``), or None."""
+    for line in lines:
+        parsed = dotenv_line(line)
+        if parsed and parsed[0] == "COURSE_STUDENT_NAME" and parsed[1]:
+            return parsed[1]
+    return None
 
 
 def ask_service(address: str, port: int, secret: str, name: str, token: str,
@@ -382,18 +512,34 @@ def replace_file(path: Path, data: bytes) -> None:
         raise
 
 
-def join(code: str, name: str | None = None, env_path: Path | None = None) -> int:
-    """``python course.py join CODE [--name NAME]``: read the code, ask the service, write ``.env``.
+def join(code: str, name: str | None = None, env_path: Path | None = None, new_token: bool = False) -> int:
+    """``python course.py join CODE [--name NAME] [--new-token]``: read the code, ask the service, write ``.env``.
 
-    The name is asked for when not given.  Returns 0, or 1 after printing why (Chinese) on stderr.
+    The name is asked for when not given.  ``new_token``: this OS user gets a fresh student token first
+    (``new_student_token``; the next student on a shared computer account).  Refused, with the sentence
+    that offers ``--new-token`` and never names the other student, when this account's token joined
+    another class under another name (``joined_elsewhere``) - and by the service (409) when the token has
+    another name in this class.  Returns 0, or 1 after printing why (Chinese) on stderr.
     """
     try:
         address, port, secret = read_code(code)
-        env_lines(env_path or PROJECT_ROOT / ".env")  # an unreadable .env stops here, before the teacher is asked
+        old_env = env_lines(env_path or PROJECT_ROOT / ".env")  # an unreadable .env stops here, before the teacher is asked
         if name is None:
             name = input(t("class_code.ask_name")).strip()
-        values = ask_service(address, port, secret, name, student_token())
+        if new_token:
+            try:
+                token, backup = new_student_token()
+            except OSError as exc:
+                raise CodeError(t("class_code.token_not_written", path=token_file(), error=exc.strerror or exc)) from exc
+            print(t("class_code.new_token", backup=backup or "-"))
+        else:
+            token = student_token()
+        if joined_elsewhere(token, name, address, port):
+            raise CodeError(t("class_code.shared_account"))
+        values = ask_service(address, port, secret, name, token)
+        pin_old_results(progress_dir(), _env_name(old_env), values["COURSE_STUDENT_NAME"], token)
         path = write_env(values, env_path, remove=STALE_NAMES)
+        remember_join(token, values["COURSE_STUDENT_NAME"], address, port)
     except CodeError as exc:
         print(t("class_code.error_line", error=exc), file=sys.stderr)
         return 1
@@ -405,14 +551,16 @@ def join(code: str, name: str | None = None, env_path: Path | None = None) -> in
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: ``python -m course_runtime.class_code CODE [--name NAME]``."""
+    """Command line: ``python -m course_runtime.class_code CODE [--name NAME] [--new-token]``."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python course.py join", description=__doc__.split("\n")[0])
     parser.add_argument("code")
     parser.add_argument("--name", default=None)
+    parser.add_argument("--new-token", action="store_true",
+                        help="a new student token for this computer account (the old one is kept as a backup)")
     opts = parser.parse_args(argv)
-    return join(opts.code, opts.name)
+    return join(opts.code, opts.name, new_token=opts.new_token)
 
 
 if __name__ == "__main__":

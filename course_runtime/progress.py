@@ -27,6 +27,15 @@ student token (``class_code.student_token``, kept per OS user outside the course
 folder; ``join`` tied the name to it, so nobody else can post or read under that
 name), the token also as ``Authorization: Bearer`` (a ``COURSE_CLASS_KEY`` in
 ``.env``, the teacher's own computer, is sent there instead).  Acknowledged ids go to ``sent.txt``.
+Each result line also carries ``TOKEN_FIELD``: the SHA-256 of the student token it was recorded
+under (never the token), and ``send_pending`` sends only the results recorded under the current
+token, so a course folder copied from a classmate never sends the classmate's results under the
+new student's name (they stay on disk, unsent; the student is told once, ``progress.other_token``),
+and the teacher's service refuses one recorded under another token anyway
+(``progress_store.unbind``).  A line an older course wrote has no ``TOKEN_FIELD``: it counts as
+the token ``class_code.legacy_owner`` names - decided once by ``join``, from whether the folder's
+``.env`` had the same student name (``class_code.pin_old_results``) - or, before any such join, as
+the current token's (the one student who used this folder with the older course).
 When posting fails (no Wi-Fi, the teacher's command stopped), nothing is lost:
 the result stays unsent and goes with the next one.  A checker waits at most
 ``TIMEOUT_S`` for the post, after a failure it does not try again for
@@ -47,7 +56,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .class_code import progress_dir, student_token
+from .class_code import TOKEN_FIELD, legacy_owner, progress_dir, student_token, token_sha256
 from .texts import t
 
 CHECKERS_DIR = Path(__file__).resolve().parent.parent / "course_lib" / "checkers"  # read as text, never imported
@@ -177,7 +186,9 @@ def record(exercise: str, passed: bool, hint: str = "", folder: Path | None = No
         folder: the progress folder (default ``progress_dir()``).
         settings: the class (default ``class_settings()``, from ``.env``).
     Returns:
-        The result as stored (``FIELDS``).
+        The result as stored (``FIELDS``, and ``TOKEN_FIELD``: the SHA-256 of this OS user's student token,
+        ``class_code.student_token``; left out when the token cannot be kept - the line then counts as an
+        older course's).
     Raises:
         OSError: the folder cannot be written (``checkers.exercise`` catches it: a checker never fails
             because of this).
@@ -187,6 +198,10 @@ def record(exercise: str, passed: bool, hint: str = "", folder: Path | None = No
     result = {"id": uuid.uuid4().hex, "exercise": exercise, "passed": bool(passed),
               "hint": hint.removeprefix("check."), "attempt": attempt,
               "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    try:
+        result[TOKEN_FIELD] = token_sha256(student_token(folder))
+    except OSError:
+        pass  # the user's folder cannot be written: a checker never fails because of this
     _append(results_file(folder), json.dumps(result, ensure_ascii=False) + "\n")
     send_pending(folder, settings)
     return result
@@ -222,6 +237,8 @@ def send_pending(folder: Path | None = None, settings: dict[str, str] | None = N
     """Post every result the teacher's service has not acknowledged; mark those it acknowledges.
 
     Does nothing outside a class (``class_settings()`` is None) or within ``RETRY_AFTER_S`` of a failure.
+    Only the results recorded under this OS user's current student token are sent (``own_results``); the others
+    stay unsent, and one line (once a kernel) says how many.
     Never raises and never waits longer than ``TIMEOUT_S`` per post.
     Returns:
         How many results were acknowledged, or None when nothing was posted or a post failed.
@@ -232,15 +249,23 @@ def send_pending(folder: Path | None = None, settings: dict[str, str] | None = N
     settings = settings or class_settings()
     if settings is None:
         return None
+    try:
+        token = student_token(folder)
+    except OSError:
+        _retry_at[folder] = time.monotonic() + RETRY_AFTER_S
+        _say_once("progress.not_sent")
+        return None
     done = sent_ids(folder)
-    pending = [{k: r[k] for k in FIELDS} for r in read_results(folder) if r["id"] not in done]
+    unsent = [r for r in read_results(folder) if r["id"] not in done]
+    pending = own_results(unsent, token, folder)
+    if len(pending) < len(unsent):
+        _say_once("progress.other_token", n=len(unsent) - len(pending), folder=results_file(folder))
     if not pending:
         return 0
     import httpx
 
     acknowledged = 0
     try:
-        token = student_token(folder)
         with httpx.Client(timeout=httpx.Timeout(TIMEOUT_S, connect=1.0), trust_env=False) as http:
             for start in range(0, len(pending), BATCH):
                 body = {"name": settings["name"], "token": token, "results": pending[start:start + BATCH]}
@@ -260,6 +285,21 @@ def send_pending(folder: Path | None = None, settings: dict[str, str] | None = N
         _say_once("progress.not_sent")
         return None
     return acknowledged
+
+
+def own_results(results: list[dict[str, Any]], token: str, folder: Path) -> list[dict[str, Any]]:
+    """The results of ``results`` recorded under ``token`` (``TOKEN_FIELD``), as sent: ``FIELDS`` + ``TOKEN_FIELD``.
+
+    A result without ``TOKEN_FIELD`` (an older course) counts as ``class_code.legacy_owner(folder)``'s
+    token, or as ``token``'s when that was never decided (the module docstring).
+    """
+    current = token_sha256(token)
+    owner = legacy_owner(folder)
+    kept = []
+    for r in results:
+        if r.get(TOKEN_FIELD, current if owner is None else owner) == current:
+            kept.append({**{k: r[k] for k in FIELDS}, TOKEN_FIELD: current})
+    return kept
 
 
 def _say_about_batch(answer: Any) -> None:

@@ -422,8 +422,9 @@ _ZH_PROGRESS: dict[str, str] = {
     "progress_service.name_unknown": "本班还没有学生用你的电脑以名字「{name}」交过练习结果",
     "progress_service.token_has_name": "你的电脑已经用名字「{name}」加入了本班，一个同学只能有一个名字："
     "在 .env 里把 COURSE_STUDENT_NAME 改回「{name}」；要改名字请问老师",
-    "progress_service.token_has_name_join": "你的电脑已经用名字「{name}」加入了本班，一个同学只能有一个名字："
-    "用原来的名字再加入：python course.py join 班级代码 --name \"{name}\"；要改名字请问老师",
+    "progress_service.token_has_name_join": "这个电脑账户的学生令牌已经用另一个名字加入了本班：看起来这个电脑账户是几个同学共用的"
+    "（比如机房的电脑）。如果你是另一位同学，请给自己换一个新的学生令牌再加入："
+    "python course.py join 班级代码 --name 新名字 --new-token（旧的令牌会留作备份）。如果你就是之前加入的同学、想改名字，请问老师",
     "progress_service.not_json": "请求的内容不是 UTF-8 的 JSON",
     "progress_service.not_text": "请求里有无法编码的字符（例如单独的代理字符 \\ud800）",
     "progress_service.only_here": "老师的页面只在运行 python course.py serve 的这台电脑上打得开"
@@ -451,6 +452,39 @@ _ZH_PROGRESS: dict[str, str] = {
     "progress_service.token_bad": "学生令牌不对（应该是 32 个十六进制数字，保存在你电脑用户设置文件夹里的 llm-agent-course/student-token）",
     "progress_service.too_big": "请求太大了（最多 {most} 字节）",
     "progress_service.too_many": "一次最多发 {most} 条结果",
+    # identities that cost something: joins per address, shared computer accounts, results bound to their
+    # token (progress_store, class_code, progress), the teacher's actions (teacher_actions)
+    "class_code.new_token": "已经给这个电脑账户换了一个新的学生令牌（旧的留作备份：{backup}）。",
+    "class_code.token_not_written": "没能写新的学生令牌 {path}（{error}）：检查这个文件夹能不能写、磁盘有没有满，再运行一次这个命令",
+    "class_code.shared_account": "这个电脑账户的学生令牌之前已经用另一个名字加入过班级：看起来这个电脑账户是几个同学共用的"
+    "（比如机房的电脑）。如果你是另一位同学，请给自己换一个新的学生令牌再加入："
+    "python course.py join 班级代码 --name 新名字 --new-token（旧的令牌会留作备份）。如果你就是之前加入的同学、想改名字，请问老师",
+    "progress.other_token": "（这个课程文件夹里有 {n} 条练习结果是用别的学生令牌记下的（比如从同学那里复制来的文件夹）："
+    "它们留在 {folder}，不会发给老师，也不算你的。）",
+    "progress_service.join_too_many_names": "这台电脑在这节课里已经加入了 {most} 个名字，不能再加新名字了：请问老师"
+    "（老师可以在进度页上放开、改名或合并名字）",
+    "progress_service.page_same_computer": "同一台电脑：{names}",
+    "progress_service.result_other_token": "这条结果是用另一个学生令牌记下的（比如从同学那里复制来的课程文件夹），不能算在你的名字下",
+    "teacher_actions.back": "回到进度页",
+    "teacher_actions.bad_body": "请求里要有这些名字：{fields}",
+    "teacher_actions.merge_button": "合并",
+    "teacher_actions.merge_from": "把名字",
+    "teacher_actions.merge_into": "的全部结果并到名字",
+    "teacher_actions.merge_same": "「{name}」和它自己不用合并：请写两个不同的名字",
+    "teacher_actions.merged": "已经把「{source}」的 {moved} 条结果并到「{target}」，「{source}」这个名字删掉了"
+    "（它的学生令牌现在没有名字，可以重新加入）。",
+    "teacher_actions.name_taken": "名字「{name}」已经是另一个学生的了（看起来一样的名字也算）：换一个，或者用「合并」",
+    "teacher_actions.no_such_name": "本班没有叫「{name}」的学生",
+    "teacher_actions.release_button": "放开",
+    "teacher_actions.release_label": "放开名字（学生换了电脑账户或令牌丢了：结果都留着，他可以用新令牌重新加入这个名字）：",
+    "teacher_actions.released": "已经放开「{name}」：结果都留着，旧的学生令牌不再算这个名字。请这位同学运行 "
+    "python course.py join 班级代码 --name \"{name}\" --new-token 重新加入。",
+    "teacher_actions.rename_button": "改名",
+    "teacher_actions.rename_from": "把名字",
+    "teacher_actions.rename_to": "改成",
+    "teacher_actions.renamed": "已经把「{old}」改名为「{new}」，结果都跟着。请这位同学运行 "
+    "python course.py join 班级代码 --name \"{new}\"，让他电脑上的 .env 也用新名字。",
+    "teacher_actions.title": "老师的操作（共用的电脑账户、令牌丢了、名字写错了或者一个同学有两个名字）",
 }
 
 # The lessons' sentences (course_lib/texts.py) and the checkers' (course_lib/checkers/sentences.py)

@@ -41,7 +41,8 @@ def test_a_checker_keeps_exactly_its_result(folder):
     nb06.check_call_key(lambda name, arguments: None)  # wrong: returns None for everything
     nb06.check_call_key("not a function")
     (first, second) = progress.read_results(folder)
-    assert set(first) == set(progress.FIELDS) and set(second) == set(progress.FIELDS)
+    kept = {*progress.FIELDS, progress.TOKEN_FIELD}  # the SHA-256 of the token it was recorded under (not the token)
+    assert set(first) == kept and set(second) == kept
     assert first["exercise"] == second["exercise"] == "06-1"
     assert first["passed"] is False and (first["attempt"], second["attempt"]) == (1, 2)
     assert second["hint"] == "06.call_key.1"  # the texts key of the sentence it printed (checkers/sentences.py)
@@ -57,7 +58,7 @@ def test_what_is_kept_has_no_code_no_prompt_no_reply(folder):
     nb06.check_call_key(namespace["call_key"])
     text = progress.results_file(folder).read_text(encoding="utf-8")
     assert "PRIVATE-MARKER" not in text and "我的代码" not in text
-    assert list(json.loads(text)) == list(progress.FIELDS)
+    assert list(json.loads(text)) == [*progress.FIELDS, progress.TOKEN_FIELD]
 
 
 def test_checkers_are_tagged_with_the_exercise_of_their_cell():

@@ -24,7 +24,7 @@ import pytest
 
 from test_progress_service import CLASS_KEY, SECRET, TOKEN_A, TOKEN_B, Running, post, result
 
-from course_runtime import class_code, progress_service, setup_check
+from course_runtime import class_code, progress_service, progress_store, setup_check
 
 AUTH = {"Authorization": f"Bearer {CLASS_KEY}"}
 
@@ -68,10 +68,12 @@ def test_reading_back_creates_no_student(service):
     assert service.store.students() == ["学生3"]
 
 
-def test_a_second_name_at_join_names_the_first(service):
+def test_a_second_name_at_join_offers_a_new_token_and_never_names_the_first(service):
+    """Whoever holds the token on a shared computer account may be the next student: the first name stays unsaid."""
     assert join(service, "王小明", TOKEN_A).status_code == 200
     reply = join(service, "王小明2", TOKEN_A)
-    assert reply.status_code == 409 and "「王小明」" in reply.json()["error"]
+    assert reply.status_code == 409 and "王小明" not in reply.json()["error"].replace("王小明2", "")
+    assert "--new-token" in reply.json()["error"]
     assert join(service, "王小明", TOKEN_A).status_code == 200  # joining again under one's own name is fine
 
 
@@ -121,7 +123,7 @@ def test_an_old_database_gets_skeletons_and_keeps_its_students(tmp_path):
     db = sqlite3.connect(path)
     db.executescript("CREATE TABLE students (name TEXT PRIMARY KEY, token_hash TEXT NOT NULL, joined TEXT NOT NULL);")
     db.execute("INSERT INTO students VALUES ('Anna', ?, '2026-01-01T00:00:00Z')",
-               (progress_service._token_hash(TOKEN_A),))
+               (progress_store._token_hash(TOKEN_A),))
     db.commit()
     db.close()
     store = progress_service.ProgressStore(path)
