@@ -4,7 +4,7 @@ The lessons live in ``course_lib/`` (a glass box, opened in class); this
 package is the machinery they stand on (a notebook may call it - notebook 00
 starts and stops the local server - but never asks a student to read it): the engines and the local model
 server, the HTTP layer under every client, the set-up and the settings, the
-class server, the class view and a student's progress.  It never imports
+class model server and its door, the class view and a student's progress.  It never imports
 ``course_lib`` (tests/test_package_map.py walks the imports): a lesson hands
 in what it needs - the tools check, the reply reader - as a function.  Every
 module here is standard library only unless it says otherwise, and
@@ -25,12 +25,22 @@ xllamacpp_server  the xllamacpp engine with llama-server's flags (macOS, Linux a
 local_server      the embedded model server (any engine) and its model file
 keys              the class key and the teacher key: made once, read, kept
 name_skeleton     a display name's TR39 skeleton: lookalike names are one name
-class_gateway     the students' door to the class model: own token, fair turns
-progress_service  the teacher's class view: results of every student
-classroom         the teacher's class server (course.py serve) and its view
 request_rules     what some endpoints need changed in a request
 request_log       one JSON line per request (the bench, the tests)
 request_replay    the tests' second pass: chat answers recorded, replayed
 http_client       the HTTP client under every client: rules, proxies, class
 provider_checks   the provider's .env lines checked; what an error means
+web_requests      the web service's request layer: bodies, JSON, limits, refusals
+teacher_guard     who may use the teacher's routes: address, Host/Origin, key
+progress_store    the class's results and names in SQLite
+progress_page     what the teacher sees: the page, the CSV, the model's state
+upstreams         the model servers behind the class door, least busy first
+fair_share        fair turns at the class model: one at a time, quietest first
+reply_memory      the class door's memory of temperature-0 replies
+door_rules        what the class door lets pass: fields, bounds, cleaned replies
+class_door        the class door (8767): own token, fair turns, to the model servers
+teacher_actions   the teacher's actions on names: release, rename, merge
+web_server        the web service running: uvicorn, guarded against slow clients
+progress_service  the teacher's web service: results, joining, the page, the door
+classroom         course.py serve: the class model server (8766), supervised
 """

@@ -11,7 +11,7 @@ context per slot, so the class sees the replies the lessons describe.
 
 * It listens on its own port (8766, beside the embedded server's 8765), so a
   teacher can run both, and on this computer only (127.0.0.1): the students
-  reach it through the door of the progress service (``class_gateway``, on
+  reach it through the door of the progress service (``class_door``, on
   the LAN, port 8767), each with their own student token, in fair turns.
 * Every request must carry the class key (``Authorization: Bearer <key>``):
   llama-server answers 401 without it.  The door adds it; no student's
@@ -41,9 +41,9 @@ However the command ends - Ctrl-C, SIGTERM, the terminal window closed
 closing its console window), the guard stops it a second later
 (``server_process``), and a server left over from a crash (the guard killed
 too) is found, named and stopped by the next ``serve``
-(``ClassServer.stop_leftover``).
+(``ClassModelServer.stop_leftover``).
 
-When the class server dies while ``serve`` runs (a request that crashed it,
+When the class model server dies while ``serve`` runs (a request that crashed it,
 the OS out of memory), it is started again with the same command line and key
 file, after a short wait, at most ``MAX_RESTARTS`` times in
 ``RESTART_WINDOW_S`` (``Supervisor``); the teacher is told each time, with
@@ -58,7 +58,7 @@ message lists them (label and host, never a key).
 
 Beside it, the same command runs the teacher's progress service
 (``progress_service``, on the next port, 8767, with the students' door to
-the model, ``class_gateway``) and prints the class code (``class_code``) that
+the model, ``class_door``) and prints the class code (``class_code``) that
 lets a student join with ``python course.py join CODE``.
 
 Where the numbers come from: ``bench/classroom.py`` (``python course.py bench
@@ -82,8 +82,10 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from . import class_code, class_gateway, keys, local_server, progress_service, server_process, upstreams
+from . import class_code, fair_share, keys, local_server, progress_service, server_process, upstreams
 from .keys import KEY_FILE, KEY_PREFIX, class_key, read_key, write_key  # noqa: F401 - the class key's home is keys.py
+from .progress_store import DB_FILE, ProgressStore
+from .web_server import ProgressService
 from .settings import PROJECT_ROOT, EnvFileError, load_env
 from .texts import t
 
@@ -97,7 +99,7 @@ RESTART_BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 15.0)  # the wait before the 1st, 2nd, 
 
 
 def log_path() -> Path:
-    """The file the class server writes its log to (in the course cache directory)."""
+    """The file the class model server writes its log to (in the course cache directory)."""
     return local_server.cache_dir() / "classroom-server.log"
 
 
@@ -121,7 +123,7 @@ DEFAULT_SLOTS = 4
 
 
 def serve_args(gguf: Path, host: str, port: int, slots: int, key_file: Path, cache_ram_mib: int = 0) -> list[str]:
-    """The class server's llama-server command line (see the module docstring for what differs).
+    """The class model server's llama-server command line (see the module docstring for what differs).
 
     ``cache_ram_mib``: llama-server's host-memory prompt cache (0 = none, as the embedded server).
     """
@@ -158,8 +160,8 @@ def lan_addresses() -> list[str]:
     return usable
 
 
-class ClassServer:
-    """One class server process: ``start()``, ``wait()`` until healthy, ``stop()``; a context manager.
+class ClassModelServer:
+    """One class model server process: ``start()``, ``wait()`` until healthy, ``stop()``; a context manager.
 
     Args:
         host: where to listen ("0.0.0.0" = every interface; tests and the bench use "127.0.0.1").
@@ -192,7 +194,7 @@ class ClassServer:
         return self.log.with_suffix(".json")
 
     def stop_leftover(self) -> str | None:
-        """Stop a class server that an earlier command left running (the guard killed too: a crash).
+        """Stop a class model server that an earlier command left running (the guard killed too: a crash).
 
         Read from the state file: only the very processes it names (pid and start
         time), and only when the command that started them is gone.
@@ -214,7 +216,7 @@ class ClassServer:
             server_process.stop(who[0], who=who)
         return t("classroom.leftover_stopped", pid=running[0][0], port=old.get("port"))
 
-    def start(self) -> "ClassServer":
+    def start(self) -> "ClassModelServer":
         """Start llama-server (its output appended to ``log``).
 
         Raises:
@@ -254,7 +256,7 @@ class ClassServer:
         server_process.stop(self.process.pid, timeout)
         self.process.wait(timeout)
 
-    def __enter__(self) -> "ClassServer":
+    def __enter__(self) -> "ClassModelServer":
         self.start().wait()
         return self
 
@@ -268,7 +270,7 @@ class Supervisor:
     Each ``poll_once`` looks whether ``server``'s process is still running.  When it has exited
     (killed by a request that crashed it, by the OS for memory, by hand), the teacher is told
     (``classroom.model_restarting``, naming the log), and after ``backoff_s`` it is started again
-    with the same command line and key file (``ClassServer.start``) and waited for (``wait``).
+    with the same command line and key file (``ClassModelServer.start``) and waited for (``wait``).
     Meanwhile the progress service and the students' door keep running (they are not touched
     here): a student's request gets the door's "model unreachable" answer (HTTP 502).  At most
     ``max_restarts`` restarts in ``window_s`` seconds; the next death gives up (``GAVE_UP``), and
@@ -276,7 +278,7 @@ class Supervisor:
     alone) is stopped first, through the state file (``server_process``: no POSIX-only signal).
 
     Args:
-        server: a started ``ClassServer``.
+        server: a started ``ClassModelServer``.
         max_restarts, window_s: the bound (default 5 in 10 minutes).
         backoff_s: seconds to wait before the 1st, 2nd, ... restart in the window (the last repeats).
         say: where the teacher's lines go (default: standard error).
@@ -286,7 +288,7 @@ class Supervisor:
 
     RUNNING, RESTARTED, FAILED, GAVE_UP = "running", "restarted", "failed", "gave_up"
 
-    def __init__(self, server: ClassServer, max_restarts: int = MAX_RESTARTS, window_s: float = RESTART_WINDOW_S,
+    def __init__(self, server: ClassModelServer, max_restarts: int = MAX_RESTARTS, window_s: float = RESTART_WINDOW_S,
                  backoff_s: tuple[float, ...] = RESTART_BACKOFF_S, say=None, clock=time.monotonic,
                  sleep=time.sleep, start_timeout: float = START_TIMEOUT_S):
         self.server, self.max_restarts, self.window_s = server, max_restarts, window_s
@@ -338,7 +340,7 @@ class Supervisor:
         return self.RESTARTED
 
 
-def upstream_pool(server: ClassServer | None, specs: list[str] | tuple[str, ...], env: Mapping[str, str],
+def upstream_pool(server: ClassModelServer | None, specs: list[str] | tuple[str, ...], env: Mapping[str, str],
                   key: str = "") -> upstreams.UpstreamPool:
     """The model servers the students' door sends requests to (``upstreams``).
 
@@ -393,33 +395,33 @@ def check_upstreams(pool: upstreams.UpstreamPool) -> None:
 
 def serve(host: str = "0.0.0.0", port: int = DEFAULT_PORT, slots: int | None = None, new_key: bool = False,
           key_file: Path = KEY_FILE, progress_port: int | None = None, teacher_anywhere: bool = False,
-          budget: int = class_gateway.DEFAULT_BUDGET, reply_memory: bool = True,
+          budget: int = fair_share.DEFAULT_BUDGET, reply_memory: bool = True,
           upstream_specs: list[str] | tuple[str, ...] = (), local_model: bool = True,
           env: Mapping[str, str] | None = None) -> int:
-    """``python course.py serve``: start the class server, print the students' ``.env`` lines, run until Ctrl-C.
+    """``python course.py serve``: start the class model server, print the students' ``.env`` lines, run until Ctrl-C.
 
-    A server an earlier command left running is stopped first (``ClassServer.stop_leftover``).
-    When the class server dies while serving, it is started again (``Supervisor``).
+    A server an earlier command left running is stopped first (``ClassModelServer.stop_leftover``).
+    When the class model server dies while serving, it is started again (``Supervisor``).
 
     Args:
         host: where the progress service and the students' door listen (llama-server: 127.0.0.1 only).
-        port, slots: see ``ClassServer``.  new_key: make new class and teacher keys.
+        port, slots: see ``ClassModelServer``.  new_key: make new class and teacher keys.
         key_file: the teacher's class key file (``class_key``); the teacher key (``.teacher-key``) and
             the progress database (``class-progress.sqlite3``) are kept beside it.
         progress_port: the progress service's port (default ``port + 1``: 8767).
         teacher_anywhere: the teacher's page answers every address, not only this computer (``--teacher-anywhere``).
-        budget: tokens per student per minute at the door (0 = none; ``class_gateway``, ``--budget``).
+        budget: tokens per student per minute at the door (0 = none; ``fair_share``, ``--budget``).
         reply_memory: the door answers a temperature-0 request it has seen before from memory
-            (``class_gateway.ReplyCache``); False: every request reaches the model (``--no-reply-memory``).
+            (``reply_memory.ReplyCache``); False: every request reaches the model (``--no-reply-memory``).
         upstream_specs: more model servers (``--upstream``, ``upstreams.parse_upstream``).
         local_model: start this computer's llama-server (False: ``--no-local-model``, the upstreams only).
         env: where the upstreams' ``key_env`` are looked up (default ``os.environ``, ``.env`` loaded).
     Returns:
         The exit status: 0 after Ctrl-C (or SIGTERM / SIGHUP, see ``end_like_ctrl_c``),
-        1 when the server could not start, an ``--upstream`` is wrong, or the class server died
+        1 when the server could not start, an ``--upstream`` is wrong, or the class model server died
         more often than ``Supervisor`` restarts it.
     """
-    server = ClassServer("127.0.0.1", port, slots, key_file=server_key_file()) if local_model else None
+    server = ClassModelServer("127.0.0.1", port, slots, key_file=server_key_file()) if local_model else None
     try:
         return _serve(server, host, port, new_key, key_file, progress_port or port + 1, teacher_anywhere, budget,
                       reply_memory, tuple(upstream_specs), os.environ if env is None else env)
@@ -428,13 +430,14 @@ def serve(host: str = "0.0.0.0", port: int = DEFAULT_PORT, slots: int | None = N
             server.stop()  # whatever ended the command (the guard also stops it if this process is killed)
 
 
-def start_progress(server: "ClassServer | None", host: str, progress_port: int, key: str, key_file: Path,
+def start_progress(server: "ClassModelServer | None", host: str, progress_port: int, key: str, key_file: Path,
                    new_key: bool = False, teacher_anywhere: bool = False,
-                   budget: int = class_gateway.DEFAULT_BUDGET, reply_memory: bool = True):
-    """Start the teacher's progress service beside the class server (``progress_service``), with the
-    students' door to it (``class_gateway``: ``server.slots`` turns, ``budget`` tokens a minute each, the
-    replies it remembers unless ``reply_memory`` is False).  ``server`` None (``--no-local-model``): no
-    local model behind the door.
+                   budget: int = fair_share.DEFAULT_BUDGET, reply_memory: bool = True,
+                   pool: "upstreams.UpstreamPool | None" = None):
+    """Start the teacher's progress service beside the class model server (``progress_service``), with the
+    students' door to it (``class_door``: turns for the model servers' slots, ``budget`` tokens a minute each,
+    the replies it remembers unless ``reply_memory`` is False).  ``pool``: the model servers behind the door
+    (``upstream_pool``; default: ``server`` alone).  ``server`` None (``--no-local-model``): no local model.
 
     ``new_key``: a new teacher key too (``--new-key``).  ``teacher_anywhere``: see ``progress_service.make_app``.
 
@@ -445,19 +448,17 @@ def start_progress(server: "ClassServer | None", host: str, progress_port: int, 
         LocalModelError: the teacher key is one the teacher wrote, too weak (``keys.check_strength``).
     """
     teacher = keys.teacher_key(key_file.parent / keys.TEACHER_KEY_FILE.name, new=new_key)
-    store = progress_service.ProgressStore(key_file.parent / progress_service.DB_FILE.name)
+    store = ProgressStore(key_file.parent / DB_FILE.name)
     secret = class_code.new_secret()
-    # upstreams: wired by the door refactor (make_app(..., upstreams=upstream_pool(...)))
-    app = progress_service.make_app(store, key, teacher, model_root=server.root if server else None,
-                                    model_port=server.port if server else None,
-                                    join_secret=secret, teacher_anywhere=teacher_anywhere,
-                                    model_slots=server.slots if server else None, budget=budget,
-                                    reply_memory=reply_memory)
-    return progress_service.ProgressService(app, host, progress_port).start(), secret
+    if pool is None and server is not None:
+        pool = upstream_pool(server, (), {}, key)
+    app = progress_service.make_app(store, key, teacher, join_secret=secret, teacher_anywhere=teacher_anywhere,
+                                    budget=budget, reply_memory=reply_memory, upstreams=pool)
+    return ProgressService(app, host, progress_port).start(), secret
 
 
-def _serve(server: "ClassServer | None", host: str, port: int, new_key: bool, key_file: Path, progress_port: int,
-           teacher_anywhere: bool = False, budget: int = class_gateway.DEFAULT_BUDGET,
+def _serve(server: "ClassModelServer | None", host: str, port: int, new_key: bool, key_file: Path, progress_port: int,
+           teacher_anywhere: bool = False, budget: int = fair_share.DEFAULT_BUDGET,
            reply_memory: bool = True, specs: tuple[str, ...] = (), env: Mapping[str, str] | None = None) -> int:
     env = os.environ if env is None else env
     try:
@@ -478,7 +479,7 @@ def _serve(server: "ClassServer | None", host: str, port: int, new_key: bool, ke
         check_upstreams(pool)
         service, secret = start_progress(server, host, progress_port, key, key_file,
                                          teacher_anywhere=teacher_anywhere, budget=budget,
-                                         reply_memory=reply_memory)
+                                         reply_memory=reply_memory, pool=pool)
     except (local_server.LocalModelError, upstreams.UpstreamError, OSError) as exc:
         if server is not None:
             server.stop()
@@ -559,7 +560,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="the progress service's port (default: --port + 1)")
     parser.add_argument("--teacher-anywhere", action="store_true",
                         help="the progress page answers every computer, not only this one (default: this one only)")
-    parser.add_argument("--budget", type=int, default=class_gateway.DEFAULT_BUDGET,
+    parser.add_argument("--budget", type=int, default=fair_share.DEFAULT_BUDGET,
                         help="tokens per student per minute (0 = none; changeable on the teacher's page)")
     parser.add_argument("--no-reply-memory", dest="reply_memory", action="store_false",
                         help="send every request to the model: by default the door answers a temperature-0 "

@@ -1,6 +1,6 @@
 """What the class door lets through to llama-server, and what it takes out of the replies.
 
-Standard library only; no web framework.  The door (``class_gateway.py`` / ``class_door.py``) parses a
+Standard library only; no web framework.  The door (``class_door.py``) parses a
 student's JSON body, asks ``screen_request`` whether it may pass, and runs each reply through
 ``clean_reply_bytes`` (a plain reply) or a ``ReplyStream`` (a streamed one).
 
@@ -573,7 +573,7 @@ def usage_of(data: Any) -> tuple[int, int] | None:
 
     From ``usage`` when it has an int ``prompt_tokens``; else from llama-server's ``timings``
     (``cache_n + prompt_n`` prompt tokens, ``predicted_n`` generated; ``result_timings::to_json`` in
-    ``tools/server/server-task.cpp``) - the same rule as ``class_gateway.usage_of``.
+    ``tools/server/server-task.cpp``) - the rule the door bills by.
     """
     if not isinstance(data, dict):
         return None

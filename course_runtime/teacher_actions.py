@@ -7,7 +7,7 @@ module-level Starlette handler that reads ``request.app.state.course`` (``progre
   the results stay; the student joins again under the name with a fresh token
   (``python course.py join CODE --name NAME --new-token``) - a shared computer account, a lost token.
 * ``POST /teacher/rename`` ``{"from", "to"}``: the student and all its results get the new name
-  (``ProgressStore.rename``); ``to`` follows ``progress_service.valid_name`` and must not look like
+  (``ProgressStore.rename``); ``to`` follows ``progress_store.valid_name`` and must not look like
   another student's name (its skeleton).
 * ``POST /teacher/merge`` ``{"from", "into"}``: every result of ``from`` moves to ``into``, and
   ``from`` is removed (``ProgressStore.merge``) - one student who joined under two names.
@@ -27,7 +27,8 @@ from typing import Any, Callable
 from urllib.parse import parse_qs
 
 from .texts import t
-from .web_requests import BadRequest, body_json, read_body
+from .progress_store import valid_name
+from .web_requests import BadRequest, body_json, read_body, run_blocking
 
 MAX_FORM = 4096  # bytes of a form or JSON body to these routes
 
@@ -66,7 +67,6 @@ def _answer(message: str, as_json: bool, status: int = 200, **extra: Any):
 
 async def _act(request: Any, names: tuple[str, ...], action: Callable[[Any, dict[str, Any]], Any]):
     """The shared steps: the guard, the body, ``action(store, fields)`` in a worker thread -> ``(message, extra)``."""
-    from .progress_service import run_blocking
 
     state = request.app.state.course
     as_json = request.headers.get("content-type", "").startswith("application/json")
@@ -77,6 +77,8 @@ async def _act(request: Any, names: tuple[str, ...], action: Callable[[Any, dict
         message, extra = await run_blocking(action, state.store, fields)
     except BadRequest as exc:
         return _answer(exc.message, as_json, exc.status)
+    if state.door is not None:
+        state.door.forget_names()  # a released or merged token no longer reaches the model; a new name shows
     return _answer(message, as_json, **extra)
 
 
@@ -86,7 +88,6 @@ def _release(store: Any, fields: dict[str, Any]) -> tuple[str, dict[str, Any]]:
 
 
 def _rename(store: Any, fields: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    from .progress_service import valid_name  # imported here: progress_service imports this module
 
     old = fields["from"].strip()
     new = store.rename(old, valid_name(fields["to"]))

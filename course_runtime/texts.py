@@ -5,7 +5,7 @@ that keeps its sentences beside its code.  This file holds the sentences of
 the set-up, the engines and the local server, the provider checks, the class
 server, the class view and a student's progress (``course.*``, ``setup.*``,
 ``local.*``, ``providers.*``, ``classroom.*``, ``progress*``, ``class_code.*``,
-``class_gateway.*`` keys): everything in ``course_runtime``, which must work
+``class_door.*`` keys): everything in ``course_runtime``, which must work
 before - and without - ``course_lib``.  The lessons' sentences are in
 ``course_lib/texts.py`` and the checkers' hints in
 ``course_lib/checkers/sentences.py``; each registers its table here when it is
@@ -38,9 +38,9 @@ DEFAULT_LANGUAGE = "zh"
 _ZH_PROVIDERS: dict[str, str] = {
     # providers.py, settings.py, local_server.py, classroom.py, the set-up checks
     "classroom.address_unknown": "<这台电脑的局域网 IP：Linux 用 ip addr，macOS 用 ipconfig getifaddr en0 查>",
-    "classroom.already_serving": "另一个 python course.py serve（进程 {pid}）正在运行课堂服务器（端口 {port}）。"
+    "classroom.already_serving": "另一个 python course.py serve（进程 {pid}）正在运行课堂模型服务器（端口 {port}）。"
                                  "一台电脑一次只运行一个：到它的窗口里按 Ctrl-C 停掉它，再运行这个命令。",
-    "classroom.exited": "课堂服务器意外退出了（退出码 {code}）。请看它日志的最后几行：{log}",
+    "classroom.exited": "课堂模型服务器意外退出了（退出码 {code}）。请看它日志的最后几行：{log}",
     "classroom.key_bad_char": "课堂密钥文件 {path} 里的密钥的第 {position} 个字符是 {char}：学生的电脑发不出这个字符"
                               "（密钥只能由英文字母、数字和符号组成，中间不能有空格）。改正这个文件，"
                               "或者运行 python course.py serve --new-key 换一把新密钥（学生要换那一行）。",
@@ -48,7 +48,7 @@ _ZH_PROVIDERS: dict[str, str] = {
                           "自己写的密钥至少要 {length} 个字符、至少有两类字符（小写字母、大写字母、数字、符号），"
                           "并且至少有 {distinct} 个不同的字符。改写这个文件，或者运行 python course.py serve --new-key，"
                           "让课程生成随机的新密钥（课堂密钥和老师密钥都会换，学生要重新 join）。",
-    "classroom.leftover_stopped": "上一次的课堂服务器还在运行（进程 {pid}，端口 {port}）：上一次的 python course.py serve "
+    "classroom.leftover_stopped": "上一次的课堂模型服务器还在运行（进程 {pid}，端口 {port}）：上一次的 python course.py serve "
                                   "被强行结束了，没能关掉它。已经把它停掉了。",
     "classroom.other_addresses": "（这台电脑还有这些地址：{addresses}；学生连不上时，用 --host 其中一个地址重新启动，会得到新的班级代码）\n",
     "classroom.port_busy": "端口 {port} 上已经有一个服务器在运行（可能是上一次的 python course.py serve）。"
@@ -56,7 +56,7 @@ _ZH_PROVIDERS: dict[str, str] = {
     "classroom.no_code": "<没有班级代码：这台电脑没有 IPv4 局域网地址。用 --host 写上这台电脑在教室网络里的地址再启动>",
     "classroom.budget_on": "每个学生每分钟的 token 预算是 {budget}，超过的学生让别人先用",
     "classroom.budget_off": "一直占着模型的学生（例如单元格在循环）让别人先用；--budget N 还可以设每人每分钟的 token 预算，进度页上也能改",
-    "classroom.ready": "\n课堂服务器准备好了。班级代码：\n\n    {code}\n\n"
+    "classroom.ready": "\n课堂模型服务器和课堂入口都准备好了。班级代码：\n\n    {code}\n\n"
                        "每个学生在自己的课程文件夹里运行（一步完成：写好 .env，再安装需要的包）：\n\n"
                        "    python course.py join {code}\n\n"
                        "（Windows 上用 py -3 course.py join {code}；它会问学生的名字。）\n{others}"
@@ -69,8 +69,8 @@ _ZH_PROVIDERS: dict[str, str] = {
                        "页面上有每个学生用了多少请求和 token。\n"
                        "课堂密钥保存在项目根目录的 {key_file} 里（不会被 git 提交）；换新的课堂密钥和老师密钥：python course.py serve --new-key。\n"
                        "按 Ctrl-C 停止服务器。\n",
-    "classroom.starting": "正在启动课堂服务器（llama-server，模型 {model}，同时处理 {slots} 个请求），日志：{log}",
-    "classroom.stopped": "课堂服务器已停止。",
+    "classroom.starting": "正在启动课堂模型服务器（llama-server，模型 {model}，同时处理 {slots} 个请求），日志：{log}",
+    "classroom.stopped": "课堂模型服务器和课堂入口已停止。",
     # classroom.py's supervision of the class model server, upstreams.py (serve --upstream)
     "classroom.model_back": "课堂模型服务器重新启动好了，学生的请求又能得到回答了。",
     "classroom.model_gave_up": "课堂模型服务器在 {minutes} 分钟里已经重新启动了 {n} 次，又停了：不再重新启动。",
@@ -136,12 +136,12 @@ _ZH_PROVIDERS: dict[str, str] = {
     "course.cannot_run": "无法运行 {program}：{error}",
     "course.interrupted": "== 已中断（Ctrl-C）",
     "platforms.unknown_engine": "COURSE_ENGINE={name!r} 不是课程认识的推理引擎；可以用：{engines}。",
-    "platforms.no_engine": "这台电脑（{system} {arch}）上课程没有离线模型可用：请在 .env 里选择老师的课堂服务器"
+    "platforms.no_engine": "这台电脑（{system} {arch}）上课程没有离线模型可用：请在 .env 里选择老师的课堂入口"
                            "（COURSE_PROVIDER=classroom）或其他提供方，见 docs/models-and-engines.md「每一台电脑」。",
     "platforms.no_avx2": "这台电脑的 CPU 没有 AVX2 指令（大约 2013 年以前的 x86 CPU，或一些低价的赛扬/奔腾），"
                          "xllamacpp 的离线模型在它上面无法运行。{hint}",
     "platforms.no_avx2_linux": "在 Linux 上，去掉 COURSE_ENGINE 会改为在本机编译 llama-server（几分钟）。",
-    "platforms.no_avx2_other": "请在 .env 里选择老师的课堂服务器（COURSE_PROVIDER=classroom）或其他提供方。",
+    "platforms.no_avx2_other": "请在 .env 里选择老师的课堂入口（COURSE_PROVIDER=classroom）或其他提供方。",
     "local.no_executable": "推理引擎 {engine} 没有单独的 llama-server 可执行文件（它作为 Python 扩展运行）；"
                            "要换另一个可执行文件，请设置 COURSE_LLAMA_SERVER=文件路径。",
     "local.xllamacpp_missing": "没有安装 xllamacpp，所以这台电脑上没有离线模型的引擎。请运行 README 里的安装命令"
@@ -228,7 +228,7 @@ _ZH_PROVIDERS: dict[str, str] = {
                                "{label} 的 key（{key_env}）只发给 {label} 自己的地址 {own}，"
                                "课程不会把它发到 {where}{note}，所以什么都没有发出去。任选一个办法："
                                "① 用 {label}：{remove}；"
-                               "② 继续用老师的课堂服务器：把 COURSE_PROVIDER={provider} 改回 COURSE_PROVIDER=classroom；"
+                               "② 继续用老师的课堂入口：把 COURSE_PROVIDER={provider} 改回 COURSE_PROVIDER=classroom；"
                                "③ 这个地址确实是你要用的另一个服务（例如中转站）：改写 COURSE_PROVIDER=custom，"
                                "把 key 写在 COURSE_API_KEY= 后面，并设置 COURSE_MODEL。改好后重新运行这个单元格。",
     "providers.key_elsewhere_http": "（而且 http:// 不加密，key 会以明文在网络上传送）",
@@ -244,7 +244,7 @@ _ZH_PROVIDERS: dict[str, str] = {
                                      "所以用不了离线模型 COURSE_PROVIDER=local{default}。三个办法选一个："
                                      "① 要用这台电脑上的离线模型：在课程文件夹的终端里运行 python course.py setup"
                                      "（Windows：py -3 course.py setup），它会装好推理引擎和模型包（约 1.2 GB）；"
-                                     "② 用老师的课堂服务器：运行 python course.py join 班级代码（Windows：py -3 course.py join 班级代码）；"
+                                     "② 用老师的课堂入口：运行 python course.py join 班级代码（Windows：py -3 course.py join 班级代码）；"
                                      "③ 用别的提供方：在 {root}/.env 里写 COURSE_PROVIDER=deepseek（或 dashscope、openai、ollama、custom）"
                                      "和它的 key，见 .env.example。改好后重新运行这个单元格。",
     "providers.local_restart_failed": "本地模型服务器（{url}）停止了，而且没能重新启动：{error}",
@@ -355,6 +355,16 @@ _ZH_PROGRESS: dict[str, str] = {
     "progress_service.use_last_minute": "最近一分钟 token",
     "progress_service.use_busy": "最近一分钟占用",
     "progress_service.use_yielded": "让别人先（次）",
+    "progress_service.use_refused": "门拒绝的请求",
+    "progress_page.upstream_label": "模型服务器",
+    "progress_page.upstream_host": "地址",
+    "progress_page.upstream_kind": "种类",
+    "progress_page.upstream_state": "状态",
+    "progress_page.upstream_up": "正常",
+    "progress_page.upstream_down": "连不上（门把请求交给其他服务器）",
+    "progress_page.upstream_busy": "正在回答 / 槽位",
+    "progress_page.upstream_served": "已回答",
+    "progress_page.upstream_failures": "失败次数",
     "progress_service.use_cached": "从记忆回答（次）",
     "progress_service.use_memory_on": "门记得温度为 0 的回答：别的同学一字不差地发过的请求，直接从记忆回答，不占模型的时间，也不算 token（记在「从记忆回答」一栏）。想让每个请求都交给模型（例如测模型的速度），用 serve --no-reply-memory 启动。",
     "progress_service.use_memory_off": "门不记回答（serve --no-reply-memory）：每个请求都交给模型。",
@@ -362,11 +372,15 @@ _ZH_PROGRESS: dict[str, str] = {
     "progress_service.use_answering": "正在生成",
     "progress_service.use_waiting": "排队 {n} 个",
     "progress_service.use_empty": "还没有学生通过这台电脑用过模型（serve 启动以后）。",
-    "class_gateway.not_joined": "老师的服务器不认识这台电脑：先运行 python course.py join 班级代码（班级代码在老师的屏幕上），"
+    "class_door.not_joined": "老师的服务器不认识这台电脑：先运行 python course.py join 班级代码（班级代码在老师的屏幕上），"
                                 "它会把学生令牌交给老师的电脑，并写好 .env",
-    "class_gateway.not_json": "请求的内容不是 JSON 对象（老师的服务器只转发 OpenAI 格式的请求）",
-    "class_gateway.too_many_waiting": "你已经有 {most} 个请求在排队了：等前面的回答完，再运行下一个单元格",
-    "class_gateway.model_unreachable": "老师电脑上的模型服务器没有回答（它可能刚刚退出或重启了）：等半分钟再运行这个单元格；还不行就告诉老师",
+    "class_door.not_json": "请求的内容不是 JSON 对象（老师的服务器只转发 OpenAI 格式的请求）",
+    "class_door.too_many_waiting": "你已经有 {most} 个请求在排队了：等前面的回答完，再运行下一个单元格",
+    "class_door.turn_too_long": "老师的服务器上排队的人太多，你的请求等了 {seconds} 秒还没轮到：过一会儿再运行这个单元格",
+    "class_door.no_tokenizer": "老师服务器后面的模型服务不是 llama-server，没有这个功能（/tokenize、/apply-template 只有 llama-server 有）：这一格看老师屏幕上的结果",
+    "teacher_guard.host": "老师的页面要用 IP 地址或 localhost 打开（例如 http://127.0.0.1:8767/teacher），不能用别的域名：这样别的网站没法冒充",
+    "teacher_guard.origin": "这个请求来自别的网页（另一个网站或另一个端口），老师的页面不接受：请直接在地址栏打开 http://127.0.0.1:8767/teacher",
+    "class_door.model_unreachable": "老师电脑上的模型服务器没有回答（它可能刚刚退出或重启了）：等半分钟再运行这个单元格；还不行就告诉老师",
     "door_rules.not_object": "请求的内容必须是一个 JSON 对象（{{...}}），现在是{got}",
     "door_rules.path": "老师的服务器不转发 {path} 的请求：只转发 /v1/chat/completions、/tokenize、/apply-template",
     "door_rules.unknown_field": "老师的服务器不转发请求里的字段 {field}：这里只能有 {allowed}",
@@ -451,6 +465,7 @@ _ZH_PROGRESS: dict[str, str] = {
     "progress_service.teacher_key_wrong": "需要老师密钥（.teacher-key）",
     "progress_service.token_bad": "学生令牌不对（应该是 32 个十六进制数字，保存在你电脑用户设置文件夹里的 llm-agent-course/student-token）",
     "progress_service.too_big": "请求太大了（最多 {most} 字节）",
+    "progress_service.too_many_unknown": "这门课里没有这个练习编号，而你已经交过 {most} 个课程里没有的练习了：其余的不再收下（多半是检查文件被改过；问问老师）",
     "progress_service.too_many": "一次最多发 {most} 条结果",
     # identities that cost something: joins per address, shared computer accounts, results bound to their
     # token (progress_store, class_code, progress), the teacher's actions (teacher_actions)

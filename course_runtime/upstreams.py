@@ -385,13 +385,14 @@ class UpstreamPool:
         return rows
 
 
-def make_client(upstreams: Iterable[Upstream], timeout: float = CHECK_TIMEOUT_S) -> Any:
+def make_client(upstreams: Iterable[Upstream], timeout: Any = CHECK_TIMEOUT_S, limits: Any = None) -> Any:
     """An ``httpx.AsyncClient`` for these upstreams: a LAN or loopback one is reached directly, any
     other through the environment's proxy when one is set (``HTTPS_PROXY``...; a paid provider behind
     a school's proxy), as the course's own clients do (``http_client.is_local_network``).
 
     Args:
-        upstreams: the pool's upstreams.  timeout: the client's default deadline (seconds).
+        upstreams: the pool's upstreams.  timeout: the client's default deadline (seconds, or an
+            ``httpx.Timeout``).  limits: an ``httpx.Limits`` for every connection (None: httpx's own).
     Returns:
         The client (use it in ``async with``).
     """
@@ -399,6 +400,7 @@ def make_client(upstreams: Iterable[Upstream], timeout: float = CHECK_TIMEOUT_S)
 
     from .http_client import is_local_network
 
-    direct = {f"all://{urlsplit(u.root).netloc}": httpx.AsyncHTTPTransport()
+    kept = {} if limits is None else {"limits": limits}
+    direct = {f"all://{urlsplit(u.root).netloc}": httpx.AsyncHTTPTransport(**kept)
               for u in upstreams if is_local_network(u.root)}
-    return httpx.AsyncClient(trust_env=True, mounts=direct, timeout=timeout)
+    return httpx.AsyncClient(trust_env=True, mounts=direct, timeout=timeout, **kept)

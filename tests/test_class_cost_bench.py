@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from bench import class_cost
-from test_class_gateway import FakeModel
+from test_class_door import FakeModel
 
 CLASS_KEY = "course-class-" + "7" * 32
 # Two cells: an agent's two requests, then one more; temperature 0, as notebook 10 sends them.

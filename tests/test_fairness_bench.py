@@ -11,7 +11,7 @@ import json
 import pytest
 
 from bench import fairness
-from test_class_gateway import FakeModel
+from test_class_door import FakeModel
 
 CLASS_KEY = "course-class-" + "7" * 32
 LESSON = [{"model": "m", "messages": [{"role": "user", "content": f"x-问{i}"}]} for i in range(3)]

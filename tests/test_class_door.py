@@ -1,4 +1,4 @@
-"""The students' door to the class model (course_runtime/class_gateway.py; issue 43, part 5).
+"""The class door: the students' way to the class model (course_runtime/class_door.py, fair_share.py, reply_memory.py; issue 43 part 5, issue 55).
 
 Three layers: the turns alone (``FairShare`` on a moved clock), the door in a real
 progress service on loopback in front of a fake llama-server that counts who is
@@ -20,8 +20,11 @@ import pytest
 
 from machine_support import free_port, model_server_available, skip_or_fail
 
-from course_runtime import class_gateway, progress_service
-from course_runtime.class_gateway import FairShare, StreamUsage, TooManyWaiting, usage_of
+from course_runtime import class_door, fair_share, progress_service, reply_memory
+from course_runtime.door_rules import ReplyStream, usage_of
+from course_runtime.fair_share import FairShare, TooManyWaiting
+from course_runtime.progress_store import ProgressStore
+from course_runtime.web_server import ProgressService
 
 CLASS_KEY = "course-class-" + "5" * 32
 TEACHER_KEY = "course-teacher-" + "6" * 32
@@ -74,7 +77,7 @@ def test_when_the_slots_are_full_the_quietest_student_goes_first():
         assert not first.done()  # 乙 went first
         share.release("乙", 10, 1)
         await asyncio.wait_for(first, 1)
-        clock.now += class_gateway.WINDOW_S  # a minute later 甲's tokens no longer count
+        clock.now += fair_share.WINDOW_S  # a minute later 甲's tokens no longer count
         assert share.last_minute("甲") == 0
     run(main())
 
@@ -118,7 +121,7 @@ def test_a_student_who_keeps_the_model_busy_lets_the_others_go_first():
         for _ in range(7):  # 甲: a cell in a loop, 35 s of the minute
             await asyncio.wait_for(busy_for(share, clock, "甲", 5), 1)
         await busy_for(share, clock, "乙", 3)
-        assert share.busy_fraction("甲") > class_gateway.BUSY_FRACTION and share.is_busy("甲")
+        assert share.busy_fraction("甲") > fair_share.BUSY_FRACTION and share.is_busy("甲")
         assert not share.is_busy("乙")
         asked = clock.now
         waiting = asyncio.ensure_future(share.acquire("甲"))
@@ -126,7 +129,7 @@ def test_a_student_who_keeps_the_model_busy_lets_the_others_go_first():
         assert not waiting.done() and share.use("甲").yielded == 1  # 乙 worked in the last minute: 甲 waits
         await asyncio.wait_for(share.acquire("乙"), 1)  # 乙 is never held up
         share.release("乙", 10, 1)
-        clock.now = asked + class_gateway.YIELD_S
+        clock.now = asked + fair_share.YIELD_S
         share.budget = 0  # anything that looks again (in the service: the timer)
         await asyncio.wait_for(waiting, 1)
         assert share.snapshot()[0]["busy"] is True
@@ -159,7 +162,7 @@ def test_a_newcomer_who_starts_with_a_loop_is_seen_within_the_first_look():
         for _ in range(4):  # 甲 arrives and loops: 3 s requests back to back
             await asyncio.wait_for(busy_for(share, clock, "甲", 3), 1)
         # 12 s busy of the FIRST_LOOK_S that count for a newcomer: more than half, more than twice 乙's part
-        assert share.is_busy("甲") and class_gateway.FIRST_LOOK_S < class_gateway.WINDOW_S
+        assert share.is_busy("甲") and fair_share.FIRST_LOOK_S < fair_share.WINDOW_S
     run(main())
 
 
@@ -168,7 +171,7 @@ def test_a_student_alone_is_never_held_back():
         clock = Clock()
         share = FairShare(capacity=4, clock=clock)
         await busy_for(share, clock, "乙", 1)
-        clock.now += class_gateway.WINDOW_S  # 乙 went home a minute ago
+        clock.now += fair_share.WINDOW_S  # 乙 went home a minute ago
         for _ in range(20):
             await asyncio.wait_for(busy_for(share, clock, "甲", 5), 1)  # 甲 loops alone: never waits
         assert share.use("甲").yielded == 0
@@ -208,7 +211,7 @@ def test_too_many_waiting_requests_from_one_student_are_refused():
     async def main():
         share = FairShare(capacity=1)
         await share.acquire("甲")
-        waiting = [asyncio.ensure_future(share.acquire("甲")) for _ in range(class_gateway.MAX_WAITING)]
+        waiting = [asyncio.ensure_future(share.acquire("甲")) for _ in range(fair_share.MAX_WAITING)]
         await asyncio.sleep(0.01)
         with pytest.raises(TooManyWaiting):
             await share.acquire("甲")
@@ -229,7 +232,7 @@ def test_the_snapshot_is_what_the_teacher_sees():
         assert [r["name"] for r in rows] == ["甲", "乙"]
         assert rows[0] == {"name": "甲", "requests": 1, "prompt_tokens": 300, "completion_tokens": 20,
                            "last_minute": 320, "busy_percent": 0, "busy": False, "yielded": 0, "in_flight": 0,
-                           "waiting": 0, "cached": 0}
+                           "waiting": 0, "cached": 0, "refused": 0}
         assert rows[1]["in_flight"] == 1
     run(main())
 
@@ -243,12 +246,12 @@ def test_usage_is_read_from_usage_or_from_llama_servers_timings():
     assert usage_of({"usage": {"prompt_tokens": 22, "completion_tokens": 2, "total_tokens": 24}}) == (22, 2)
     assert usage_of({"timings": {"cache_n": 21, "prompt_n": 1, "predicted_n": 2}}) == (22, 2)
     assert usage_of({"choices": []}) is None and usage_of("text") is None and usage_of(None) is None
-    seen = StreamUsage()
+    seen = ReplyStream()
     last = b'data: {"choices":[],"timings":{"cache_n":21,"prompt_n":1,"predicted_n":2}}\n\ndata: [DONE]\n\n'
     for piece in (b'data: {"choices":[{"delta":{"content":"x"}}]}\n\n', last[:30], last[30:]):  # split mid-line
         seen.feed(piece)
     assert seen.usage == (22, 2)
-    broken = StreamUsage()
+    broken = ReplyStream()
     broken.feed(b'data: {"timings": not json}\n\n')
     assert broken.usage is None
 
@@ -360,12 +363,12 @@ class Door:
 
     def __init__(self, folder, model_root: str, slots: int = 2, budget: int = 0, class_key: str = CLASS_KEY,
                  reply_memory: bool = True):
-        self.store = progress_service.ProgressStore(folder / "class-progress.sqlite3")
+        self.store = ProgressStore(folder / "class-progress.sqlite3")
         self.app = progress_service.make_app(self.store, class_key, TEACHER_KEY, model_root=model_root,
                                              join_secret=SECRET, model_slots=slots, budget=budget,
                                              **({} if reply_memory else {"reply_memory": False}))  # on: the default
         self.port = free_port()
-        self.service = progress_service.ProgressService(self.app, "127.0.0.1", self.port).start()
+        self.service = ProgressService(self.app, "127.0.0.1", self.port).start()
         self.url = f"http://127.0.0.1:{self.port}"
 
     @property
@@ -502,7 +505,7 @@ def test_a_body_that_is_not_json_or_too_big_is_refused_in_chinese(door):
     bad = httpx.post(door.url + "/v1/chat/completions", content=b"[1, 2", headers=auth, timeout=10)
     assert bad.status_code == 400 and "JSON" in bad.json()["error"]["message"]
     big = httpx.post(door.url + "/v1/chat/completions", headers=auth, timeout=10,
-                     content=b'{"x": "' + b"a" * class_gateway.MAX_MODEL_BODY + b'"}')
+                     content=b'{"x": "' + b"a" * class_door.MAX_MODEL_BODY + b'"}')
     assert big.status_code == 413 and big.json()["error"]["message"]
     assert door.share.in_flight() == 0
 
@@ -541,7 +544,7 @@ def test_the_teacher_sees_the_use_and_changes_the_budget(door):
 
 
 def test_no_model_no_door(tmp_path):
-    store = progress_service.ProgressStore(tmp_path / "p.sqlite3")
+    store = ProgressStore(tmp_path / "p.sqlite3")
     app = progress_service.make_app(store, CLASS_KEY, TEACHER_KEY)
     assert app.state.share is None
     assert not any(getattr(r, "path", "") == "/v1/chat/completions" for r in app.routes)
@@ -589,11 +592,14 @@ def test_memory_key_order_and_whitespace_do_not_matter(door, fake):
 def test_memory_sampling_and_several_choices_are_never_remembered(door, fake):
     token = door.join("甲")
     missing = {k: v for k, v in BODY.items() if k != "temperature"}
-    for body in ({**BODY, "temperature": 0.7}, missing, {**BODY, "n": 2}, {**BODY, "temperature": False}):
+    for body in ({**BODY, "temperature": 0.7}, missing):
         before = chats_sent(fake)
         replies = [post(door, token, body), post(door, token, body)]
         assert [r.headers["x-course-reply"] for r in replies] == ["model", "model"], body
         assert chats_sent(fake) == before + 2, body
+    for body in ({**BODY, "n": 2}, {**BODY, "temperature": False}):  # refused at the door (door_rules): never sent
+        before = chats_sent(fake)
+        assert post(door, token, body).status_code == 400 and chats_sent(fake) == before, body
     assert post(door, token, {**BODY, "n": 1}).status_code == 200  # n = 1 is one choice: remembered
     assert post(door, token, {**BODY, "n": 1}).headers["x-course-reply"] == "memory"
 
@@ -734,24 +740,24 @@ def test_memory_the_teacher_sees_the_replies_answered_from_memory(door, fake):
 
 
 def test_memory_is_bounded_the_least_recently_used_goes_first():
-    memory = class_gateway.ReplyCache(max_bytes=250, max_entries=10)
+    memory = reply_memory.ReplyCache(max_bytes=250, max_entries=10)
     keys = [memory.key_of("/v1/chat/completions", {**BODY, "seed": i}) for i in range(4)]
-    reply = class_gateway.Remembered(b"x" * 100, {"content-type": "application/json"})
+    reply = reply_memory.Remembered(b"x" * 100, {"content-type": "application/json"})
     memory.put(keys[0], reply)
     memory.put(keys[1], reply)
     assert memory.get(keys[0]) is reply  # 0 is now the more recently used
     memory.put(keys[2], reply)  # 300 bytes > 250: the least recently used (1) goes
     assert memory.get(keys[1]) is None and memory.get(keys[0]) is reply and memory.get(keys[2]) is reply
     assert memory.bytes <= 250 and len(memory) == 2
-    assert not memory.put(keys[3], class_gateway.Remembered(b"y" * 300, {}))  # bigger than all of it: not kept
-    few = class_gateway.ReplyCache(max_bytes=10_000, max_entries=2)
+    assert not memory.put(keys[3], reply_memory.Remembered(b"y" * 300, {}))  # bigger than all of it: not kept
+    few = reply_memory.ReplyCache(max_bytes=10_000, max_entries=2)
     for key in keys[:3]:
         few.put(key, reply)
     assert len(few) == 2 and few.get(keys[0]) is None
 
 
 def test_memory_keys_only_requests_that_mean_the_same():
-    key = class_gateway.ReplyCache.key_of
+    key = reply_memory.ReplyCache.key_of
     assert key("/v1/chat/completions", BODY) == key("/v1/chat/completions", dict(reversed(list(BODY.items()))))
     assert key("/v1/chat/completions", BODY) != key("/v1/chat/completions", {**BODY, "seed": 1})
     assert key("/v1/chat/completions", BODY) != key("/other", BODY)
@@ -775,11 +781,10 @@ def test_serve_no_reply_memory_reaches_the_door(monkeypatch):
     assert classroom.main([]) == 0 and got["kwargs"]["reply_memory"] is True
     made = {}
     monkeypatch.setattr(classroom.progress_service, "make_app", lambda *a, **kw: made.update(kw) or object())
-    monkeypatch.setattr(classroom.progress_service, "ProgressStore", lambda path: None)
-    monkeypatch.setattr(classroom.progress_service, "ProgressService",
-                        lambda *a, **kw: type("S", (), {"start": lambda self: self})())
+    monkeypatch.setattr(classroom, "ProgressStore", lambda path: None)
+    monkeypatch.setattr(classroom, "ProgressService", lambda *a, **kw: type("S", (), {"start": lambda self: self})())
     monkeypatch.setattr(classroom.keys, "teacher_key", lambda *a, **kw: TEACHER_KEY)
-    server = type("Server", (), {"root": "http://127.0.0.1:1", "port": 1, "slots": 2})()
+    server = classroom.ClassModelServer("127.0.0.1", 1, slots=2)
     from pathlib import Path
 
     classroom.start_progress(server, "127.0.0.1", 2, CLASS_KEY, Path("x/.class-key"), reply_memory=False)
@@ -798,7 +803,7 @@ def real_door(tmp_path_factory):
     folder = tmp_path_factory.mktemp("door")
     key_file = folder / ".class-key"
     key = classroom.class_key(key_file)
-    server = classroom.ClassServer("127.0.0.1", free_port(), slots=2, key_file=key_file, log=folder / "server.log")
+    server = classroom.ClassModelServer("127.0.0.1", free_port(), slots=2, key_file=key_file, log=folder / "server.log")
     with server:
         running = Door(folder, server.root, slots=2, class_key=key)
         running.direct = openai.OpenAI(base_url=server.root + "/v1", api_key=key, max_retries=0, timeout=120,
@@ -816,12 +821,13 @@ REAL_MESSAGES = [{"role": "system", "content": "你是体育用品店的助手�
 def test_through_the_door_the_replies_are_the_servers_own(real_door):
     """Streamed or not, through the door or straight to the server: the same reply (temperature 0, one seed).
 
-    Without the prompt cache (``cache_prompt: false``): a prompt read partly from the cache is computed in
-    other batches, and llama.cpp's sums then differ in the last bits - enough to change a word."""
+    Each with the same prompt cache: a prompt read partly from the cache is computed in other batches, and
+    llama.cpp's sums then differ in the last bits - enough to change a word - so the prompt is read once
+    first, and every compared request finds it in the cache (the door refuses ``cache_prompt``)."""
     token = real_door.join("甲")
     through = real_door.client(token)
-    kwargs = {"model": "m", "messages": REAL_MESSAGES, "temperature": 0, "seed": 42, "max_tokens": 24,
-              "extra_body": {"cache_prompt": False}}
+    kwargs = {"model": "m", "messages": REAL_MESSAGES, "temperature": 0, "seed": 42, "max_tokens": 24}
+    real_door.direct.chat.completions.create(**{**kwargs, "max_tokens": 1})  # the prompt, into the cache
     straight = real_door.direct.chat.completions.create(**kwargs).choices[0].message.content
     door_reply = through.chat.completions.create(**kwargs)
     streamed = "".join(c.choices[0].delta.content or "" for c in through.chat.completions.create(stream=True, **kwargs)
@@ -835,15 +841,24 @@ def test_through_the_door_the_replies_are_the_servers_own(real_door):
     assert row["prompt_tokens"] == 2 * door_reply.usage.prompt_tokens  # the stream counted from llama-server's timings
 
 
+def prompt_tokens_read(door) -> float:
+    """llama-server's own count of prompt tokens it computed (``/metrics``; tokens found in the cache are not)."""
+    metrics = httpx.get(door.direct.base_url.scheme + "://" + door.direct.base_url.netloc.decode() + "/metrics",
+                        headers={"Authorization": f"Bearer {door.direct.api_key}"}, timeout=10, trust_env=False)
+    return progress_service.parse_metrics(metrics.text)["llamacpp:prompt_tokens_total"]
+
+
 def test_through_the_door_the_prompt_cache_still_works(real_door):
     token = real_door.join("乙")
     through = real_door.client(token)
     kwargs = {"model": "m", "messages": REAL_MESSAGES[:1] + [{"role": "user", "content": "推荐一个室内运动。"}],
               "temperature": 0, "seed": 42, "max_tokens": 8}
     through.chat.completions.create(**kwargs)
+    before = prompt_tokens_read(real_door)
     again = through.chat.completions.create(**{**kwargs, "max_tokens": 9})  # the same prompt, not the same request:
-    cached = again.usage.prompt_tokens_details.cached_tokens  # the model answers it (the door's memory would not)
-    assert cached >= again.usage.prompt_tokens // 2, again.usage  # the long system prompt was not read again
+    read = prompt_tokens_read(real_door) - before  # the model answers it (the door's memory would not)
+    assert read < again.usage.prompt_tokens // 2, (read, again.usage)  # the long system prompt was not read again
+    assert again.usage.prompt_tokens_details is None  # and the reply does not say how much was cached
 
 
 def test_a_student_who_stops_the_cell_while_waiting_loses_their_place_not_their_next_turn(tmp_path):
