@@ -872,7 +872,7 @@ def cmd_new_exercise(args):
 
 
 def cmd_serve(args):
-    """``serve [ARGS]``: set-up, then the teacher's class server (``python -m course_runtime.classroom ARGS``)."""
+    """``serve [ARGS]``: set-up, then the teacher's class model server (``python -m course_runtime.classroom ARGS``)."""
     setup("serve")
     return hand_over([venv_python(), "-m", "course_runtime.classroom"] + list(args))
 

@@ -9,7 +9,7 @@ Parts (``--parts``, default series, debugger and suite):
   debugger  notebook 06 up to its debugger, then one ``step()`` per click, timed;
   suite     the 40-task agent suite (bench/tasks.py) through the course loops
             and the peer frameworks (LangChain, smolagents) when installed;
-  classroom N simulated students against one class server (``classroom.py``;
+  classroom N simulated students against one class model server (``classroom.py``;
             its own files classroom.json / .md / .png);
   bfcl      the Berkeley Function Calling Leaderboard's non-live categories
             through four configurations (``bfcl.py``; needs bfcl-eval, which
@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
                                                 results["suite"], loop_names)
 
     if "classroom" in parts:
-        print("== classroom: simulated students against one class server")
+        print("== classroom: simulated students against one class model server")
         args = ["--students", opts.class_students, "--max-seconds", str(opts.class_max_seconds)]
         classroom.main(args + (["--slots", opts.class_slots] if opts.class_slots else []), out=opts.out)
         if parts == {"classroom"}:

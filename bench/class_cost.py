@@ -1,9 +1,9 @@
-"""``python -m bench.class_cost``: what one notebook costs the teacher's class server, for a whole class.
+"""``python -m bench.class_cost``: what one notebook costs the teacher's class model server, for a whole class.
 
 Notebook 10 (evaluation) sends about a hundred requests per student; on a
-2-core class server that is minutes of model time each.  This bench runs a
-simulated class through the door (``course_runtime/class_gateway.py``) of a fresh
-class server started as ``python course.py serve`` starts it (4 slots), once
+2-core class model server that is minutes of model time each.  This bench runs a
+simulated class through the door (``course_runtime/class_door.py``) of a fresh
+class model server started as ``python course.py serve`` starts it (4 slots), once
 with the door's reply memory on (``serve``'s default) and once off
 (``serve --no-reply-memory``, or students who all changed a prompt):
 
@@ -143,20 +143,20 @@ def through_door(model_root: str, class_key: str, students: int, memory: bool, r
 
 
 def one_run(students: int, memory: bool, requests: list, slots: int, max_seconds: float, log: Path) -> dict:
-    """A fresh class server (``classroom.ClassServer``, as ``serve`` starts it) and door; ``students`` students
+    """A fresh class model server (``classroom.ClassModelServer``, as ``serve`` starts it) and door; ``students`` students
     run the notebook; returns the row."""
     key_file = Path(tempfile.mkdtemp(prefix="class-cost-key-")) / ".class-key"
     key = classroom.class_key(key_file)
-    server = classroom.ClassServer("127.0.0.1", _free_port(), slots=slots, key_file=key_file, log=log)
+    server = classroom.ClassModelServer("127.0.0.1", _free_port(), slots=slots, key_file=key_file, log=log)
     with server:
         return through_door(server.root, key, students, memory, requests, slots, max_seconds)
 
 
 def markdown(results: dict) -> str:
-    lines = [f"# Notebook {results['notebook']} on the class server: the whole class ({results['date']})", "",
+    lines = [f"# Notebook {results['notebook']} on the class model server: the whole class ({results['date']})", "",
              f"Machine: {results['machine']}; load average before: {results['load_before']}; "
              f"{results['also_running']}.",
-             f"Class server: {results['slots']} slots, a fresh one per run, every student through the door. "
+             f"Class model server: {results['slots']} slots, a fresh one per run, every student through the door. "
              f"Each student sends the notebook's {results['requests_each']} recorded chat requests in order, at once "
              f"within a cell, {CELL_THINK_S[0]:g}-{CELL_THINK_S[1]:g} s between cells; students start within "
              f"{STAGGER_S:g} s. Each run stops after {results['max_seconds']:g} s (`python -m bench.class_cost`).", "",

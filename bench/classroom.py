@@ -1,7 +1,7 @@
-"""``python course.py bench --parts classroom``: how many students can one class server serve?
+"""``python course.py bench --parts classroom``: how many students can one class model server serve?
 
 A simulated class: N students, each replaying a realistic lesson against the
-class server (``course_runtime.classroom.ClassServer``, started on loopback
+class model server (``course_runtime.classroom.ClassModelServer``, started on loopback
 exactly as ``python course.py serve`` starts it, with its key).  A lesson is
 the chat requests of notebooks 01, 02 and 06, in order, taken from the
 reference record (``bench/results/reference_replies.json``: the bodies a
@@ -11,7 +11,7 @@ few seconds apart.  Each request goes through the course's own client
 (``get_client`` with the ``classroom`` provider); a streamed request is read
 to its end.  The students talk straight to llama-server with the class key,
 not through the progress service's door, so the door's reply memory
-(``class_gateway.ReplyCache``) plays no part here: every request reaches the
+(``reply_memory.ReplyCache``) plays no part here: every request reaches the
 model (``bench/fairness.py`` measures the door, memory off by default).
 
 Reported per N: requests done, p50 / p95 / max latency per request (s, from
@@ -174,11 +174,11 @@ def summarize(run: dict, single: dict | None) -> dict:
 
 def run_config(slots: int, students: list[int], requests: list[dict], max_seconds: float, log_dir: Path,
                cache_ram_mib: int = 0) -> dict:
-    """A fresh class server with ``slots`` slots, then one class run per N (the first N should be 1)."""
+    """A fresh class model server with ``slots`` slots, then one class run per N (the first N should be 1)."""
     key_file = Path(tempfile.mkdtemp(prefix="classroom-bench-")) / ".class-key"
     key = classroom.class_key(key_file)
     port = _free_port()
-    server = classroom.ClassServer("127.0.0.1", port, slots=slots, key_file=key_file,
+    server = classroom.ClassModelServer("127.0.0.1", port, slots=slots, key_file=key_file,
                                    log=log_dir / f"classroom-server-{slots}slots.log", cache_ram_mib=cache_ram_mib)
     runs, rows, single = [], [], None
     with server:
@@ -199,7 +199,7 @@ def run_config(slots: int, students: list[int], requests: list[dict], max_second
 
 
 def markdown(results: dict) -> str:
-    lines = [f"# One class server, N simulated students ({results['date']})", "",
+    lines = [f"# One class model server, N simulated students ({results['date']})", "",
              f"Machine: {results['machine']}; load average before: {results['load_before']}. "
              f"Lesson: the {results['lesson_requests']} chat requests of notebooks {', '.join(results['lesson'])} "
              f"(from the reference record), {THINK_S[0]:g}-{THINK_S[1]:g} s of think time between two requests, "

@@ -12,11 +12,11 @@ server with the serve default of 4 slots, in four ways for each class size N
   can - the same lesson requests back to back, no think time, over and over
   (a cell in a ``while True``, or notebook 10 run again);
 * ``door`` / ``door + looper``: the same two classes through the progress
-  service's door (``course_runtime/class_gateway.py``), each student with their own
+  service's door (``course_runtime/class_door.py``), each student with their own
   joined token: one request in flight per student, the quietest student first
   (no token budget: the turns alone).
 
-The door's reply memory (``class_gateway.ReplyCache``) is OFF by default here
+The door's reply memory (``reply_memory.ReplyCache``) is OFF by default here
 (``--reply-memory on|off``): every simulated student replays the SAME recorded
 bodies at temperature 0, so with the memory on the door would answer most of
 them from memory and the bench would measure the memory, not the model.  With
@@ -48,6 +48,8 @@ import time
 from pathlib import Path
 
 from course_runtime import classroom, progress_service
+from course_runtime.progress_store import ProgressStore
+from course_runtime.web_server import ProgressService
 from course_lib.providers import PRESETS, Provider, get_client
 
 from . import reference
@@ -140,13 +142,13 @@ def door_clients(store_dir: Path, model_root: str, class_key: str, count: int, s
     ``teacher_key``: the page's key (default a random one), for a caller that reads ``/api/class``."""
     import httpx
 
-    store = progress_service.ProgressStore(store_dir / "class-progress.sqlite3")
+    store = ProgressStore(store_dir / "class-progress.sqlite3", joins_per_address=10_000)  # a simulated class: one address
     secret = secrets.token_hex(5)
     app = progress_service.make_app(store, class_key, teacher_key or "course-teacher-" + secrets.token_hex(16),
                                     model_root=model_root, join_secret=secret, model_slots=slots,
                                     reply_memory=reply_memory)
     port = _free_port()
-    service = progress_service.ProgressService(app, "127.0.0.1", port).start()
+    service = ProgressService(app, "127.0.0.1", port).start()
     clients = []
     for n in range(count):
         token = secrets.token_hex(16)
@@ -208,7 +210,7 @@ def markdown(results: dict) -> str:
     lines = [f"# One looping student: straight to the server vs. through the door ({results['date']})", "",
              f"Machine: {results['machine']}; load average before: {results['load_before']}; "
              f"{results['also_running']}.",
-             f"Class server: {results['slots']} slots, a fresh one per run. Lesson: the {results['lesson_requests']} "
+             f"Class model server: {results['slots']} slots, a fresh one per run. Lesson: the {results['lesson_requests']} "
              f"chat requests of notebooks {', '.join(results['lesson'])} (reference record), "
              f"{THINK_S[0]:g}-{THINK_S[1]:g} s of think time, students starting within {STAGGER_S:g} s; the looper "
              f"sends the same requests back to back, over and over. Each run stops after {results['max_seconds']:g} s. "
@@ -267,7 +269,7 @@ def main(argv: list[str] | None = None, out: Path = DEFAULT_OUT) -> dict:
             for mode, loops in [(m, l) for m, l in MODES if m in modes]:
                 key_file = Path(tempfile.mkdtemp(prefix="fairness-key-")) / ".class-key"
                 key = classroom.class_key(key_file)
-                server = classroom.ClassServer("127.0.0.1", _free_port(), slots=opts.slots, key_file=key_file,
+                server = classroom.ClassModelServer("127.0.0.1", _free_port(), slots=opts.slots, key_file=key_file,
                                                log=log_dir / "fairness-server.log")
                 print(f"== {students} students, {mode}, looper: {loops}, repeat {repeat + 1}", flush=True)
                 with server:

@@ -1,4 +1,4 @@
-"""``python -m bench.server_check URL [KEY]``: does the course's client side work against this class server?
+"""``python -m bench.server_check URL [KEY]``: does the course's client side work against this class model server?
 
 For a teacher's server that is not the course's own llama-server - vLLM on a
 school GPU machine, Ollama - before the lesson.  It uses exactly what a
@@ -17,7 +17,7 @@ that row says so and fails only when neither format works.
 
 It is not part of ``python course.py test`` (CI has no GPU).  vLLM itself
 runs only on the GPU machine; docs/classroom.md, "A bigger class", gives its command
-line.  Checked here against the course's own class server on a CPU; the
+line.  Checked here against the course's own class model server on a CPU; the
 vLLM run is left for a machine with a GPU.
 """
 

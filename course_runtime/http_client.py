@@ -1,14 +1,14 @@
-"""The HTTP layer under every client of ``providers.get_client``: rules, proxies, the class server's errors.
+"""The HTTP layer under every client of ``providers.get_client``: rules, proxies, the class model server's errors.
 
 ``course_http_client`` is all of ``get_client``'s wiring: which transport, the request log, the replay.
 
-Not opened in class: notebook 00 shows what its set-up errors say; the teacher's guide covers the class server.
+Not opened in class: notebook 00 shows what its set-up errors say; the teacher's guide covers the class model server.
 
 ``CourseHttpClient`` is an ``httpx.Client`` that applies the request rules
 (``request_rules``) to each chat request's JSON body, re-sends a streamed
 request without ``stream_options`` when a relay refuses it, names the proxy
 variable when a proxy from the environment failed, and turns what goes wrong
-between a student and the class server into the SDK's own error types with a
+between a student and the class model server into the SDK's own error types with a
 Chinese message (``classroom_error``), never with the key in it.
 
 A chat request answered with a web page (HTTP 200, ``text/html`` or a body
@@ -20,11 +20,11 @@ that says so, with the URL and the page's first characters
 "empty reply").
 
 The student's machine: a loopback base URL (``localhost``, ``127.0.0.1``,
-``::1``: the local server, Ollama) and a LAN address (the class server) never go
+``::1``: the local server, Ollama) and a LAN address (the class model server) never go
 through a proxy from ``HTTP_PROXY``/``HTTPS_PROXY``/``ALL_PROXY``; for a remote
 provider such a proxy is used, and a failure names the variable
 (``proxy_variable``).  ``RestartingTransport`` starts the local server again
-if it died mid-lesson; a class server that restarted mid-request gets a
+if it died mid-lesson; a class model server that restarted mid-request gets a
 sentence that says so (``classroom_error``).
 
 A base URL that the server redirects (``http://`` to ``https://`` or the
@@ -55,7 +55,7 @@ from .settings import PROJECT_ROOT, SOURCE_DOTENV, SOURCE_STUDENT_TOKEN, Provide
 from .texts import shorten, t
 
 REQUEST_TIMEOUT_S = 120.0  # one request; a 1.5B model on 2 cores can take a while
-# One request to the class server: it may wait behind the whole class's requests first
+# One request to the class model server: it may wait behind the whole class's requests first
 # (bench/results/classroom.md: the longest wait measured, and when a class needs a bigger machine).
 CLASSROOM_TIMEOUT_S = 600.0
 WEB_PAGE_SHOWN_CHARS = 120  # how much of a web page an error quotes
@@ -281,7 +281,7 @@ class CourseHttpClient(httpx.Client):
 
 def classroom_error(provider: Any, request: httpx.Request,
                     problem: httpx.Response | BaseException) -> openai.APIError:
-    """The SDK's own error for what went wrong between a student and the class server, with a Chinese message.
+    """The SDK's own error for what went wrong between a student and the class model server, with a Chinese message.
 
     Raised from ``CourseHttpClient.send``; the SDK passes an ``openai.APIError``
     on unchanged (it neither wraps nor retries it), so ``except
@@ -331,7 +331,7 @@ def classroom_error(provider: Any, request: httpx.Request,
 
 
 class ClassroomStream(httpx.SyncByteStream):
-    """A class server's response body whose break mid-way (``DROPPED``) is ``classroom_error``'s error.
+    """A class model server's response body whose break mid-way (``DROPPED``) is ``classroom_error``'s error.
 
     A streamed reply is read after ``send`` has returned, so the SDK's stream,
     not ``send``, would meet the broken connection, as a bare httpx error.

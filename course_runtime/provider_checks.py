@@ -142,7 +142,7 @@ def check_key_destination(preset: Any, url: str, name: str | None = None) -> Non
 
     Found: after ``python course.py join`` a student switched ``.env`` to
     ``COURSE_PROVIDER=deepseek`` and their own key, kept the class
-    ``COURSE_BASE_URL``, and the paid key went in clear text to the class server.
+    ``COURSE_BASE_URL``, and the paid key went in clear text to the class model server.
 
     Args:
         preset: the chosen preset.  url: the base URL from ``COURSE_BASE_URL``
@@ -282,7 +282,7 @@ def local_model_problem() -> str | None:
         ``local_model_missing`` lists something - the client-only install of a
         classroom laptop - naming the missing packages, this Python, and the
         three ways on: ``python course.py setup`` (the full set-up),
-        ``python course.py join`` (the class server), another provider in ``.env``.
+        ``python course.py join`` (the class model server), another provider in ``.env``.
     """
     try:
         engine = platforms.engine()

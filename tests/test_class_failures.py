@@ -229,7 +229,7 @@ def test_the_server_is_gone_when_the_serve_command_ends(tmp_path, serves, name):
     assert not server_process.alive(server), f"{name}: the command ended but the server still runs"
     assert not server_process.alive(guard)
     assert local_server.health(root=f"http://127.0.0.1:{serve.port}") is None
-    assert code == 0 and "课堂服务器已停止" in serve.output, serve.output
+    assert code == 0 and "课堂模型服务器和课堂入口已停止" in serve.output, serve.output
 
 
 # --------------------------------------------------------------------------- 3. a server left over from a crash

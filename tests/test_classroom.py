@@ -7,7 +7,7 @@ Two halves:
   student can meet is checked for its Chinese message (and for never showing
   the key);
 * the teacher's side: a real llama-server started exactly as ``python course.py
-  serve`` starts it (``classroom.ClassServer``), on a free loopback port, and
+  serve`` starts it (``classroom.ClassModelServer``), on a free loopback port, and
   asked what a student must not be able to do.  It needs the compiled server
   and the model; without them (not Linux, no set-up) those tests are skipped,
   except under ``CI=true``, where they must run.
@@ -332,7 +332,7 @@ def _class_server(tmp_path_factory):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = classroom.ClassServer("127.0.0.1", port, slots=1, key_file=key_file, log=folder / "server.log")
+    server = classroom.ClassModelServer("127.0.0.1", port, slots=1, key_file=key_file, log=folder / "server.log")
     with server:
         server.key = key
         yield server

@@ -237,7 +237,7 @@ def test_the_class_server_names_a_port_held_by_another_program(monkeypatch, tmp_
     try:
         port = holder.getsockname()[1]
         monkeypatch.setattr(local_server, "health", lambda *a, **k: None)
-        server = classroom.ClassServer("127.0.0.1", port, log=tmp_path / "class.log")
+        server = classroom.ClassModelServer("127.0.0.1", port, log=tmp_path / "class.log")
         with pytest.raises(local_server.LocalModelError, match=str(port)):
             server.start()
         assert server.process is None

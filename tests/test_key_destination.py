@@ -83,7 +83,7 @@ class Recorder(BaseHTTPRequestHandler):
 @pytest.fixture
 def class_server():
     """A stand-in for the teacher's model server on a loopback port: ``(base_url, requests seen)``."""
-    handler = type("ClassServer", (Recorder,), {"seen": []})
+    handler = type("ClassModelServer", (Recorder,), {"seen": []})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -4,7 +4,7 @@
   started again after its wait, at most ``MAX_RESTARTS`` times in
   ``RESTART_WINDOW_S``, a restart that does not come up is tried again, and
   each step is told to the teacher in Chinese with the log file.
-* A real class server (``ClassServer``, the course's binary and model, a free
+* A real class server (``ClassModelServer``, the course's binary and model, a free
   loopback port): its llama-server killed outright (``psutil``'s kill: SIGKILL
   on POSIX, TerminateProcess on Windows), the supervisor starts it again and it
   answers ``/health`` and, with the class key, a chat request.  Skipped
@@ -39,7 +39,7 @@ class FakeProcess:
 
 
 class FakeServer:
-    """What the supervisor uses of a ``ClassServer``; ``starts_fail`` restarts raise before it comes up."""
+    """What the supervisor uses of a ``ClassModelServer``; ``starts_fail`` restarts raise before it comes up."""
 
     def __init__(self, tmp_path: Path, starts_fail: int = 0) -> None:
         self.log = tmp_path / "classroom-server.log"
@@ -143,7 +143,7 @@ def real_server(tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_LOCAL_CTX", "1024")
     key_file = tmp_path / ".class-key"
     key = classroom.class_key(key_file)
-    server = classroom.ClassServer("127.0.0.1", free_port(), slots=1, key_file=key_file, log=tmp_path / "server.log")
+    server = classroom.ClassModelServer("127.0.0.1", free_port(), slots=1, key_file=key_file, log=tmp_path / "server.log")
     try:
         server.start().wait()
         yield server, key
@@ -185,7 +185,7 @@ def test_a_killed_llama_server_is_started_again_and_answers(real_server):
 
 
 def test_the_pool_puts_this_computers_server_first_with_the_class_key(tmp_path):
-    server = classroom.ClassServer("127.0.0.1", 18766, slots=3, key_file=tmp_path / "k", log=tmp_path / "l.log")
+    server = classroom.ClassModelServer("127.0.0.1", 18766, slots=3, key_file=tmp_path / "k", log=tmp_path / "l.log")
     pool = classroom.upstream_pool(server, ["http://gpu:8000/v1,slots=16,key_env=VLLM_KEY,model=Qwen/Qwen2.5-7B"],
                                    {"VLLM_KEY": "sk-vllm-0123456789abcdef"}, key="course-class-0123456789")
     local, gpu = pool.upstreams
@@ -215,8 +215,8 @@ def test_a_wrong_upstream_stops_serve_before_anything_starts(monkeypatch, tmp_pa
         raise AssertionError("nothing may start")
 
     monkeypatch.setattr(classroom, "end_like_ctrl_c", lambda: None)  # keep pytest's own signal handlers
-    monkeypatch.setattr(classroom.ClassServer, "start", no_start)
-    monkeypatch.setattr(classroom.ClassServer, "stop_leftover", no_start)
+    monkeypatch.setattr(classroom.ClassModelServer, "start", no_start)
+    monkeypatch.setattr(classroom.ClassModelServer, "stop_leftover", no_start)
     key_file = tmp_path / ".class-key"
     assert classroom.main([*argv, "--key-file", str(key_file), "--port", str(free_port())]) == 1
     err = capsys.readouterr().err

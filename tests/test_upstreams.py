@@ -7,7 +7,7 @@ Two halves:
   passes, the capacity, the ``--upstream`` spec and its Chinese errors, and the
   key nowhere it could be shown;
 * two real llama-servers started as ``serve`` starts its own
-  (``classroom.ClassServer``: the course's binary and model, the class key
+  (``classroom.ClassModelServer``: the course's binary and model, the class key
   through ``--api-key-file``), on free loopback ports with a small context:
   the pool's check sees both, then one stopped, then it back.  Skipped without
   the compiled server and the model, except under ``CI=true``.
@@ -307,7 +307,7 @@ def small_servers(tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_LOCAL_CTX", "512")  # two servers on a small machine: a small context each
     key_file = tmp_path / ".class-key"
     key = classroom.class_key(key_file)
-    servers = [classroom.ClassServer("127.0.0.1", free_port(), slots=1, key_file=key_file,
+    servers = [classroom.ClassModelServer("127.0.0.1", free_port(), slots=1, key_file=key_file,
                                      log=tmp_path / f"server-{n}.log") for n in (1, 2)]
     try:
         for server in servers:
