@@ -158,6 +158,12 @@ class Turn:
             self.ended = True
             self.share.release(self.name, *(usage or (0, 0)))
 
+    def give_back(self) -> None:
+        """End it unused: nothing was sent to the model (``FairShare.give_back``)."""
+        if not self.ended:
+            self.ended = True
+            self.share.give_back(self.name)
+
 
 class ClassDoor:
     """The door (the module docstring): its routes, its turns, its memory, its model servers.
@@ -321,32 +327,45 @@ class ClassDoor:
         name, body, parsed = screened
         memory = self.memory
         key = memory.key_of("/v1/chat/completions", parsed) if memory is not None else None
-        if key is not None:
-            found = memory.get(key)
-            pending = memory.pending(key) if found is None else None
-            if pending is not None:  # an identical request is being answered: follow it, for a while
-                try:
-                    await while_there(request, asyncio.shield(pending), FOLLOW_S)
-                except Gone:
-                    return Response(status_code=499)
-                except asyncio.TimeoutError:
-                    pass  # it takes too long: ask the model ourselves
-                found = memory.get(key)
-            if found is not None:
-                self.share.count_memory(name)
-                return Response(found.content, status_code=200, headers={**found.headers, REPLY_HEADER: "memory"})
-        turn = await self._take_turn(request, name)
-        if not isinstance(turn, Turn):
-            return turn
+        turn: Turn | None = None
         done: Callable[[], None] | None = None
-        if key is not None:
-            found = memory.get(key)  # answered while we waited for the turn
-            if found is not None:
-                turn.end()
-                self.share.count_memory(name)
-                return Response(found.content, status_code=200, headers={**found.headers, REPLY_HEADER: "memory"})
+        followed = False  # waited for a leader once already: never twice
+        for look in (1, 2):
+            if key is not None:
+                found = memory.get(key)
+                pending = memory.pending(key) if found is None else None
+                if pending is not None and turn is None:  # an identical request is being answered: follow it a while
+                    followed = True
+                    try:
+                        await while_there(request, asyncio.shield(pending), FOLLOW_S)
+                    except Gone:
+                        return Response(status_code=499)
+                    except asyncio.TimeoutError:
+                        pass  # it takes too long: ask the model ourselves
+                    found = memory.get(key)
+                if found is not None:
+                    if turn is not None:
+                        turn.give_back()
+                    self.share.count_memory(name)
+                    return Response(found.content, status_code=200, headers={**found.headers, REPLY_HEADER: "memory"})
+            if turn is None:
+                taken = await self._take_turn(request, name)
+                if not isinstance(taken, Turn):
+                    return taken
+                turn = taken
+            if key is None:
+                break
             if memory.pending(key) is None:
                 done = memory.lead(key)  # a leader holds a turn: its followers never wait on a request that waits
+                break
+            if look == 1 and not followed and memory.get(key) is None:
+                turn.give_back()  # another request began leading while we waited for the turn: follow it instead
+                turn = None
+        if turn is None:  # followed twice without a reply: into the turns once more, without leading
+            taken = await self._take_turn(request, name)
+            if not isinstance(taken, Turn):
+                return taken
+            turn = taken
         handed = False
         try:
             response = await self._answer(request, turn, body, parsed, key, done)

@@ -210,6 +210,12 @@ class FairShare:
         self._mark(use)
         self._dispatch()
 
+    def give_back(self, name: str) -> None:
+        """End ``name``'s turn unused (the reply came from the door's memory after all): not a request to the model."""
+        use = self.use(name)
+        use.requests = max(0, use.requests - 1)
+        self.release(name)
+
     def count_refused(self, name: str) -> None:
         """Count a request of ``name`` the door refused before it reached the model (no turn, no tokens)."""
         use = self.use(name)

