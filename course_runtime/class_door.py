@@ -72,10 +72,11 @@ from . import door_rules
 from .fair_share import DEFAULT_BUDGET, FairShare, TooManyWaiting, MAX_WAITING
 from .progress_store import token_hash
 from .reply_memory import Remembered, ReplyCache, stream_complete
+from .teacher_guard import is_loopback
 from .texts import t
-from .web_requests import BadRequest, bearer, parse_json, read_body
+from .web_requests import BadRequest, address, bearer, parse_json, read_body
 
-MAX_MODEL_BODY = 1024 * 1024  # bytes of one request (a full 8,192-token context is about 40 KB of text)
+MAX_MODEL_BODY = 256 * 1024  # bytes of one request (a full 8,192-token context is about 40 KB of text, 50 KB escaped)
 MAX_BODY_DEPTH = 32  # nesting of a request's JSON (a tool's schema in a message list is about 10 deep)
 MAX_TOKENS = 8192  # max_tokens / max_completion_tokens at most: the class model server's context per slot
 MAX_REPLY_BYTES = 8 * 1024 * 1024  # a plain reply read from a model server (an agent's reply is a few KB)
@@ -268,7 +269,8 @@ class ClassDoor:
 
         self.share.capacity = max(1, self.pool.capacity())
         try:
-            await while_there(request, self.share.acquire(name), TURN_WAIT_S)
+            here = address(request)  # one computer's names share PER_ADDRESS turns; the teacher's own computer does not
+            await while_there(request, self.share.acquire(name, "" if is_loopback(here) else here), TURN_WAIT_S)
         except Gone:
             return Response(status_code=499)  # the student stopped the cell while waiting: nothing was sent
         except TooManyWaiting:

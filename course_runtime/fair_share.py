@@ -8,6 +8,10 @@ The turns (``FairShare``):
   until their first has its answer (a looping cell holds one turn, never the
   four slots).  At most ``MAX_WAITING`` requests of one student wait at
   once; one more is answered 429.
+* **At most ``PER_ADDRESS`` requests per computer.**  The names that ask from
+  one address (``acquire``'s ``address``; the door passes "" for the
+  teacher's own computer) have at most ``PER_ADDRESS`` requests answered at
+  once: names cost little to make, a computer does not.
 * **The quietest student goes first.**  Requests are passed on while fewer
   than ``capacity`` (the server's slots) are being answered; when a turn
   frees, of the students waiting, the one who used the fewest tokens in the
@@ -59,6 +63,7 @@ BUSY_FRACTION = 0.5  # waiting or answered more than half of the last minute ...
 BUSY_TIMES_MEDIAN = 2  # ... and more than twice as long as the other students' median
 YIELD_S = 10.0  # how long each request of a busy student waits while others are working
 FIRST_LOOK_S = 20.0  # a newcomer's busy part is taken over at least this long
+PER_ADDRESS = 2  # requests answered at once for the names of one computer (two students may share a laptop)
 
 
 class TooManyWaiting(Exception):
@@ -74,6 +79,7 @@ class StudentUse:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     in_flight: int = 0
+    address: str = ""  # the computer its request being answered came from ("" when none or not told)
     waiting: int = 0
     yielded: int = 0  # requests that waited YIELD_S (busy while others were working)
     cached: int = 0  # requests answered from the door's memory (ReplyCache): no model time, no tokens
@@ -171,8 +177,9 @@ class FairShare:
             use.busy.append((use.busy_since, now))
             use.busy_since = None
 
-    async def acquire(self, name: str) -> None:
-        """Wait for ``name``'s turn (see the module docstring).
+    async def acquire(self, name: str, address: str = "") -> None:
+        """Wait for ``name``'s turn (see the module docstring), asked from ``address`` (the client's IP address:
+        the names of one computer have at most ``PER_ADDRESS`` requests answered at once; "" = not counted).
 
         Raises:
             TooManyWaiting: ``name`` already has ``MAX_WAITING`` requests waiting.
@@ -182,7 +189,7 @@ class FairShare:
         if use.waiting >= MAX_WAITING:
             raise TooManyWaiting(name)
         turn = asyncio.get_running_loop().create_future()
-        entry = [next(self._arrivals), name, turn, False, self.clock()]
+        entry = [next(self._arrivals), name, turn, False, self.clock(), address]
         self._queue.append(entry)
         use.waiting += 1
         self._mark(use)
@@ -203,6 +210,8 @@ class FairShare:
         """End ``name``'s turn and count what it used (``usage``'s two counts; 0 when unknown)."""
         use = self.use(name)
         use.in_flight = max(0, use.in_flight - 1)
+        if not use.in_flight:
+            use.address = ""
         use.prompt_tokens += prompt_tokens
         use.completion_tokens += completion_tokens
         if prompt_tokens or completion_tokens:
@@ -236,10 +245,17 @@ class FairShare:
         while self.in_flight() < self.capacity:
             ready, later = [], []
             now = self.clock()
+            from_address: dict[str, int] = {}
+            for use in self.students.values():
+                if use.in_flight and use.address:
+                    from_address[use.address] = from_address.get(use.address, 0) + use.in_flight
             for entry in self._queue:
                 name = entry[1]
                 if self.use(name).in_flight or entry[2].done():
                     continue  # one at a time per student (a cancelled entry is removed by acquire)
+                if entry[5] and from_address.get(entry[5], 0) >= PER_ADDRESS:
+                    continue  # one computer's names already have PER_ADDRESS requests answered
+
                 if now - entry[4] < YIELD_S and self.is_busy(name) and self.others_working(name):
                     if not entry[3]:
                         entry[3] = True
@@ -256,6 +272,7 @@ class FairShare:
             use = self.use(entry[1])
             use.waiting -= 1
             use.in_flight += 1
+            use.address = entry[5]
             use.requests += 1
             entry[2].set_result(None)
 

@@ -96,7 +96,6 @@ import re
 import sqlite3
 import sys
 import time
-import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -108,14 +107,12 @@ from . import teacher_actions
 from .class_door import ClassDoor
 from .fair_share import DEFAULT_BUDGET
 from .progress import EXERCISE_ID, EXERCISES, FIELDS
-from .progress_page import (class_view, csv_safe, login_page, model_line, model_state, parse_metrics,  # noqa: F401
-                            render_csv, render_page, render_use, stuck_reason, unknown_exercises,
-                            QUIET_S, REFRESH_S, STUCK_FAILURES)
-from .progress_store import MAX_NAME, DB_FILE, ProgressStore, token_hash, valid_name  # noqa: F401
-from .teacher_guard import LOGIN_ATTEMPTS_PER_MINUTE, SESSION_S, TeacherGuard, is_loopback  # noqa: F401
+from .progress_page import class_view, login_page, model_state, render_csv, render_page, unknown_exercises
+from .progress_store import DB_FILE, ProgressStore, token_hash, valid_name
+from .teacher_guard import SESSION_S, TeacherGuard
 from .texts import t
 from .web_requests import BadRequest, RateLimit, address, bearer, body_json, error_response, read_body, run_blocking
-from .web_server import MAX_CONNECTIONS_PER_ADDRESS, READ_DEADLINE_S, ProgressService, guarded_protocol  # noqa: F401
+from .web_server import ProgressService
 
 DEFAULT_PORT = 8767  # the class door and the progress page, beside the class model server's 8766
 MAX_RESULTS = 200  # results in one post

@@ -12,15 +12,15 @@ import asyncio
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import openai
 import pytest
 
+from fake_model_server import FakeServer, ModelHandler
 from machine_support import free_port, model_server_available, skip_or_fail
 
-from course_runtime import class_door, fair_share, progress_service, reply_memory
+from course_runtime import class_door, fair_share, progress_page, progress_service, reply_memory
 from course_runtime.door_rules import ReplyStream, usage_of
 from course_runtime.fair_share import FairShare, TooManyWaiting
 from course_runtime.progress_store import ProgressStore
@@ -237,6 +237,23 @@ def test_the_snapshot_is_what_the_teacher_sees():
     run(main())
 
 
+def test_one_computers_names_share_two_turns():
+    """Issue 55: five names joined from one laptop held all four slots; now a computer's names have at most
+    ``PER_ADDRESS`` requests answered at once, and another computer is not held up."""
+    async def main():
+        share = FairShare(capacity=4)
+        for name in ("甲", "乙"):
+            await asyncio.wait_for(share.acquire(name, "192.168.1.50"), 1)
+        third = asyncio.ensure_future(share.acquire("丙", "192.168.1.50"))
+        await asyncio.sleep(0.01)
+        assert not third.done() and share.in_flight() == fair_share.PER_ADDRESS  # two slots still free
+        await asyncio.wait_for(share.acquire("丁", "192.168.1.51"), 1)  # another laptop goes at once
+        share.release("甲")
+        await asyncio.wait_for(third, 1)
+        assert share.use("丙").in_flight == 1 and share.use("甲").address == ""
+    run(main())
+
+
 def test_the_capacity_must_be_at_least_one():
     with pytest.raises(ValueError):
         FairShare(capacity=0)
@@ -275,23 +292,7 @@ class FakeModel:
         self.fail_next = 0  # chat requests to answer, after ``delay``, with a 500 error
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def send_json(self, status, data):
-                body = json.dumps(data).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def do_GET(self):
-                self.send_json(200, {"object": "list", "data": [{"id": "m", "object": "model"}]})
-
+        class Handler(ModelHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 fake.seen.append((self.headers.get("Authorization", ""), body))
@@ -315,10 +316,7 @@ class FakeModel:
                     fake.most_total = max(fake.most_total, sum(fake.now.values()))
                 try:
                     if request.get("stream"):
-                        self.send_response(200)
-                        self.send_header("Content-Type", "text/event-stream")
-                        self.send_header("Transfer-Encoding", "chunked")
-                        self.end_headers()
+                        self.start_stream()
                         for i in range(fake.pieces):
                             time.sleep(fake.delay / fake.pieces)
                             chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
@@ -344,18 +342,11 @@ class FakeModel:
                     if fake.slots is not None:
                         fake.slots.release()
 
-            def write_chunk(self, data: bytes) -> None:
-                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-                self.wfile.flush()
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.root = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.served = FakeServer(Handler)
+        self.root = self.served.root
 
     def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.served.stop()
 
 
 class Door:
@@ -845,7 +836,7 @@ def prompt_tokens_read(door) -> float:
     """llama-server's own count of prompt tokens it computed (``/metrics``; tokens found in the cache are not)."""
     metrics = httpx.get(door.direct.base_url.scheme + "://" + door.direct.base_url.netloc.decode() + "/metrics",
                         headers={"Authorization": f"Bearer {door.direct.api_key}"}, timeout=10, trust_env=False)
-    return progress_service.parse_metrics(metrics.text)["llamacpp:prompt_tokens_total"]
+    return progress_page.parse_metrics(metrics.text)["llamacpp:prompt_tokens_total"]
 
 
 def test_through_the_door_the_prompt_cache_still_works(real_door):

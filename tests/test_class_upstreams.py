@@ -13,9 +13,10 @@ import httpx
 import openai
 import pytest
 
-from machine_support import free_port, model_server_available, skip_or_fail, wait_until
+from machine_support import free_port, wait_until
+from test_upstreams import small_servers
 
-from course_runtime import classroom, progress_service, upstreams
+from course_runtime import progress_service, upstreams
 from course_runtime.progress_store import ProgressStore
 from course_runtime.web_server import ProgressService
 
@@ -24,24 +25,7 @@ SECRET = "0123456789"
 NAMES = {"甲": "a" * 32, "乙": "b" * 32, "丙": "c" * 32}  # one address: at most three names (identities)
 
 
-@pytest.fixture
-def two_servers(tmp_path, monkeypatch):
-    if not model_server_available():
-        skip_or_fail("no llama-server or model here (python course.py setup builds them)")
-    monkeypatch.setenv("COURSE_LOCAL_CTX", "1024")  # two servers on a small machine: a small context each
-    key_file = tmp_path / ".class-key"
-    key = classroom.class_key(key_file)
-    servers = [classroom.ClassModelServer("127.0.0.1", free_port(), slots=1, key_file=key_file,
-                                     log=tmp_path / f"server-{n}.log") for n in (1, 2)]
-    try:
-        for server in servers:
-            server.start()
-        for server in servers:
-            server.wait()
-        yield servers, key
-    finally:
-        for server in servers:
-            server.stop()
+two_servers = small_servers  # two real llama-servers, a small context each (tests/test_upstreams.py)
 
 
 @pytest.fixture

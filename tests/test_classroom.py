@@ -26,7 +26,7 @@ import pytest
 from machine_support import model_server_available
 
 from course_lib import providers
-from course_runtime import class_code, classroom, http_client, local_server, settings, setup_check
+from course_runtime import class_code, classroom, http_client, local_server, progress_page, settings, setup_check
 from course_lib.providers import PRESETS, Provider, ProviderError, get_client, get_provider, ping
 
 KEY = classroom.KEY_PREFIX + "0123456789abcdef0123456789abcdef"
@@ -388,7 +388,6 @@ def test_the_metrics_the_teachers_page_reads_need_the_key_and_hold_no_prompt(cla
                         timeout=30)
     assert metrics.status_code == 200 and "llamacpp:requests_processing" in metrics.text
     assert marker not in metrics.text
-    from course_runtime import progress_service
 
-    state = progress_service.model_state(class_server.root, class_server.key)
+    state = progress_page.model_state(class_server.root, class_server.key)
     assert state["health"] == "ok" and "processing" in state and "deferred" in state

@@ -13,14 +13,14 @@ import json
 import socket
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
 
+from fake_model_server import FakeServer, ModelHandler
 from machine_support import free_port, wait_until
 
-from course_runtime import progress_service
+from course_runtime import progress_service, progress_store, web_server
 
 CLASS_KEY = "course-class-" + "7" * 32
 TEACHER_KEY = "course-teacher-" + "8" * 32
@@ -39,23 +39,7 @@ class LlamaLike:
         self.streams_done = 0
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def send_json(self, status, data):
-                body = json.dumps(data).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def do_GET(self):
-                self.send_json(200, {"object": "list", "data": [{"id": "m", "object": "model"}]})
-
+        class Handler(ModelHandler):
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
                 fake.seen.append(body)
@@ -65,10 +49,7 @@ class LlamaLike:
                 timings = {"cache_n": 56, "prompt_n": 1, "predicted_n": steps, "prompt_ms": 3.0}
                 try:
                     if body.get("stream"):
-                        self.send_response(200)
-                        self.send_header("Content-Type", "text/event-stream")
-                        self.send_header("Transfer-Encoding", "chunked")
-                        self.end_headers()
+                        self.start_stream()
                         for i in range(steps):
                             time.sleep(0.01 if steps < 1000 else 0)
                             chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
@@ -95,27 +76,20 @@ class LlamaLike:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
-            def write_chunk(self, data: bytes) -> None:
-                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-                self.wfile.flush()
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.root = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.served = FakeServer(Handler)
+        self.root = self.served.root
 
     def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.served.stop()
 
 
 class Door:
     def __init__(self, folder, root: str, slots: int = 4):
-        self.store = progress_service.ProgressStore(folder / "class-progress.sqlite3")
+        self.store = progress_store.ProgressStore(folder / "class-progress.sqlite3")
         self.app = progress_service.make_app(self.store, CLASS_KEY, TEACHER_KEY, model_root=root, join_secret=SECRET,
                                              model_slots=slots)
         self.port = free_port()
-        self.service = progress_service.ProgressService(self.app, "127.0.0.1", self.port).start()
+        self.service = web_server.ProgressService(self.app, "127.0.0.1", self.port).start()
         self.url = f"http://127.0.0.1:{self.port}"
 
     @property
@@ -278,6 +252,21 @@ def test_a_body_far_bigger_than_a_full_context_is_refused_before_it_is_parsed(do
     auth = door.join("甲")
     big = door.chat(auth, ask("甲-" + "字" * 700_000))  # about 2 MB: a context of 8,192 tokens is about 40 KB
     assert big.status_code == 413 and fake.seen == []
+
+
+def test_made_up_exercise_ids_do_not_become_thousands_of_columns(door):
+    """10,000 made-up exercise ids became 10,000 columns (an 8 MiB page); a student's unknown ids are bounded."""
+    import secrets
+
+    auth = door.join("甲")
+    results = [{"id": secrets.token_hex(16), "exercise": f"{90 + n // 9:02d}-{1 + n % 9}", "passed": True, "hint": "",
+                "attempt": 1, "time": "2026-12-06T08:00:00Z"} for n in range(60)]
+    reply = httpx.post(door.url + "/api/results", json={"name": "甲", "token": TOKENS["甲"], "results": results},
+                       headers=auth, timeout=10).json()
+    assert reply["stored"] == 20 and len(reply["refused"]) == 40, reply
+    assert {r["index"] for r in reply["refused"]} == set(range(20, 60))
+    view = httpx.get(door.url + "/api/class", headers={"Authorization": f"Bearer {TEACHER_KEY}"}, timeout=10).json()
+    assert len(view["unknown"]) == 20
 
 
 # --------------------------------------------------------------------------- 7. the teacher's routes

@@ -24,7 +24,7 @@ import pytest
 from machine_support import free_port
 from test_progress_service import CLASS_KEY, SECRET, TEACHER_KEY, TOKEN_A, TOKEN_B, result
 
-from course_runtime import class_code, progress, progress_page, progress_service, progress_store, teacher_actions
+from course_runtime import class_code, progress, progress_page, progress_service, progress_store, teacher_actions, web_server
 from course_runtime.progress_store import JOINS_PER_ADDRESS, ProgressStore
 from course_runtime.web_requests import BadRequest
 
@@ -39,7 +39,7 @@ class Running:
         self.port = free_port()
         app = progress_service.make_app(self.store, CLASS_KEY, TEACHER_KEY, join_secret=SECRET)
         app.router.routes.extend(teacher_actions.routes())
-        self.service = progress_service.ProgressService(app, "127.0.0.1", self.port).start()
+        self.service = web_server.ProgressService(app, "127.0.0.1", self.port).start()
         self.url = f"http://127.0.0.1:{self.port}"
 
     def stop(self):

@@ -151,7 +151,7 @@ def test_a_changed_task_gets_a_new_version_the_class_page_tells_apart(course04, 
     now = 1_000.0
     stored = [{"name": "王小明", "exercise": old, "passed": True, "hint": "", "attempt": 1, "time": "", "received": now},
               {"name": "李华", "exercise": new, "passed": True, "hint": "", "attempt": 1, "time": "", "received": now}]
-    view = progress_service.class_view(stored, ["王小明", "李华"], now=now)
+    view = progress_page.class_view(stored, ["王小明", "李华"], now=now)
     assert view["unknown"] == [old] and new in view["exercises"]
     assert view["passed"][new] == 1
 

@@ -26,7 +26,7 @@ from starlette.testclient import TestClient
 
 from machine_support import free_port
 
-from course_runtime import keys, local_server, progress_service
+from course_runtime import keys, local_server, progress_service, progress_store, teacher_guard, web_server
 
 CLASS_KEY = "course-class-" + "1" * 32
 TEACHER_KEY = "course-teacher-" + "2" * 32
@@ -51,11 +51,11 @@ class Running:
     def __init__(self, folder, clock=time.time, busy_timeout_s=None, **service_options):
         store_options = {} if busy_timeout_s is None else {"busy_timeout_s": busy_timeout_s}
         self.db = folder / "class-progress.sqlite3"
-        self.store = progress_service.ProgressStore(self.db, **store_options)
+        self.store = progress_store.ProgressStore(self.db, **store_options)
         self.port = free_port()
         self.app = progress_service.make_app(self.store, CLASS_KEY, TEACHER_KEY, model_port=8766,
                                              join_secret=SECRET, clock=clock)
-        self.service = progress_service.ProgressService(self.app, "127.0.0.1", self.port, **service_options).start()
+        self.service = web_server.ProgressService(self.app, "127.0.0.1", self.port, **service_options).start()
         self.url = f"http://127.0.0.1:{self.port}"
 
     def stop(self):
@@ -113,13 +113,13 @@ def test_a_session_expires(service, clock):
     with httpx.Client(base_url=service.url, timeout=10) as browser:
         assert browser.post("/login", data={"key": TEACHER_KEY}).status_code == 303
         assert browser.get("/teacher").status_code == 200
-        clock.now += progress_service.SESSION_S + 1
+        clock.now += teacher_guard.SESSION_S + 1
         assert browser.get("/teacher").status_code == 303
 
 
 @pytest.mark.parametrize("path", ["/teacher", "/teacher.csv", "/api/class", "/login"])
 def test_teacher_routes_answer_only_this_computer(tmp_path, path):
-    store = progress_service.ProgressStore(tmp_path / "db.sqlite3")
+    store = progress_store.ProgressStore(tmp_path / "db.sqlite3")
     auth = {"Authorization": f"Bearer {TEACHER_KEY}"}
     try:
         app = progress_service.make_app(store, CLASS_KEY, TEACHER_KEY)
@@ -138,9 +138,9 @@ def test_teacher_routes_answer_only_this_computer(tmp_path, path):
 
 def test_login_guesses_are_limited_and_cannot_be_raced(service, clock):
     """Many guesses at once: their bodies arrive only after every request is in, and still at most the limit is answered."""
-    replies = race(service.port, "/login", b"key=guess", 3 * progress_service.LOGIN_ATTEMPTS_PER_MINUTE,
+    replies = race(service.port, "/login", b"key=guess", 3 * teacher_guard.LOGIN_ATTEMPTS_PER_MINUTE,
                    content_type="application/x-www-form-urlencoded")
-    assert replies.count(303) <= progress_service.LOGIN_ATTEMPTS_PER_MINUTE and 429 in replies
+    assert replies.count(303) <= teacher_guard.LOGIN_ATTEMPTS_PER_MINUTE and 429 in replies
     assert httpx.post(service.url + "/login", data={"key": "guess"}, timeout=10).status_code == 429
     # The right key is checked first and never refused (issue 55: a page in the teacher's browser shares the
     # teacher's address; its guesses must not lock the teacher out).

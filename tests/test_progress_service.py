@@ -19,7 +19,7 @@ import pytest
 
 from machine_support import free_port
 
-from course_runtime import class_code, progress, progress_service
+from course_runtime import class_code, progress, progress_page, progress_service, progress_store, web_server
 from course_lib.checkers import nb06
 
 CLASS_KEY = "course-class-" + "1" * 32
@@ -31,11 +31,11 @@ class Running:
     """A service on a free loopback port with a fresh database; ``url``, ``store``, ``stop()``."""
 
     def __init__(self, folder, clock=time.time, join_secret=SECRET, model_root=None):
-        self.store = progress_service.ProgressStore(folder / "class-progress.sqlite3")
+        self.store = progress_store.ProgressStore(folder / "class-progress.sqlite3")
         self.port = free_port()
         app = progress_service.make_app(self.store, CLASS_KEY, TEACHER_KEY, model_root=model_root, model_port=8766,
                                         join_secret=join_secret, clock=clock)
-        self.service = progress_service.ProgressService(app, "127.0.0.1", self.port).start()
+        self.service = web_server.ProgressService(app, "127.0.0.1", self.port).start()
         self.url = f"http://127.0.0.1:{self.port}"
 
     def stop(self):
@@ -137,18 +137,18 @@ def test_one_unknown_exercise_never_blocks_the_rest(service):
     answer = reply.json()
     assert answer["ids"] == [r["id"] for r in batch] and answer["stored"] == 3
     assert answer["unknown"] == [UNKNOWN] and answer["refused"] == []
-    view = progress_service.class_view(service.store.results(), service.store.students(), now=0)
+    view = progress_page.class_view(service.store.results(), service.store.students(), now=0)
     assert view["exercises"][-1] == UNKNOWN and view["unknown"] == [UNKNOWN]
     assert view["exercises"][:-1] == list(progress.EXERCISES)
     assert view["students"][0]["cells"][UNKNOWN]["passed"] is True
-    page = progress_service.render_page(view, {"health": "none"}, now=0)
+    page = progress_page.render_page(view, {"health": "none"}, now=0)
     assert UNKNOWN + "？" in page and UNKNOWN in page.split("unknown")[-1]
-    csv_rows = progress_service.render_csv(view).splitlines()
+    csv_rows = progress_page.render_csv(view).splitlines()
     assert csv_rows[0].split(",")[-2] == UNKNOWN and csv_rows[1].split(",")[-1] == "2"
 
 
 def test_exercises_sort_by_number_not_text():
-    unknown = progress_service.unknown_exercises([{"exercise": e} for e in ("06-10", "06-9", "99-1", "06-9")])
+    unknown = progress_page.unknown_exercises([{"exercise": e} for e in ("06-10", "06-9", "99-1", "06-9")])
     assert unknown == ["06-9", "06-10", "99-1"]
 
 
@@ -198,11 +198,11 @@ def test_the_teacher_sees_everyone_with_the_teacher_key(service):
 
 
 def test_names_reach_the_page_as_text(service, tmp_path):
-    store = progress_service.ProgressStore(tmp_path / "direct.sqlite3")  # a name the API would refuse, stored anyway
+    store = progress_store.ProgressStore(tmp_path / "direct.sqlite3")  # a name the API would refuse, stored anyway
     store.claim("<img src=x onerror=alert(1)>", TOKEN_A)
     store.add("<img src=x onerror=alert(1)>", [result()])
-    view = progress_service.class_view(store.results(), store.students(), time.time())
-    html = progress_service.render_page(view, {"health": "none"}, time.time())
+    view = progress_page.class_view(store.results(), store.students(), time.time())
+    html = progress_page.render_page(view, {"health": "none"}, time.time())
     assert "<img" not in html and "&lt;img src=x onerror=alert(1)&gt;" in html
     store.close()
 
@@ -236,26 +236,26 @@ def test_who_seems_stuck():
     rows = [dict(id=str(i), name="甲", exercise="06-2", passed=False, hint="06.agent_loop.4", attempt=i,
                  time="", received=now - 100 + i) for i in range(1, 4)]
     rows += [dict(id="q", name="乙", exercise="01-1", passed=True, hint="", attempt=1, time="",
-                  received=now - progress_service.QUIET_S - 5)]
-    view = progress_service.class_view(rows, ["甲", "乙", "丙"], now)
+                  received=now - progress_page.QUIET_S - 5)]
+    view = progress_page.class_view(rows, ["甲", "乙", "丙"], now)
     stuck = {row["name"]: row["stuck"] for row in view["students"]}
     assert stuck == {"甲": "failures", "乙": "quiet", "丙": "quiet"}
     first = view["students"][0]
-    assert "06-2" in progress_service.stuck_reason(first, now) and "3" in progress_service.stuck_reason(first, now)
+    assert "06-2" in progress_page.stuck_reason(first, now) and "3" in progress_page.stuck_reason(first, now)
     rows.append(dict(id="p", name="甲", exercise="06-2", passed=True, hint="", attempt=4, time="", received=now))
-    assert progress_service.class_view(rows, ["甲"], now)["students"][0]["stuck"] is None
+    assert progress_page.class_view(rows, ["甲"], now)["students"][0]["stuck"] is None
 
 
 def test_the_model_servers_state_from_its_metrics():
     text = ("# HELP llamacpp:requests_processing Number of requests processing.\n"
             "llamacpp:requests_processing 2\nllamacpp:requests_deferred 5\n"
             "llamacpp:predicted_tokens_seconds 17.25\n")
-    values = progress_service.parse_metrics(text)
+    values = progress_page.parse_metrics(text)
     assert values["llamacpp:requests_deferred"] == 5.0
-    line = progress_service.model_line({"health": "ok", "health_ms": 3.2, "processing": 2, "deferred": 5,
+    line = progress_page.model_line({"health": "ok", "health_ms": 3.2, "processing": 2, "deferred": 5,
                                         "tokens_per_s": 17.25})
     assert "2" in line and "排队 5" in line and "17.2" in line
-    assert "连不上" in progress_service.model_line(progress_service.model_state(f"http://127.0.0.1:{free_port()}", None))
+    assert "连不上" in progress_page.model_line(progress_page.model_state(f"http://127.0.0.1:{free_port()}", None))
 
 
 # --------------------------------------------------------------------------- joining with the class code
@@ -331,9 +331,9 @@ def test_nothing_is_lost_while_the_teacher_is_away(tmp_path, student, monkeypatc
     assert err.count("暂时没发到老师的电脑") == 1  # one short line, once
     assert len(progress.read_results(student)) == 3 and progress.sent_ids(student) == set()
     # The teacher's command comes back (on that port): the next result takes the waiting ones along.
-    store = progress_service.ProgressStore(tmp_path / "db.sqlite3")
+    store = progress_store.ProgressStore(tmp_path / "db.sqlite3")
     app = progress_service.make_app(store, CLASS_KEY, TEACHER_KEY)
-    back = progress_service.ProgressService(app, "127.0.0.1", port).start()
+    back = web_server.ProgressService(app, "127.0.0.1", port).start()
     try:
         monkeypatch.setattr(progress, "_retry_at", {})
         nb06.check_call_key("not a function")

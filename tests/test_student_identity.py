@@ -24,7 +24,7 @@ import pytest
 
 from test_progress_service import CLASS_KEY, SECRET, TOKEN_A, TOKEN_B, Running, post, result
 
-from course_runtime import class_code, progress_service, progress_store, setup_check
+from course_runtime import class_code, progress_store, setup_check, web_requests
 
 AUTH = {"Authorization": f"Bearer {CLASS_KEY}"}
 
@@ -113,7 +113,7 @@ def test_a_name_with_nothing_visible_or_hidden_characters_is_refused(service, na
     ("  王  小明 ", "王 小明"), ("नमस्ते", "नमस्ते"),
 ])
 def test_ordinary_names_are_kept_in_their_normal_form(given, stored):
-    assert progress_service.valid_name(given) == stored
+    assert progress_store.valid_name(given) == stored
 
 
 def test_an_old_database_gets_skeletons_and_keeps_its_students(tmp_path):
@@ -126,10 +126,10 @@ def test_an_old_database_gets_skeletons_and_keeps_its_students(tmp_path):
                (progress_store._token_hash(TOKEN_A),))
     db.commit()
     db.close()
-    store = progress_service.ProgressStore(path)
+    store = progress_store.ProgressStore(path)
     try:
         assert store.students() == ["Anna"]
-        with pytest.raises(progress_service.BadRequest) as refused:
+        with pytest.raises(web_requests.BadRequest) as refused:
             store.claim("\u0410nna", TOKEN_B)
         assert refused.value.status == 409
         assert store.claim("Anna", TOKEN_A) == "Anna"
