@@ -83,10 +83,11 @@ MAX_REPLY_BYTES = 8 * 1024 * 1024  # a plain reply read from a model server (an 
 GONE_CHECK_S = 0.5  # how often a waiting request looks whether its student is still connected
 TURN_WAIT_S = 300.0  # a request waits at most this long for its turn (then 503)
 FOLLOW_S = 30.0  # a request waits at most this long for an identical one being answered
-STREAM_BUFFER_BYTES = 256 * 1024  # a stream's bytes read ahead of a slow student
-SLOW_READER_S = 30.0  # a student who takes nothing of a full buffer for this long is cut off
+STREAM_BUFFER_BYTES = 4 * 1024 * 1024  # a stream's bytes read ahead of a slow student (a whole reply is < 2 MB)
+SLOW_READER_S = 30.0  # a stream whose student kept the model waiting this long in all is cut off
 KEEPALIVE_S = 2.0  # how long an idle connection to llama-server is kept for the next request
 UPSTREAM_TIMEOUT_S = 600.0  # as the student's own client waits (http_client.CLASSROOM_TIMEOUT_S)
+REFUSALS_PER_MINUTE = 30  # refused requests of one student a minute; more are answered 429 before being read
 REPLY_HEADER = "X-Course-Reply"  # "memory" or "model" on every chat reply that passed the door
 
 
@@ -184,6 +185,9 @@ class ClassDoor:
         self.memory = ReplyCache() if reply_memory else None
         self.student_of = student_of
         self._names: dict[str, str] = {}  # token hash -> name (a joined token keeps its name)
+        self._names_generation = 0  # forget_names() moves it: a lookup begun before is not kept
+        self._refused_at: dict[str, deque] = {}  # name -> when their requests were refused (the last minute)
+        self._reading: dict[str, int] = {}  # name -> their requests being read and screened now
         self._http: Any = None
         self._watch: asyncio.Task | None = None
         self._Relayed = _relayed_class()
@@ -225,12 +229,24 @@ class ClassDoor:
             self._http = make_client(self.pool.upstreams, timeout=httpx.Timeout(UPSTREAM_TIMEOUT_S, connect=5.0),
                                      limits=httpx.Limits(max_connections=None, max_keepalive_connections=32,
                                                          keepalive_expiry=KEEPALIVE_S))
-            self._watch = asyncio.ensure_future(self.pool.watch(self._http))
+            self._watch = asyncio.ensure_future(self._watch_pool())
         return self._http
 
     def forget_names(self) -> None:
         """Look every token up again (``teacher_actions``: a name released, renamed or merged)."""
+        self._names_generation += 1
         self._names.clear()
+
+    async def _watch_pool(self) -> None:
+        """The pool's health checks, and the turns' capacity kept to the healthy servers' slots (so requests
+        waiting for a turn start as soon as a server comes back, not at the next request)."""
+        watch = asyncio.ensure_future(self.pool.watch(self._http))
+        try:
+            while not watch.done():
+                self.share.set_capacity(max(1, self.pool.capacity()))
+                await asyncio.sleep(1.0)
+        finally:
+            watch.cancel()
 
     async def who(self, request: Any) -> str | None:
         from starlette.concurrency import run_in_threadpool
@@ -239,35 +255,54 @@ class ClassDoor:
         if digest is None:
             return None
         if digest not in self._names:
+            generation = self._names_generation
             name = await run_in_threadpool(self.student_of, digest)
             if name is None:
                 return None
+            if generation != self._names_generation:
+                return name  # a teacher's action came meanwhile: answer this once, keep nothing
             self._names[digest] = name
         return self._names[digest]
 
     async def _screened(self, request: Any, path: str) -> tuple[str, bytes, Any] | Any:
-        """``(name, body, parsed)`` of a request that may pass, or the response that refuses it."""
+        """``(name, body, parsed)`` of a request that may pass, or the response that refuses it.
+
+        Before a byte of the body is read: at most ``MAX_WAITING`` requests of one student being read at
+        once, and a student refused ``REFUSALS_PER_MINUTE`` times in the last minute is answered 429 at
+        once (reading, parsing and screening a refused body is the door's work, not the model's).
+        """
+        import time
+
         name = await self.who(request)
         if name is None:
             return refuse(401, t("class_door.not_joined"), "authentication_error")
+        recent = self._refused_at.setdefault(name, deque())
+        now = time.monotonic()
+        while recent and now - recent[0] > 60.0:
+            recent.popleft()
+        if len(recent) >= REFUSALS_PER_MINUTE or self._reading.get(name, 0) >= MAX_WAITING:
+            return refuse(429, t("class_door.too_many_refused", most=REFUSALS_PER_MINUTE), "rate_limit_error")
+        self._reading[name] = self._reading.get(name, 0) + 1
         try:
             body = await read_body(request, MAX_MODEL_BODY)
             parsed = await parse_json(body, MAX_BODY_DEPTH)
+            reason = door_rules.screen_request(path, parsed, max_tokens=MAX_TOKENS)
+            if reason is not None:
+                raise BadRequest(400, reason)
         except BadRequest as exc:
             self.share.count_refused(name)
-            return refuse(exc.status, exc.message if exc.status == 413 else t("class_door.not_json"),
-                          "invalid_request_error")
-        reason = door_rules.screen_request(path, parsed, max_tokens=MAX_TOKENS)
-        if reason is not None:
-            self.share.count_refused(name)
-            return refuse(400, reason, "invalid_request_error")
+            recent.append(now)
+            message = t("class_door.not_json") if exc.message == t("progress_service.not_json") else exc.message
+            return refuse(exc.status, message, "invalid_request_error")
+        finally:
+            self._reading[name] -= 1
         return name, body, parsed
 
     async def _take_turn(self, request: Any, name: str) -> Turn | Any:
         """``name``'s turn (a ``Turn``), or the response that ends the request (gone, too many waiting, too long)."""
         from starlette.responses import Response
 
-        self.share.capacity = max(1, self.pool.capacity())
+        self.share.set_capacity(max(1, self.pool.capacity()))
         try:
             here = address(request)  # one computer's names share PER_ADDRESS turns; the teacher's own computer does not
             await while_there(request, self.share.acquire(name, "" if is_loopback(here) else here), TURN_WAIT_S)
@@ -296,7 +331,14 @@ class ClassDoor:
                 if kind is not None and not any(u.kind == kind for u in self.pool.upstreams):
                     return refuse(501, t("class_door.no_tokenizer"), "api_error")
                 return refuse(502, t("class_door.model_unreachable"), "api_error")
-            content = upstream.chat_body(body) if path == "/v1/chat/completions" else body
+            content = body
+            if path == "/v1/chat/completions":
+                content = upstream.chat_body(body)
+                if upstream.kind != "llama-server" and isinstance(parsed, dict) \
+                        and parsed.get("max_tokens") is None and parsed.get("max_completion_tokens") is None:
+                    # llama-server stops at a slot's context; a provider's own default may be far longer
+                    content = json.dumps({**json.loads(content), "max_tokens": MAX_TOKENS},
+                                         ensure_ascii=False).encode("utf-8")
             headers = {"Content-Type": "application/json", **upstream.headers()}
             url = upstream.url(path)
             for attempt in (1, 2):
@@ -357,12 +399,19 @@ class ClassDoor:
                 turn = taken
             if key is None:
                 break
+            if memory.get(key) is not None:
+                continue  # answered while this request waited for its turn: the loop's top answers from memory
             if memory.pending(key) is None:
                 done = memory.lead(key)  # a leader holds a turn: its followers never wait on a request that waits
                 break
             if look == 1 and not followed and memory.get(key) is None:
                 turn.give_back()  # another request began leading while we waited for the turn: follow it instead
                 turn = None
+        if key is not None and done is None and (found := memory.get(key)) is not None:
+            if turn is not None:
+                turn.give_back()  # answered while this request waited for its second turn
+            self.share.count_memory(name)
+            return Response(found.content, status_code=200, headers={**found.headers, REPLY_HEADER: "memory"})
         if turn is None:  # followed twice without a reply: into the turns once more, without leading
             taken = await self._take_turn(request, name)
             if not isinstance(taken, Turn):
@@ -391,6 +440,9 @@ class ClassDoor:
         except Gone:
             turn.end((estimate, 0))
             return Response(status_code=499)
+        except httpx.HTTPError:  # a plain reply longer than UPSTREAM_TIMEOUT_S, a server gone mid-way
+            turn.end((estimate, 0))
+            return refuse(502, t("class_door.model_unreachable"), "api_error")
         if not isinstance(sent, tuple):
             return sent
         upstream, answer = sent
@@ -445,26 +497,35 @@ class ClassDoor:
 
         async def pump() -> None:
             whole = False
+            loop = asyncio.get_running_loop()
+            slow = 0.0  # seconds the model waited for this student to read, all waits together
             try:
                 async for piece in answer.aiter_raw():
                     put(reader.feed(piece))
                     while state["buffered"] > STREAM_BUFFER_BYTES:  # the student reads slower than the model
                         room.clear()
-                        await asyncio.wait_for(room.wait(), SLOW_READER_S)
+                        began = loop.time()
+                        try:
+                            await asyncio.wait_for(room.wait(), max(0.0, SLOW_READER_S - slow))
+                        finally:
+                            slow += loop.time() - began
                 put(reader.flush())
                 whole = True
             except (httpx.HTTPError, door_rules.ReplyTooBig, asyncio.TimeoutError):
                 pass  # the server broke off, or the student stopped reading: the stream ends early
             finally:
-                await answer.aclose()
+                turn.end(reader.counted())  # first: nothing below may keep the turn, the slot or the followers
                 self.pool.finished(upstream)
-                turn.end(reader.counted())
                 state["finished"] = True
                 more.set()
                 if whole and kept is not None and stream_complete(bytes(kept)):
                     self.memory.put(key, Remembered(bytes(kept), _kept_headers(headers)))
                 if done is not None:
                     done()
+                try:
+                    await answer.aclose()
+                except Exception:  # noqa: BLE001 - the connection is going anyway
+                    pass
 
         task = asyncio.ensure_future(pump())
 

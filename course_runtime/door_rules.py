@@ -83,7 +83,7 @@ from .texts import t
 # Caps
 # ---------------------------------------------------------------------------
 MAX_BODY_DEPTH = 24          # levels of dicts/lists in a whole body (a lesson's deepest: about 12)
-MAX_BODY_VALUES = 200_000    # values (dicts, lists, scalars) in a whole body
+MAX_BODY_VALUES = 20_000     # values (dicts, lists, scalars) in a whole body (a lesson's: a few hundred)
 MAX_TEXT_CHARS = 200_000     # one message's text, one /tokenize content (an 8192-token slot is ~40 KB)
 MAX_SHORT_CHARS = 256        # model, ids, names, stop strings, schema names
 MAX_TOOL_NAME_CHARS = 64     # OpenAI's limit for a function name

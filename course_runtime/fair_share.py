@@ -121,6 +121,16 @@ class FairShare:
         self._budget = max(0, int(tokens))
         self._dispatch()
 
+    def set_capacity(self, capacity: int) -> None:
+        """Requests passed on at once from now (the healthy model servers' slots); waiting ones start if room came."""
+        capacity = max(1, int(capacity))
+        if capacity != self.capacity:
+            self.capacity = capacity
+            try:
+                self._dispatch()
+            except RuntimeError:  # no running event loop (a caller outside the door): the next request dispatches
+                pass
+
     def use(self, name: str) -> StudentUse:
         return self.students.setdefault(name, StudentUse(name))
 

@@ -202,9 +202,9 @@ def state_of(request: Any) -> ServiceState:
     return request.app.state.course
 
 
-async def student(request: Any, token: object) -> bool:
-    """Who may post or read results: the student's own token as the bearer (a token that has joined),
-    or the class key (the teacher's own scripts).  Returns True for the class key.
+async def who_posts(request: Any) -> bool:
+    """Who may post or read results, from the headers alone (before a byte of the body is read): the class
+    key (the teacher's own scripts; returns True) or a student token that has joined (returns False).
 
     Raises:
         BadRequest (401): neither.
@@ -216,10 +216,21 @@ async def student(request: Any, token: object) -> bool:
     if secrets.compare_digest(given.encode(), state.class_key.encode()):
         return True
     digest = token_hash(given)
-    if digest is not None and isinstance(token, str) and secrets.compare_digest(given, token) \
-            and await run_blocking(state.store.student_of, digest) is not None:
+    if digest is not None and await run_blocking(state.store.student_of, digest) is not None:
         return False
     raise BadRequest(401, t("progress_service.not_joined"))
+
+
+def same_token(request: Any, token: object, teacher: bool) -> None:
+    """The body's ``token`` must be the bearer's own (the class key may post for anyone).
+
+    Raises:
+        BadRequest (401): another token in the body than in the header.
+    """
+    import secrets
+
+    if not teacher and not (isinstance(token, str) and secrets.compare_digest(bearer(request), token)):
+        raise BadRequest(401, t("progress_service.not_joined"))
 
 
 async def post_results(request: Any):
@@ -228,13 +239,14 @@ async def post_results(request: Any):
 
     state = state_of(request)
     try:
+        teacher = await who_posts(request)  # before the body: nobody unknown makes the service read or parse
         body = await body_json(request)
         if not isinstance(body, dict) or not isinstance(body.get("results"), list):
             raise BadRequest(400, t("progress_service.result_fields", fields=", ".join(FIELDS)))
         if len(body["results"]) > MAX_RESULTS:
             raise BadRequest(413, t("progress_service.too_many", most=MAX_RESULTS))
         token = body.get("token")
-        await student(request, token)
+        same_token(request, token, teacher)
         name = valid_name(body.get("name"))
         digest = token_hash(token) if isinstance(token, str) else None
         results, refused = _bound_results(body["results"], digest)
@@ -293,10 +305,11 @@ async def post_mine(request: Any):
 
     state = state_of(request)
     try:
+        teacher = await who_posts(request)
         body = await body_json(request)
         if not isinstance(body, dict):
             raise BadRequest(400, t("progress_service.not_json"))
-        await student(request, body.get("token"))
+        same_token(request, body.get("token"), teacher)
         name = await run_blocking(state.store.owner, valid_name(body.get("name")), body.get("token"))
         mine = [{k: r[k] for k in FIELDS} for r in await run_blocking(state.store.results, name)]
     except BadRequest as exc:

@@ -15,8 +15,9 @@ The memory (``ReplyCache``; on by default, ``serve --no-reply-memory`` turns it 
   ``data: [DONE]``; an error status, a reply cut by the student leaving or
   the server breaking off, a connection failure are never kept.
 * **The key.**  SHA-256 of the path and the body as JSON written one way
-  (``json.loads``, then ``json.dumps(sort_keys=True, separators=(",", ":"),
-  ensure_ascii=False)``): key order and spaces do not matter, anything else
+  (``json.loads``, then ``json.dumps(separators=(",", ":"), ensure_ascii=False)``,
+  keys in the order sent: llama-server keeps that order - a schema's properties
+  are the order the model writes its fields in): spaces do not matter, anything else
   does (the model, every message, the seed, ``stream``, ``max_tokens``...).
 * **A hit** is answered at once in the same shape (the same bytes and
   content type; a stream as the same server-sent events), skips the turns
@@ -87,8 +88,8 @@ class ReplyCache:
     def key_of(path: str, body: Any) -> str | None:
         """The memory's key for a request to ``path`` with the parsed JSON ``body``, or None (never remembered).
 
-        A key (SHA-256, 64 hex digits, of the path and the body written as canonical JSON: sorted keys, no
-        spaces, UTF-8) only for a JSON object whose ``temperature`` is the number 0 (not ``false``, not
+        A key (SHA-256, 64 hex digits, of the path and the body written again as JSON: keys in the order sent,
+        no spaces, UTF-8) only for a JSON object whose ``temperature`` is the number 0 (not ``false``, not
         ``"0"``) and whose ``n`` is absent or 1: any other request samples, or asks for several choices.
         """
         if not isinstance(body, dict):
@@ -97,7 +98,7 @@ class ReplyCache:
         if type(temperature) not in (int, float) or temperature != 0 or type(n) is not int or n != 1:
             return None
         try:
-            canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            canonical = json.dumps(body, separators=(",", ":"), ensure_ascii=False)  # keys in the order sent
         except (ValueError, RecursionError):
             return None
         data = path.encode("utf-8") + b"\n" + canonical.encode("utf-8", errors="surrogatepass")

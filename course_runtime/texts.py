@@ -376,6 +376,7 @@ _ZH_PROGRESS: dict[str, str] = {
                                 "它会把学生令牌交给老师的电脑，并写好 .env",
     "class_door.not_json": "请求的内容不是 JSON 对象（老师的服务器只转发 OpenAI 格式的请求）",
     "class_door.too_many_waiting": "你已经有 {most} 个请求在排队了：等前面的回答完，再运行下一个单元格",
+    "class_door.too_many_refused": "老师的服务器最近一分钟拒绝了你 {most} 个请求（或你同时发了太多请求）：先看看前面的错误提示，改好再运行",
     "class_door.turn_too_long": "老师的服务器上排队的人太多，你的请求等了 {seconds} 秒还没轮到：过一会儿再运行这个单元格",
     "class_door.no_tokenizer": "老师服务器后面的模型服务不是 llama-server，没有这个功能（/tokenize、/apply-template 只有 llama-server 有）：这一格看老师屏幕上的结果",
     "teacher_guard.host": "老师的页面要用 IP 地址或 localhost 打开（例如 http://127.0.0.1:8767/teacher），不能用别的域名：这样别的网站没法冒充",

@@ -573,11 +573,18 @@ def test_memory_a_classmates_identical_temperature_0_request_is_answered_from_me
     assert second.headers["content-type"] == first.headers["content-type"]
 
 
-def test_memory_key_order_and_whitespace_do_not_matter(door, fake):
+def test_memory_whitespace_does_not_matter_key_order_does(door, fake):
+    """Spaces are not the request; the order of keys is: llama-server keeps it (a schema's properties are the
+    order of the fields it makes the model write, a tool's the order it is shown in), so a body whose keys
+    come in another order is another request (found by a review of issue 55's door)."""
     post(door, door.join("甲"), BODY)
-    raw = ('{ "messages" : [ {"content": "甲-问", "role": "user"} ],\n  "temperature": 0,  "model": "m" }').encode()
+    raw = ('{ "model" : "m",\n  "temperature": 0,  "messages": [ {"role": "user", "content": "甲-问"} ] }').encode()
+    assert list(json.loads(raw)) == list(BODY)
     again = post(door, door.join("乙"), raw)
     assert again.headers["x-course-reply"] == "memory" and chats_sent(fake) == 1
+    reordered = ('{"messages": [{"content": "甲-问", "role": "user"}], "temperature": 0, "model": "m"}').encode()
+    other = post(door, door.join("丙"), reordered)
+    assert other.headers["x-course-reply"] == "model" and chats_sent(fake) == 2
 
 
 def test_memory_sampling_and_several_choices_are_never_remembered(door, fake):
@@ -603,9 +610,13 @@ def test_memory_a_stream_is_remembered_and_replayed_byte_for_byte(door, fake):
     assert first.content.endswith(b"data: [DONE]\n\n") and second.content == first.content
     assert second.headers["x-course-reply"] == "memory" and chats_sent(fake) == 1
     assert second.headers["content-type"].startswith("text/event-stream")
-    pieces = [c.choices[0].delta.content for c in chat(door.client(door.join("丙")), "甲", stream=True, temperature=0)
-              if c.choices]
-    assert "".join(p or "" for p in pieces) == "字0字1字2" and chats_sent(fake) == 1  # the SDK reads it as a stream
+    def through_sdk(name: str) -> str:  # the SDK writes the body's keys in its own order: another key than BODY's
+        stream = chat(door.client(door.join(name)), "甲", stream=True, temperature=0)
+        return "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
+
+    assert through_sdk("丙") == "字0字1字2" and chats_sent(fake) == 2
+    settled(door)
+    assert through_sdk("甲") == "字0字1字2" and chats_sent(fake) == 2  # the SDK reads a remembered stream as a stream
 
 
 def test_memory_an_error_reply_is_not_remembered(door, fake):
@@ -749,7 +760,9 @@ def test_memory_is_bounded_the_least_recently_used_goes_first():
 
 def test_memory_keys_only_requests_that_mean_the_same():
     key = reply_memory.ReplyCache.key_of
-    assert key("/v1/chat/completions", BODY) == key("/v1/chat/completions", dict(reversed(list(BODY.items()))))
+    assert key("/v1/chat/completions", BODY) == key("/v1/chat/completions", json.loads(json.dumps(BODY, indent=2)))
+    # keys in another order are another request: llama-server keeps the order (a schema's fields, the tools')
+    assert key("/v1/chat/completions", BODY) != key("/v1/chat/completions", dict(reversed(list(BODY.items()))))
     assert key("/v1/chat/completions", BODY) != key("/v1/chat/completions", {**BODY, "seed": 1})
     assert key("/v1/chat/completions", BODY) != key("/other", BODY)
     assert key("/v1/chat/completions", {**BODY, "temperature": 0.0}) is not None

@@ -65,7 +65,7 @@ class LlamaLike:
                         self.write_chunk(b"")
                         fake.streams_done += 1
                     else:
-                        time.sleep(steps / 100)
+                        time.sleep(steps / 100 if steps <= 1000 else 0.05)
                         self.send_json(200, {"id": "c", "object": "chat.completion", "created": 0, "model": "m",
                                              "choices": [{"index": 0, "finish_reason": "stop",
                                                           "message": {"role": "assistant", "content": "好的"}}],
@@ -267,6 +267,94 @@ def test_made_up_exercise_ids_do_not_become_thousands_of_columns(door):
     assert {r["index"] for r in reply["refused"]} == set(range(20, 60))
     view = httpx.get(door.url + "/api/class", headers={"Authorization": f"Bearer {TEACHER_KEY}"}, timeout=10).json()
     assert len(view["unknown"]) == 20
+
+
+# --------------------------------------------------------------------------- found by a review of the new door
+
+
+def test_a_body_nobody_may_send_is_not_read_and_strings_never_closed_are_counted_in_linear_time(door):
+    from course_runtime.web_requests import json_depth
+
+    junk = b"\x00" * 60_000  # not even JSON: a stranger without a token is answered before it is read
+    assert httpx.post(door.url + "/api/results", content=junk, timeout=10).status_code == 401
+    started = time.monotonic()
+    assert json_depth('"' + '\\"' * 64_000) == 0  # a string never closed: a regular expression took seconds
+    assert time.monotonic() - started < 5.0
+    assert json_depth('[1,{"a":"]]}[\\"[["},[[2]]]') == 3
+
+
+def test_a_student_who_reads_a_little_at_a_time_does_not_keep_the_turn(door, fake, monkeypatch):
+    from course_runtime import class_door
+
+    monkeypatch.setattr(class_door, "SLOW_READER_S", 2.0)
+    monkeypatch.setattr(class_door, "STREAM_BUFFER_BYTES", 64 * 1024)
+    fake.piece = 20_000  # 120 KB a chunk, 420 MB in all: far more than the reader below reads in 30 s
+    auth = door.join("甲")
+    sock = socket.create_connection(("127.0.0.1", door.port))
+    body = json.dumps(ask(max_tokens=3500, stream=True)).encode()
+    sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                 + f"Authorization: {auth['Authorization']}\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+    try:
+        deadline = time.monotonic() + 30
+        freed = False
+        while time.monotonic() < deadline:  # a steady trickle of about 5 MB/s, never a pause as long as the
+            sock.recv(262144)              # limit: before, each piece taken reset the clock, and the turn was
+            time.sleep(0.05)               # held until the whole reply had been read
+            if door.share.use("甲").in_flight == 0:
+                freed = True
+                break
+        assert freed, "the turn is still held by a reader who takes a little now and then"
+    finally:
+        sock.close()
+
+
+def test_an_identical_request_that_waited_for_a_turn_is_answered_from_memory(tmp_path, fake):
+    """Both asked while the only turn was taken: one leads once it has a turn, the other then finds the reply."""
+    running = Door(tmp_path, fake.root, slots=1)
+    try:
+        auth = {name: running.join(name) for name in TOKENS}
+        busy = threading.Thread(target=running.chat, args=(auth["丙"], ask("慢-问", max_tokens=150)))
+        busy.start()
+        assert wait_until(lambda: running.share.in_flight() == 1, 5)
+        same = ask("同-问", temperature=0, max_tokens=5)
+        replies = []
+        both = [threading.Thread(target=lambda n=n: replies.append(running.chat(auth[n], same))) for n in ("甲", "乙")]
+        for thread in both:
+            thread.start()
+        for thread in both + [busy]:
+            thread.join(30)
+        assert sorted(r.headers["x-course-reply"] for r in replies) == ["memory", "model"]
+        assert sum(1 for body in fake.seen if body["messages"][0]["content"] == "同-问") == 1
+        assert running.share.use("甲").requests + running.share.use("乙").requests == 1  # one billed, not two
+    finally:
+        running.stop()
+
+
+def test_a_student_refused_again_and_again_is_answered_before_the_body_is_read(door, fake):
+    from course_runtime import class_door
+
+    auth = door.join("甲")
+    codes = [door.chat(auth, ask(n_probs=1)).status_code for _ in range(class_door.REFUSALS_PER_MINUTE + 2)]
+    assert codes[:class_door.REFUSALS_PER_MINUTE] == [400] * class_door.REFUSALS_PER_MINUTE
+    assert codes[-2:] == [429, 429] and fake.seen == []
+
+
+def test_an_upstream_that_is_not_llama_server_gets_a_max_tokens(tmp_path, fake):
+    from course_runtime import upstreams
+
+    pool = upstreams.UpstreamPool([upstreams.Upstream(label="vllm", root=fake.root, slots=2)])  # openai-compatible
+    store = progress_service.ProgressStore(tmp_path / "p.sqlite3")
+    app = progress_service.make_app(store, CLASS_KEY, TEACHER_KEY, join_secret=SECRET, upstreams=pool)
+    service = progress_service.ProgressService(app, "127.0.0.1", port := free_port()).start()
+    try:
+        httpx.post(f"http://127.0.0.1:{port}/api/join", json={"secret": SECRET, "name": "甲", "token": TOKENS["甲"]},
+                   timeout=10).raise_for_status()
+        reply = httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", json=ask(), timeout=30,
+                           headers={"Authorization": f"Bearer {TOKENS['甲']}"})
+        assert reply.status_code == 200 and fake.seen[-1]["max_tokens"] == 8192
+    finally:
+        service.stop()
+        store.close()
 
 
 # --------------------------------------------------------------------------- 7. the teacher's routes

@@ -346,7 +346,7 @@ ATTACKS = [
     ("max_completion_tokens", _chat(max_completion_tokens=10 ** 9)),
     ("top_logprobs", _chat(top_logprobs=100)),
     ("logprobs", _chat(logprobs=True)),
-    ("response_format.json_schema.schema", _chat(response_format={"type": "json_schema", "json_schema": {
+    ("response_format", _chat(response_format={"type": "json_schema", "json_schema": {  # over MAX_BODY_VALUES first
         "name": "x", "schema": {"type": "object", "properties": {f"p{i}": {"type": "string", "description": "x" * 20}
                                                                  for i in range(40_000)}}}})),
     ("response_format.json_schema.schema", _chat(response_format={"type": "json_schema", "json_schema": {
