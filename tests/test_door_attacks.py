@@ -128,6 +128,15 @@ def ask(text: str = "甲-问", **fields) -> dict:
     return {"model": "m", "messages": [{"role": "user", "content": text}], **fields}
 
 
+def long_stream(door: Door, auth: dict) -> socket.socket:
+    """A raw connection that has asked for a stream of 3,500 chunks and has read nothing yet (a student's cell)."""
+    sock = socket.create_connection(("127.0.0.1", door.port))
+    body = json.dumps(ask(max_tokens=3500, stream=True)).encode()
+    sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                 + f"Authorization: {auth['Authorization']}\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+    return sock
+
+
 # --------------------------------------------------------------------------- 1. only what the lessons send
 
 
@@ -207,10 +216,7 @@ def test_a_stream_the_student_stops_reading_frees_the_turn_when_the_model_has_fi
     monkeypatch.setattr(class_door, "SLOW_READER_S", 2.0)
     fake.piece = 2000
     auth = door.join("甲")
-    sock = socket.create_connection(("127.0.0.1", door.port))
-    body = json.dumps(ask(max_tokens=3500, stream=True)).encode()
-    sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                 + f"Authorization: {auth['Authorization']}\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+    sock = long_stream(door, auth)
     try:
         sock.recv(100)  # the headers came: the student's cell is "running", and reads nothing more
         assert wait_until(lambda: door.share.use("甲").in_flight == 0, 20), "the turn is still held"
@@ -290,10 +296,7 @@ def test_a_student_who_reads_a_little_at_a_time_does_not_keep_the_turn(door, fak
     monkeypatch.setattr(class_door, "STREAM_BUFFER_BYTES", 64 * 1024)
     fake.piece = 20_000  # 120 KB a chunk, 420 MB in all: far more than the reader below reads in 30 s
     auth = door.join("甲")
-    sock = socket.create_connection(("127.0.0.1", door.port))
-    body = json.dumps(ask(max_tokens=3500, stream=True)).encode()
-    sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                 + f"Authorization: {auth['Authorization']}\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+    sock = long_stream(door, auth)
     try:
         deadline = time.monotonic() + 30
         freed = False
