@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections import deque
 from typing import Any, Callable
 
@@ -74,7 +75,7 @@ from .progress_store import token_hash
 from .reply_memory import Remembered, ReplyCache, stream_complete
 from .teacher_guard import is_loopback
 from .texts import t
-from .web_requests import BadRequest, address, bearer, parse_json, read_body
+from .web_requests import BadRequest, RateLimit, address, bearer, parse_json, read_body
 
 MAX_MODEL_BODY = 256 * 1024  # bytes of one request (a full 8,192-token context is about 40 KB of text, 50 KB escaped)
 MAX_BODY_DEPTH = 32  # nesting of a request's JSON (a tool's schema in a message list is about 10 deep)
@@ -186,7 +187,7 @@ class ClassDoor:
         self.student_of = student_of
         self._names: dict[str, str] = {}  # token hash -> name (a joined token keeps its name)
         self._names_generation = 0  # forget_names() moves it: a lookup begun before is not kept
-        self._refused_at: dict[str, deque] = {}  # name -> when their requests were refused (the last minute)
+        self._refusals = RateLimit(REFUSALS_PER_MINUTE, clock=time.monotonic)  # refused requests, per name
         self._reading: dict[str, int] = {}  # name -> their requests being read and screened now
         self._http: Any = None
         self._watch: asyncio.Task | None = None
@@ -271,16 +272,10 @@ class ClassDoor:
         once, and a student refused ``REFUSALS_PER_MINUTE`` times in the last minute is answered 429 at
         once (reading, parsing and screening a refused body is the door's work, not the model's).
         """
-        import time
-
         name = await self.who(request)
         if name is None:
             return refuse(401, t("class_door.not_joined"), "authentication_error")
-        recent = self._refused_at.setdefault(name, deque())
-        now = time.monotonic()
-        while recent and now - recent[0] > 60.0:
-            recent.popleft()
-        if len(recent) >= REFUSALS_PER_MINUTE or self._reading.get(name, 0) >= MAX_WAITING:
+        if self._refusals.full(name) or self._reading.get(name, 0) >= MAX_WAITING:
             return refuse(429, t("class_door.too_many_refused", most=REFUSALS_PER_MINUTE), "rate_limit_error")
         self._reading[name] = self._reading.get(name, 0) + 1
         try:
@@ -291,7 +286,7 @@ class ClassDoor:
                 raise BadRequest(400, reason)
         except BadRequest as exc:
             self.share.count_refused(name)
-            recent.append(now)
+            self._refusals.take(name)
             message = t("class_door.not_json") if exc.message == t("progress_service.not_json") else exc.message
             return refuse(exc.status, message, "invalid_request_error")
         finally:

@@ -442,9 +442,8 @@ async def login_form(request: Any):
     from starlette.responses import HTMLResponse
 
     state = state_of(request)
-    reason = state.guard.origin_refusal(request)
-    if reason is not None:
-        return state.guard.refusal(request, page=True)
+    if (refused := state.guard.forbidden(request, page=True)) is not None:
+        return refused
     return HTMLResponse(login_page(request.query_params.get("wrong") == "1"))
 
 
@@ -453,8 +452,8 @@ async def login(request: Any):
     from starlette.responses import HTMLResponse, RedirectResponse
 
     state = state_of(request)
-    if state.guard.origin_refusal(request) is not None:
-        return state.guard.refusal(request, page=True)
+    if (refused := state.guard.forbidden(request, page=True)) is not None:
+        return refused
     try:
         data = await read_body(request, 4096)
     except BadRequest as exc:

@@ -121,19 +121,28 @@ class TeacherGuard:
                 ends = None
         return ends is not None
 
+    def forbidden(self, request: Any, page: bool = False):
+        """The 403 for a request that fails checks 1 or 2 (an HTML page when ``page``), or None."""
+        from starlette.responses import HTMLResponse, JSONResponse
+
+        reason = self.origin_refusal(request)
+        if reason is None:
+            return None
+        if page:
+            return HTMLResponse(f'<!doctype html><html lang="zh-CN"><meta charset="utf-8"><p>{html.escape(reason)}</p>',
+                                status_code=403)
+        return JSONResponse({"error": reason}, status_code=403)
+
     def refusal(self, request: Any, page: bool = False):
-        """The response that refuses ``request`` to a teacher's route, or None when it may go on.
+        """The response that refuses ``request`` to a teacher's route (``forbidden``, then check 3), or None
+        when it may go on.
 
         ``page``: an HTML page asked (a redirect to ``/login`` when only the login is missing; an HTML 403).
         """
-        from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse
+        from starlette.responses import JSONResponse, RedirectResponse
 
-        reason = self.origin_refusal(request)
-        if reason is not None:
-            if page:
-                return HTMLResponse(f'<!doctype html><html lang="zh-CN"><meta charset="utf-8"><p>{html.escape(reason)}</p>',
-                                    status_code=403)
-            return JSONResponse({"error": reason}, status_code=403)
+        if (refused := self.forbidden(request, page)) is not None:
+            return refused
         if self.is_teacher(request):
             return None
         if page:

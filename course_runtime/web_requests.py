@@ -93,6 +93,12 @@ class RateLimit:
             recent.append((now, units))
             return True
 
+    def full(self, key: str) -> bool:
+        """Whether ``key`` has used all ``limit`` units of the window (nothing counted)."""
+        with self._lock:
+            now = self.clock()
+            return sum(n for at, n in self._taken.get(key, ()) if now - at < self.window_s) >= self.limit
+
     def give_back(self, key: str, units: int = 1) -> None:
         """Uncount the last ``take(key, units)`` (a right class code or teacher key is not a guess)."""
         with self._lock:

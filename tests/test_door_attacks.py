@@ -3,8 +3,8 @@
 Each test sends what a student could send (a field only llama-server knows, a stream left unread, a
 stream cut short, a flood of /tokenize, a page on another port) through a real progress service on
 loopback, in front of a llama-server stand-in that replies the way llama-server does (``timings``,
-``prompt_tokens_details.cached_tokens``).  Built only from ``progress_service``'s public names, so the
-same file runs against the door before issue 55 (where every test here failed).
+``prompt_tokens_details.cached_tokens``).  Each was run against the door before its fix and failed there
+(issue 55's note says which, and how).
 """
 
 from __future__ import annotations
@@ -19,13 +19,11 @@ import pytest
 
 from fake_model_server import FakeServer, ModelHandler
 from machine_support import free_port, wait_until
+from test_class_door import SECRET, TEACHER_KEY, TOKENS, Door as ClassDoorUnderTest
 
 from course_runtime import progress_service, progress_store, web_server
 
 CLASS_KEY = "course-class-" + "7" * 32
-TEACHER_KEY = "course-teacher-" + "8" * 32
-SECRET = "0123456789"
-TOKENS = {"甲": "a" * 32, "乙": "b" * 32, "丙": "c" * 32}
 
 
 class LlamaLike:
@@ -83,31 +81,17 @@ class LlamaLike:
         self.served.stop()
 
 
-class Door:
-    def __init__(self, folder, root: str, slots: int = 4):
-        self.store = progress_store.ProgressStore(folder / "class-progress.sqlite3")
-        self.app = progress_service.make_app(self.store, CLASS_KEY, TEACHER_KEY, model_root=root, join_secret=SECRET,
-                                             model_slots=slots)
-        self.port = free_port()
-        self.service = web_server.ProgressService(self.app, "127.0.0.1", self.port).start()
-        self.url = f"http://127.0.0.1:{self.port}"
+class Door(ClassDoorUnderTest):
+    """The door of tests/test_class_door.py with four slots; ``join`` gives the student's Authorization header."""
 
-    @property
-    def share(self):
-        return self.app.state.share
+    def __init__(self, folder, root: str, slots: int = 4):
+        super().__init__(folder, root, slots=slots, class_key=CLASS_KEY)
 
     def join(self, name: str) -> dict[str, str]:
-        reply = httpx.post(self.url + "/api/join", json={"secret": SECRET, "name": name, "token": TOKENS[name]},
-                           timeout=10)
-        assert reply.status_code == 200, reply.text
-        return {"Authorization": f"Bearer {TOKENS[name]}"}
+        return {"Authorization": f"Bearer {super().join(name)}"}
 
     def chat(self, auth: dict, body: dict, timeout: float = 30) -> httpx.Response:
         return httpx.post(self.url + "/v1/chat/completions", json=body, headers=auth, timeout=timeout)
-
-    def stop(self) -> None:
-        self.service.stop()
-        self.store.close()
 
 
 @pytest.fixture
@@ -346,9 +330,9 @@ def test_an_upstream_that_is_not_llama_server_gets_a_max_tokens(tmp_path, fake):
     from course_runtime import upstreams
 
     pool = upstreams.UpstreamPool([upstreams.Upstream(label="vllm", root=fake.root, slots=2)])  # openai-compatible
-    store = progress_service.ProgressStore(tmp_path / "p.sqlite3")
+    store = progress_store.ProgressStore(tmp_path / "p.sqlite3")
     app = progress_service.make_app(store, CLASS_KEY, TEACHER_KEY, join_secret=SECRET, upstreams=pool)
-    service = progress_service.ProgressService(app, "127.0.0.1", port := free_port()).start()
+    service = web_server.ProgressService(app, "127.0.0.1", port := free_port()).start()
     try:
         httpx.post(f"http://127.0.0.1:{port}/api/join", json={"secret": SECRET, "name": "甲", "token": TOKENS["甲"]},
                    timeout=10).raise_for_status()

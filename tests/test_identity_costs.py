@@ -22,36 +22,13 @@ import httpx
 import pytest
 
 from machine_support import free_port
-from test_progress_service import CLASS_KEY, SECRET, TEACHER_KEY, TOKEN_A, TOKEN_B, result
+from test_progress_service import CLASS_KEY, SECRET, TEACHER_KEY, TOKEN_A, TOKEN_B, result, service  # noqa: F401
 
-from course_runtime import class_code, progress, progress_page, progress_service, progress_store, teacher_actions, web_server
+from course_runtime import class_code, progress, progress_page, progress_store
 from course_runtime.progress_store import JOINS_PER_ADDRESS, ProgressStore
 from course_runtime.web_requests import BadRequest
 
 TEACHER = {"Authorization": f"Bearer {TEACHER_KEY}"}
-
-
-class Running:
-    """The progress service with the teacher's actions mounted, on a free loopback port."""
-
-    def __init__(self, folder):
-        self.store = ProgressStore(folder / "class-progress.sqlite3")
-        self.port = free_port()
-        app = progress_service.make_app(self.store, CLASS_KEY, TEACHER_KEY, join_secret=SECRET)
-        app.router.routes.extend(teacher_actions.routes())
-        self.service = web_server.ProgressService(app, "127.0.0.1", self.port).start()
-        self.url = f"http://127.0.0.1:{self.port}"
-
-    def stop(self):
-        self.service.stop()
-        self.store.close()
-
-
-@pytest.fixture
-def service(tmp_path):
-    running = Running(tmp_path)
-    yield running
-    running.stop()
 
 
 def token(n: int) -> str:
