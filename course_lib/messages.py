@@ -37,6 +37,7 @@ import re
 import uuid
 from typing import Any, Iterable
 
+from course_runtime.control_tokens import neutralise_request
 from course_runtime.request_rules import apply_request_rules
 from .texts import t
 
@@ -458,7 +459,9 @@ def request_kwargs(
         system message merged into the first), with ``request_rules.REQUEST_RULES``
         applied (e.g. ``max_completion_tokens`` instead of ``max_tokens`` for
         OpenAI reasoning models; the provider's ``extra_body``); without a
-        provider only the rules that go by model id apply.
+        provider only the rules that go by model id apply.  Chat-template markers
+        inside messages and tools are broken (``control_tokens.neutralise_request``,
+        as ``CourseHttpClient`` does again on the wire, with the same result).
     Raises:
         MessageError: the messages are not valid for the API.
         ToolSchemaError: a tool schema the API would refuse (``validate_tools``).
@@ -474,4 +477,4 @@ def request_kwargs(
             kwargs["parallel_tool_calls"] = parallel_tool_calls
     kwargs.update({k: v for k, v in extra.items() if v is not None})
 
-    return apply_request_rules(kwargs, provider)
+    return neutralise_request(apply_request_rules(kwargs, provider))

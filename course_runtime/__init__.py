@@ -26,6 +26,7 @@ local_server      the embedded model server (any engine) and its model file
 keys              the class key and the teacher key: made once, read, kept
 name_skeleton     a display name's TR39 skeleton: lookalike names are one name
 request_rules     what some endpoints need changed in a request
+control_tokens    chat-template markers in content broken: no forged turn
 request_log       one JSON line per request (the bench, the tests)
 request_replay    the tests' second pass: chat answers recorded, replayed
 http_client       the HTTP client under every client: rules, proxies, class

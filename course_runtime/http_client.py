@@ -5,7 +5,8 @@
 Not opened in class: notebook 00 shows what its set-up errors say; the teacher's guide covers the class model server.
 
 ``CourseHttpClient`` is an ``httpx.Client`` that applies the request rules
-(``request_rules``) to each chat request's JSON body, re-sends a streamed
+(``request_rules``) to each chat request's JSON body, breaks chat-template markers
+written inside its messages and tools (``control_tokens``: no forged turn), re-sends a streamed
 request without ``stream_options`` when a relay refuses it, names the proxy
 variable when a proxy from the environment failed, and turns what goes wrong
 between a student and the class model server into the SDK's own error types with a
@@ -49,6 +50,7 @@ import httpx
 import openai
 
 from . import local_server, request_replay
+from .control_tokens import neutralise_request
 from .request_log import RequestLog
 from .request_rules import apply_request_rules, remember_no_stream_options
 from .settings import PROJECT_ROOT, SOURCE_DOTENV, SOURCE_STUDENT_TOKEN, ProviderError, source_label, source_of
@@ -210,9 +212,10 @@ class CourseHttpClient(httpx.Client):
     On each chat request it checks the ``tools`` with ``check_tools`` (the
     lessons pass ``messages.validate_tools``, which raises
     ``messages.ToolSchemaError`` before anything is sent) and applies
-    ``apply_request_rules`` to the JSON body (so a request written with the
-    raw SDK is checked and fixed the same way as one from
-    ``request_kwargs``); when the server answers 400 to ``stream_options``
+    ``apply_request_rules`` and ``control_tokens.neutralise_request`` to the
+    JSON body (so a request written with the raw SDK is checked and fixed the
+    same way as one from ``request_kwargs``; a body that neither changes is
+    sent as it is, byte for byte); when the server answers 400 to ``stream_options``
     it remembers that for this base URL and sends the request again without
     it; a connection failure through an environment proxy names the variable;
     a redirect that broke the chat request raises ``redirect_error``'s error; a
@@ -241,7 +244,7 @@ class CourseHttpClient(httpx.Client):
             return request
         if "tools" in body and self.check_tools is not None:  # a raw SDK request; request_kwargs checked its own
             self.check_tools(body["tools"])
-        new = apply_request_rules(body, self.course_provider, as_kwargs=False)
+        new = neutralise_request(apply_request_rules(body, self.course_provider, as_kwargs=False))
         if new == body:
             return request
         headers = {k: v for k, v in request.headers.items() if k.lower() != "content-length"}
