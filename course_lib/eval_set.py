@@ -73,7 +73,11 @@ def number_text(value: float | int | Decimal) -> str:
 
 
 def products(data_dir: Path | None = None) -> dict[str, dict]:
-    """``{product_name: {"id", "brand", "price" (yuan, float), "stock" (pieces)}}`` from data/products.csv."""
+    """``{product_name: {"id", "brand", "price" (yuan, float), "stock" (pieces)}}`` from data/products.csv.
+
+    Raises:
+        DataFileError: the CSV cannot be read (``read_products_csv``: one Chinese sentence with the line).
+    """
     rows = read_products_csv((data_dir or _data_dir()) / CSV_NAME)
     return {row[1]: {"id": row[0], "brand": row[5], "price": row[6], "stock": row[7]} for row in rows}
 
@@ -84,6 +88,8 @@ def cases(data_dir: Path | None = None) -> list[Case]:
     Raises:
         KeyError: a product or a city the set asks about is no longer in the data
             (then the set itself must change, not its keys).
+        DataFileError: data/products.csv or data/weather.json cannot be read (a hand edit broke it;
+            ``tools.data_files``: one Chinese sentence with the file, the line and the fix).
     """
     shop = products(data_dir)
     weather = load_weather()

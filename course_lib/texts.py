@@ -91,7 +91,34 @@ _ZH_LOOPS: dict[str, str] = {
 
 _ZH_TOOLS: dict[str, str] = {
     # tools/
-    "tools.csv_columns": "{csv_path}：列应该是 {columns}，实际是 {fieldnames}",
+    # tools/data_files.py: the data files a student edits by hand (issue 56)
+    "data_file.bad_csv": "{path} 第 {line} 行不是合法的 CSV（少了一个双引号？）：改好这个文件，或者用 git checkout {path} 恢复。",
+    "data_file.bad_json": "{path} 第 {line} 行第 {column} 列不是合法的 JSON{why}：改好这个文件，或者用 git checkout {path} 恢复。",
+    "data_file.csv_cells": "{path} 第 {line} 行有 {count} 格，应该是 {expected} 格（一格里有英文逗号，就要把这一格放进双引号）："
+                           "改好这个文件，或者用 git checkout {path} 恢复。",
+    "data_file.csv_columns": "{path} 第 1 行（表头）应该是 {columns}，这里是 {found}：改好这个文件，或者用 git checkout {path} 恢复。",
+    "data_file.csv_number": "{path} 第 {line} 行的 {column} 是 {value}，应该是{kind}：改好这个文件，或者用 git checkout {path} 恢复。",
+    "data_file.kind_integer": "整数（例如 50）",
+    "data_file.kind_list": "一个列表 [...]",
+    "data_file.kind_number": "数字（例如 120.0，不加引号和单位）",
+    "data_file.kind_object": "一个对象 {{...}}",
+    "data_file.kind_text": "放在双引号里的文字",
+    "data_file.missing": "找不到 {path}：用 git checkout {path} 恢复它（下载 ZIP 的课程：从压缩包里再拿一份）。",
+    "data_file.missing_field": "{path} 第 {line} 行开始的这一条缺少 {field}（每一条都要有 {fields}）：改好这个文件，"
+                               "或者用 git checkout {path} 恢复。",
+    "data_file.not_an_entry": "{path} 第 {line} 行的这一条应该是{kind}，这里是 {value}：改好这个文件，或者用 git checkout {path} 恢复。",
+    "data_file.not_utf8": "{path} 第 {line} 行第 {column} 列不是 UTF-8 编码的文字（多半是用 GBK/ANSI 保存的）：在编辑器里另存为 UTF-8，"
+                          "或者用 git checkout {path} 恢复。",
+    "data_file.tool_failure": "错误：{error}",
+    "data_file.unreadable": "读不了 {path}（{error}）：看看它是不是一个文件、有没有被别的程序占着，或者用 git checkout {path} 恢复。",
+    "data_file.why_chinese_punctuation": "（用了中文的标点？JSON 的逗号、冒号、引号和括号都要用英文半角的）",
+    "data_file.why_empty": "（文件是空的？）",
+    "data_file.why_extra": "（最后多了东西？或者前面少了一个 [ 或 {{？）",
+    "data_file.why_missing_comma": "（少了一个逗号？或者前面少了一个双引号？）",
+    "data_file.why_missing_quote": "（少了一个双引号？）",
+    "data_file.why_trailing_comma": "（多了一个逗号？最后一项后面不能有逗号）",
+    "data_file.wrong_top": "{path} 整个文件应该是{kind}，这里是 {value}：改好这个文件，或者用 git checkout {path} 恢复。",
+    "data_file.wrong_type": "{path} 第 {line} 行的 {field} 应该是{kind}，这里是 {value}：改好这个文件，或者用 git checkout {path} 恢复。",
     "tools.interrupted": "错误：工具 {name} 被中断了（运行时有人按了停止），没有结果",
     "tools.no_result": "（工具没有返回任何内容）",
     "tools.result_cut": "…（结果太长，只保留了前 {kept} 个字符，后面 {cut} 个字符被截掉）",
@@ -330,9 +357,14 @@ _ZH_TRACING: dict[str, str] = {
 _ZH_MULTI_AGENT: dict[str, str] = {
     # tools/shop_notes.py, multi_agent.py (notebook 11)
     "multi_agent.bad_specialists": "specialists 要是至少一位专家（Specialist）的列表，名字各不相同；收到的名字是 {names}",
+    "multi_agent.inner_waiting": "{name} 里的智能体停下来等人决定：{calls}。这不是出错：外层的循环要跟着停下来等"
+                                 "（course_lib 的 Agent、LineReAct、JsonReAct 会停在 stopped_reason == \"waiting\"，"
+                                 "decide(call, approve()/reject(...)) 以后再 run()）。自己写的循环接不住它：请用这几个循环运行这个工具",
     "multi_agent.no_specialist": "前台没有转接给任何专家，没有可以批准或继续运行的专家：看 owner（\"front\"）和 answer",
+    "multi_agent.send_while_waiting": "专家还有 {n} 个调用在等人决定：先 decide(...) 再 run()，然后才能发用户的下一句话",
     "notes.no_fts5": "这个 Python 的 sqlite3 没有 FTS5 全文检索模块（SQLite {version}）：search_notes 用不了。"
-                     "请换用 python.org 下载的 Python（它的 sqlite3 带 FTS5），再重新运行 python course.py lab 建好环境",
+                     "请换一个带 FTS5 的 Python 3.11+（Windows、macOS：从 python.org 下载安装；Linux：发行版自带的 python3），"
+                     "删掉 .venv 文件夹，再用它运行 python course.py lab（python course.py check 会说这个 Python 有没有 FTS5）",
 }
 
 _ZH_EXERCISES: dict[str, str] = {

@@ -30,7 +30,9 @@ the standard library only; ``course.py`` imports it, and it runs as a script too
 
 Each missing thing is printed as one or two lines: what is missing and the
 command that installs it on Debian/Ubuntu, Fedora and macOS.  Exit status 1
-when anything is missing, 0 otherwise.
+when anything is missing, 0 otherwise.  Always checked: this Python's ``sqlite3``
+(missing: a problem) and SQLite's FTS5 module (missing: one line of warning, exit
+status unchanged - only notebook 11's note search needs it).
 
 Sizes measured on the course machine (``du``): .venv about 1.8 GB (half of it
 the 22 model packages), the model file 1.1 GB in ``~/.cache/llm-agent-course``,
@@ -88,6 +90,45 @@ def _importable(module: str) -> bool:
     except ImportError:
         return False
     return True
+
+
+def check_sqlite() -> list[str]:
+    """Problems with this Python's ``sqlite3``: none, or one line when the module is missing.
+
+    A Python compiled without SQLite's headers (pyenv on a Linux without ``libsqlite3-dev``) has no
+    ``_sqlite3``; the course's tools (notebooks 04, 08, 10, 11) and the class server need it.  The
+    virtual environment uses this Python's standard library, so what is true here is true in .venv.
+    """
+    try:
+        import sqlite3  # noqa: F401
+    except ImportError:
+        version = f"{sys.version_info.major}.{sys.version_info.minor}"
+        return [t("setup.no_sqlite3", python=sys.executable, version=version)]
+    return []
+
+
+def check_fts5() -> list[str]:
+    """Warnings about this Python's SQLite: none, or one line when it was built without FTS5.
+
+    Asked the way notebook 11 uses it (``course_lib/tools/shop_notes.py``): an in-memory database,
+    ``CREATE VIRTUAL TABLE ... USING fts5(...)``; SQLite answers ``no such module: fts5`` without it
+    (some standalone Python builds).  Only notebook 11's note search needs FTS5, so this warns and
+    the set-up goes on.  Nothing when ``sqlite3`` itself is missing (``check_sqlite`` says that).
+    """
+    try:
+        import sqlite3
+    except ImportError:
+        return []
+    connection = sqlite3.connect(":memory:")
+    try:
+        connection.execute("CREATE VIRTUAL TABLE probe USING fts5(text)")
+    except sqlite3.OperationalError as error:
+        if "fts5" not in str(error):
+            raise
+        return [t("setup.no_fts5", python=sys.executable, version=sqlite3.sqlite_version)]
+    finally:
+        connection.close()
+    return []
 
 
 def check_compiler() -> list[str]:
@@ -467,6 +508,7 @@ def build_kind(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
 def run(install: bool, build: bool, local_model: bool) -> list[str]:
     """All problems for this set-up (an empty list when everything is there)."""
     problems: list[str] = check_dotenv_name()  # the set-up mode depends on .env: read the one meant
+    problems += check_sqlite()
     needs: list[tuple[Path, int, str]] = []
     if install:
         problems += check_python()
@@ -498,6 +540,8 @@ def main(argv: list[str] | None = None) -> int:
         print(set_up_mode() if opts.print_mode else build_kind())
         return 0
     problems = run(opts.install, opts.build, opts.local_model)
+    for warning in check_fts5():  # said, but not a failure: only notebook 11 needs it
+        print(warning, file=sys.stderr)
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:

@@ -289,6 +289,12 @@ _ZH_PROVIDERS: dict[str, str] = {
                      "Fedora: sudo dnf install make；macOS: xcode-select --install",
     "setup.no_memory": "可用内存不够：本地模型服务器需要约 {need:.1f} GB，现在只有 {free:.1f} GB 可用。关掉一些程序再试，"
                        "或者在 .env 里设置 COURSE_PROVIDER 改用云端服务（见 README）。",
+    "setup.no_fts5": "注意：{python} 的 sqlite3（SQLite {version}）没有 FTS5 全文检索模块，第 11 课的店铺说明检索（search_notes）用不了，"
+                     "其余各课不受影响；要上第 11 课，请换一个带 FTS5 的 Python 3.11+（Windows、macOS：从 python.org 下载安装，"
+                     "macOS 也可以 brew install python；Linux：发行版自带的 python3），删掉 .venv 文件夹，再用它运行 python course.py lab。",
+    "setup.no_sqlite3": "{python}（Python {version}）没有 sqlite3 模块（编译它时缺少 SQLite 的开发文件），从第 04 课起的商品数据库都用不了。"
+                        "请换一个 Python 3.11+：Windows、macOS 从 python.org 下载安装（macOS 也可以 brew install python），"
+                        "Linux 用发行版自带的 python3；用 pyenv 自己编译的，先装 libsqlite3-dev（Debian/Ubuntu）或 sqlite-devel（Fedora）再重新编译。",
     "setup.no_venv": "{python}（Python {version}）不能创建虚拟环境（缺少 venv/ensurepip 模块）。安装：Debian/Ubuntu: "
                      "sudo apt install python3-venv（或 python{version}-venv）；Fedora: sudo dnf install python3；macOS: brew install python",
     "setup.ok": "== 检查通过：安装需要的东西（编译器、磁盘空间、内存、Python 的 venv）都在",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -109,6 +110,69 @@ def test_python_without_venv_is_named(monkeypatch):
     monkeypatch.setattr(setup_check, "_importable", lambda module: module != "ensurepip")
     problems = setup_check.check_python()
     assert len(problems) == 1 and "python3-venv" in problems[0] and "brew install python" in problems[0]
+
+
+class NoFts5:
+    """A real sqlite3 connection whose SQLite, like some standalone Python builds', has no FTS5 module."""
+
+    def __init__(self, connection):
+        self.connection = connection
+
+    def execute(self, sql, *args):
+        if "fts5" in sql.lower():
+            raise sqlite3.OperationalError("no such module: fts5")  # SQLite's own words for it
+        return self.connection.execute(sql, *args)
+
+    def close(self):
+        self.connection.close()
+
+
+def test_fts5_is_there_on_this_machine_and_nothing_is_said(capsys):
+    assert setup_check.check_sqlite() == [] and setup_check.check_fts5() == []
+    assert setup_check.main([]) == 0
+    out, err = capsys.readouterr()
+    assert "FTS5" not in out + err and "检查通过" in out
+
+
+def test_a_python_without_fts5_is_named_with_what_to_install(monkeypatch, capsys):
+    """Notebook 11 needs FTS5; the rest of the course does not: one sentence, and the check still passes."""
+    real_connect = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect", lambda *a, **k: NoFts5(real_connect(*a, **k)))
+    warnings = setup_check.check_fts5()
+    assert len(warnings) == 1 and "\n" not in warnings[0]
+    line = warnings[0]
+    assert "FTS5" in line and "11" in line and sys.executable in line
+    assert "python.org" in line and "python3" in line and ".venv" in line  # README: python.org / brew; Linux: the distro's
+    assert setup_check.main([]) == 0  # a warning, not a failure: notebooks 00-10 work without FTS5
+    out, err = capsys.readouterr()
+    assert line in err and "检查通过" in out
+
+
+def test_course_py_check_names_a_missing_fts5(tmp_path):
+    """The real ``python3 course.py check``, its sqlite3 made FTS5-less by a sitecustomize module."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import sqlite3\n"
+        "_connect = sqlite3.connect\n"
+        "class _NoFts5:\n"
+        "    def __init__(self, c): self.c = c\n"
+        "    def execute(self, sql, *a):\n"
+        "        if 'fts5' in sql.lower(): raise sqlite3.OperationalError('no such module: fts5')\n"
+        "        return self.c.execute(sql, *a)\n"
+        "    def close(self): self.c.close()\n"
+        "sqlite3.connect = lambda *a, **k: _NoFts5(_connect(*a, **k))\n", encoding="utf-8")
+    result = run_check(tmp_path, with_compiler=True, PYTHONPATH=str(site))
+    lines = [line for line in result.stderr.splitlines() if "FTS5" in line]
+    assert len(lines) == 1 and "python.org" in lines[0], result.stderr  # one sentence of its own
+    assert "no such module" not in result.stderr and "Traceback" not in result.stderr  # never SQLite's English
+
+
+def test_a_python_without_sqlite3_is_a_problem(monkeypatch):
+    monkeypatch.setitem(sys.modules, "sqlite3", None)  # import sqlite3 -> ImportError, as without _sqlite3
+    problems = setup_check.check_sqlite()
+    assert len(problems) == 1 and "sqlite3" in problems[0] and "python.org" in problems[0]
+    assert setup_check.check_fts5() == []  # said once, as the missing module
 
 
 def test_disk_needs_are_added_up_per_file_system(tmp_path, monkeypatch):

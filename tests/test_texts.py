@@ -44,7 +44,7 @@ CONVERTED = [
     "messages.py", "tool_calls.py", "recording.py", "memory.py", "loop_base.py", "agent.py", "react.py",
     "json_scan.py", "widgets.py", "debugger.py", "tables.py", "plots.py", "number_check.py",
     "tools/registry.py", "tools/calculator.py", "tools/knowledge.py", "tools/products.py", "tools/weather.py",
-    "tools/orders.py", "tools/shop_notes.py", "multi_agent.py",
+    "tools/orders.py", "tools/shop_notes.py", "tools/data_files.py", "multi_agent.py",
     "checkers/__init__.py", "checkers/scripted.py", *[f"checkers/nb0{n}.py" for n in range(10)], "quiz.py",
     "mcp_server.py", "mcp_client.py", "approval.py", "tracing.py", "checkers/nb10.py", "evaluation.py", "judge.py",
     "checkers/nb11.py",
@@ -71,6 +71,7 @@ MODEL_FACING = {
                         "_write_order", "place_order", "get_product"},
     "tools/weather.py": {"WEATHER_TOOL", "get_weather"},
     "tools/shop_notes.py": {"NOTES_TOOL", "search_notes"},
+    "tools/data_files.py": {"_CHINESE_PUNCTUATION"},  # reads a hand-edited file: the punctuation an input method types
     "multi_agent.py": {"QUESTION_PARAMETER", "INNER_NO_ANSWER", "INNER_WHY", "INNER_EMPTY_QUESTION",  # the outer model reads
                        "TRANSFERRED", "NOT_TRANSFERRED", "NOT_TRANSFERRED_WHY"},  # the front desk's tool messages
     "mcp_client.py": {"ERROR_PREFIX"},  # how a tool's failure starts in the tool message

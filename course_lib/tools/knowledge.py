@@ -9,10 +9,10 @@ longer matches score more.  Good enough for 「世界上最长的河流是什么
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
+from .data_files import DataFileError, read_records, tool_failure
 from .failure import ToolFailure
 
 KNOWLEDGE_TOOL = {
@@ -42,9 +42,14 @@ def _data_dir() -> Path:
 
 
 def load_knowledge() -> list[dict]:
-    """Read data/knowledge.json: a list of ``{"title", "text", "keywords"}`` dicts."""
-    with open(_data_dir() / "knowledge.json", encoding="utf-8") as f:
-        return json.load(f)
+    """Read data/knowledge.json: a list of ``{"title", "text", "keywords"}`` dicts (``keywords`` optional, a list).
+
+    UTF-8 with or without a BOM (``data_files.read_records``).
+    Raises:
+        DataFileError: the file is missing, not UTF-8, not JSON, or an entry lacks a field or holds a
+            value of the wrong kind - one Chinese sentence with the file, the line and the fix.
+    """
+    return read_records(_data_dir() / "knowledge.json", {"title": "text", "text": "text"}, {"keywords": "list"})
 
 
 def score(entry: dict, query: str) -> int:
@@ -67,14 +72,19 @@ def search_knowledge(query: str) -> str:
     Returns:
         The best entry as "title：text", plus a second entry (on a new line)
         when it scores at least half as well; "没有找到关于 X 的资料" when
-        nothing matches; a string starting with "错误：" for empty input.
+        nothing matches; a string starting with "错误：" for empty input, and for a
+        data/knowledge.json that cannot be read (which line, and the fix).
     Data: data/knowledge.json (offline, about 20 entries).
     """
     if not isinstance(query, str) or not query.strip(_PUNCTUATION):
         return ToolFailure("错误：query 不能为空")
     cleaned = query.strip(_PUNCTUATION).lower()
 
-    scored = [(score(entry, cleaned), entry) for entry in load_knowledge()]
+    try:
+        entries = load_knowledge()
+    except DataFileError as error:  # data/knowledge.json was edited by hand and is broken: say so, never raise
+        return tool_failure(error)
+    scored = [(score(entry, cleaned), entry) for entry in entries]
     scored = [(points, entry) for points, entry in scored if points > 0]
     if not scored:
         return f"没有找到关于 {query.strip()} 的资料"

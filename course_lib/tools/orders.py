@@ -38,6 +38,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..texts import t
+from .data_files import DataFileError, read_records, tool_failure
 from .failure import ToolFailure
 from .products import (COLUMNS, PRODUCT_TOOL, _data_dir, connect_readonly, database_path, query_by_product_name,
                        write_new_database)
@@ -228,7 +229,8 @@ def place_order(product_id: str, quantity: int) -> str:
         ``quantity`` (pieces), ``unit_price`` and ``total`` (yuan), ``stock_left`` (pieces).
         Bad input - an id that is not one, an unknown product, a quantity that is
         not a whole positive number of pieces, more than ``MAX_QUANTITY`` or more
-        than the stock - gives a ``ToolFailure("错误：...")`` and writes nothing.
+        than the stock - gives a ``ToolFailure("错误：...")`` and writes nothing; so does a
+        data/products.csv that cannot be read when the copy has to be made (``data_files.tool_failure``).
     Data: data/my_shop.db (``shop_path()``): one transaction lowers
     ``products.stock_quantity`` and inserts one row into ``orders``.
     """
@@ -238,8 +240,12 @@ def place_order(product_id: str, quantity: int) -> str:
     problem = _quantity_problem(quantity)
     if problem:
         return problem
+    try:
+        path = shop_path()
+    except DataFileError as error:  # the copy is built from data/products.csv, which a hand edit broke
+        return tool_failure(error)
     # isolation_level=None: we write BEGIN / COMMIT / ROLLBACK ourselves, so the transaction is visible.
-    connection = sqlite3.connect(shop_path(), isolation_level=None)
+    connection = sqlite3.connect(path, isolation_level=None)
     try:
         connection.execute("BEGIN IMMEDIATE")  # lock the copy for writing before the stock is read
         answer = _write_order(connection, product_id, quantity)
@@ -259,13 +265,18 @@ def get_product(product_id: str) -> str:
     Returns:
         A JSON object as text with all ``products.COLUMNS`` (price in yuan,
         stock_quantity in pieces, as it is now in the copy); a
-        ``ToolFailure("错误：...")`` for a bad or unknown id.
+        ``ToolFailure("错误：...")`` for a bad or unknown id, and for a data/products.csv that
+        cannot be read when the copy has to be made (``data_files.tool_failure``).
     Data: data/my_shop.db, opened read-only.
     """
     product_id = _product_id(product_id)
     if isinstance(product_id, ToolFailure):
         return product_id
-    connection = connect_readonly(shop_path())
+    try:
+        path = shop_path()
+    except DataFileError as error:  # the copy is built from data/products.csv, which a hand edit broke
+        return tool_failure(error)
+    connection = connect_readonly(path)
     try:
         row = connection.execute(PRODUCT_SQL, (product_id,)).fetchone()
     finally:
@@ -294,10 +305,14 @@ def list_orders() -> list[dict]:
 def load_reviews() -> list[dict]:
     """Read data/reviews.json: a list of ``{"product_id", "author", "rating", "date", "text"}`` dicts.
 
-    One of them is the deliberate prompt-injection sample (see the module docstring).
+    One of them is the deliberate prompt-injection sample (see the module docstring).  The file is
+    ``{"note": ..., "reviews": [...]}``, UTF-8 with or without a BOM (``data_files.read_records``).
+    Raises:
+        DataFileError: the file is missing, not UTF-8, not JSON, or a review lacks a field or holds a
+            value of the wrong kind - one Chinese sentence with the file, the line and the fix.
     """
-    with open(_data_dir() / REVIEWS_NAME, encoding="utf-8") as f:
-        return json.load(f)["reviews"]
+    return read_records(_data_dir() / REVIEWS_NAME, {"product_id": "text", "author": "text", "rating": "number",
+                                                      "date": "text", "text": "text"}, key="reviews")
 
 
 def get_reviews(product_id: str) -> str:
@@ -308,7 +323,8 @@ def get_reviews(product_id: str) -> str:
     Returns:
         A JSON object as text: ``{"product_id", "product_name", "reviews": [{"author",
         "rating" (1-5), "date", "text"}, ...]}``; ``reviews`` is ``[]`` for a product
-        nobody has reviewed.  A bad or unknown id gives a ``ToolFailure("错误：...")``.
+        nobody has reviewed.  A bad or unknown id gives a ``ToolFailure("错误：...")``, and so
+        does a data/reviews.json (or products.csv) that cannot be read (``data_files.tool_failure``).
         The text of a review is whatever a customer wrote - here, once, an attack.
     Data: data/reviews.json; the product name from data/my_shop.db, opened read-only.
     """
@@ -316,8 +332,12 @@ def get_reviews(product_id: str) -> str:
     if isinstance(found, ToolFailure):
         return found
     product = json.loads(found)
+    try:
+        every = load_reviews()
+    except DataFileError as error:  # data/reviews.json was edited by hand and is broken: say so, never raise
+        return tool_failure(error)
     reviews = [{key: r[key] for key in ("author", "rating", "date", "text")}
-               for r in load_reviews() if r["product_id"] == product["product_id"]]
+               for r in every if r["product_id"] == product["product_id"]]
     return json.dumps({"product_id": product["product_id"], "product_name": product["product_name"],
                        "reviews": reviews}, ensure_ascii=False)
 

@@ -14,7 +14,6 @@ calls.  Safety rules (course section 04):
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import sqlite3
@@ -22,7 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from ..texts import t
+from .data_files import DataFileError, read_csv, tool_failure
 from .failure import ToolFailure
 
 DB_NAME = "SportsEquipment.db"
@@ -88,25 +87,17 @@ def _data_dir() -> Path:
 
 
 def read_products_csv(csv_path: str | Path) -> list[tuple]:
-    """Read the products CSV with the csv module.
+    """Read the products CSV with the csv module (``data_files.read_csv``: UTF-8, a BOM allowed).
 
     Returns:
         One tuple per row in ``COLUMNS`` order; product_id stays text ("001"),
-        price becomes float (yuan), stock_quantity int.
+        price becomes float (yuan), stock_quantity int.  Blank rows are skipped.
     Raises:
-        ValueError: if the header is not exactly ``COLUMNS`` or a number is bad.
+        DataFileError (a ``ValueError``): the header is not exactly ``COLUMNS``, a row has
+            another number of cells, a number is bad, or the file is not UTF-8 - one Chinese
+            sentence with the file and the line.
     """
-    with open(csv_path, encoding="utf-8-sig", newline="") as f:
-        reader = csv.DictReader(f)
-        if tuple(reader.fieldnames or ()) != COLUMNS:
-            raise ValueError(t("tools.csv_columns", csv_path=csv_path, columns=COLUMNS, fieldnames=reader.fieldnames))
-        rows = []
-        for row in reader:
-            values = [row[name].strip() for name in COLUMNS]
-            values[6] = float(values[6])  # price
-            values[7] = int(values[7])    # stock_quantity
-            rows.append(tuple(values))
-    return rows
+    return read_csv(csv_path, COLUMNS, {"price": float, "stock_quantity": int})
 
 
 def write_new_database(db_path: Path, fill: Callable[[sqlite3.Connection], None]) -> Path:
@@ -153,6 +144,8 @@ def build_database(csv_path: str | Path | None = None, db_path: str | Path | Non
     The new database is written to a temporary file in the same folder and
     then moved into place with ``os.replace``: rebuilding never duplicates
     rows, and a build that fails half-way leaves the previous database as it was.
+    Raises:
+        DataFileError: the CSV cannot be read (``read_products_csv``); the old database stays.
     """
     csv_path = Path(csv_path) if csv_path else _data_dir() / CSV_NAME
     db_path = Path(db_path) if db_path else _data_dir() / DB_NAME
@@ -168,7 +161,11 @@ def build_database(csv_path: str | Path | None = None, db_path: str | Path | Non
 
 
 def database_path() -> Path:
-    """Path of data/SportsEquipment.db, (re)built if missing or older than the CSV."""
+    """Path of data/SportsEquipment.db, (re)built if missing or older than the CSV.
+
+    Raises:
+        DataFileError: it had to be built and data/products.csv cannot be read (``read_products_csv``).
+    """
     csv_path = _data_dir() / CSV_NAME
     db_path = _data_dir() / DB_NAME
     if not db_path.exists() or db_path.stat().st_mtime < csv_path.stat().st_mtime:
@@ -199,7 +196,8 @@ def query_by_product_name(product_name: str, limit: int = 20, *, db_path: str | 
     Returns:
         A JSON string: a list of objects with all ``COLUMNS``
         (price in yuan), ordered by product_id; "[]" when nothing matches.
-        Bad input (empty or not a string) gives a string starting with "错误：".
+        Bad input (empty or not a string) gives a string starting with "错误：", and so does a
+        data/products.csv that cannot be read (``data_files.tool_failure``: the file, the line, the fix).
     Data: data/SportsEquipment.db (built from data/products.csv), opened read-only.
     """
     if not isinstance(product_name, str):
@@ -211,7 +209,10 @@ def query_by_product_name(product_name: str, limit: int = 20, *, db_path: str | 
         return ToolFailure("错误：limit 必须是正整数")
 
     pattern = "%" + escape_like(keyword) + "%"
-    connection = connect_readonly(db_path or database_path())
+    try:
+        connection = connect_readonly(db_path or database_path())
+    except DataFileError as error:  # data/products.csv was edited and cannot be read: say so, never raise
+        return tool_failure(error)
     try:
         connection.row_factory = sqlite3.Row
         rows = connection.execute(QUERY_SQL, (pattern, limit)).fetchall()

@@ -29,12 +29,12 @@ distribution's); a Python built without it gets a clear sentence (``Fts5Missing`
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 import unicodedata
 
 from ..texts import t
+from .data_files import DataFileError, read_records, tool_failure
 from .failure import ToolFailure
 from .products import PRODUCT_TOOL, _data_dir, query_by_product_name
 from .registry import Tool, ToolRegistry
@@ -105,8 +105,14 @@ def match_expression(query: str) -> str:
 
 
 def load_notes() -> list[dict]:
-    """Read data/shop_notes.json: a list of ``{"id", "title", "text"}`` dicts (UTF-8)."""
-    return json.loads((_data_dir() / NOTES_NAME).read_text(encoding="utf-8"))
+    """Read data/shop_notes.json: a list of ``{"id", "title", "text"}`` dicts, all three text.
+
+    UTF-8 with or without a BOM (``data_files.read_records``).
+    Raises:
+        DataFileError: the file is missing, not UTF-8, not JSON, or a note lacks a field or holds a
+            non-text value - one Chinese sentence with the file, the line and the fix.
+    """
+    return read_records(_data_dir() / NOTES_NAME, {"id": "text", "title": "text", "text": "text"})
 
 
 def build_index(notes: list[dict] | None = None) -> sqlite3.Connection:
@@ -118,7 +124,9 @@ def build_index(notes: list[dict] | None = None) -> sqlite3.Connection:
         The open connection (close it when done).
     Raises:
         Fts5Missing: this Python's sqlite3 has no FTS5.
+        DataFileError: ``notes`` is None and data/shop_notes.json cannot be read (``load_notes``).
     """
+    notes = load_notes() if notes is None else notes
     connection = sqlite3.connect(":memory:")
     try:
         connection.execute(CREATE_SQL)
@@ -128,7 +136,7 @@ def build_index(notes: list[dict] | None = None) -> sqlite3.Connection:
             raise Fts5Missing(t("notes.no_fts5", version=sqlite3.sqlite_version)) from error
         raise
     rows = [(n["id"], n["title"], n["text"], " ".join(tokens(n["title"])), " ".join(tokens(n["text"])))
-            for n in (load_notes() if notes is None else notes)]
+            for n in notes]
     connection.executemany("INSERT INTO notes VALUES (?, ?, ?, ?, ?)", rows)
     return connection
 
@@ -142,8 +150,9 @@ def search_notes(query: str, k: int = DEFAULT_K) -> str:
     Returns:
         Up to ``k`` lines ``[N01] 标题：正文``, best first (``bm25``); a "没有找到……" sentence when no
         note shares a token with the query.  A ``ToolFailure("错误：...")`` for a query that is not
-        text, is blank or has nothing to search (only punctuation or emoji), for a bad ``k``, and
-        when this Python's sqlite3 has no FTS5 (then the sentence says the fix).  Never raises.
+        text, is blank or has nothing to search (only punctuation or emoji), for a bad ``k``, when
+        this Python's sqlite3 has no FTS5, and when data/shop_notes.json cannot be read (a hand edit
+        broke it: ``data_files.tool_failure``); then the sentence says the fix.  Never raises.
     Data: data/shop_notes.json, indexed anew in memory for each search (16 notes: about a millisecond).
     """
     if not isinstance(query, str) or not query.strip():
@@ -157,6 +166,8 @@ def search_notes(query: str, k: int = DEFAULT_K) -> str:
         connection = build_index()
     except Fts5Missing as error:
         return ToolFailure(f"错误：{error}")
+    except DataFileError as error:
+        return tool_failure(error)
     try:
         rows = connection.execute(SEARCH_SQL, (expression, k)).fetchall()
     finally:

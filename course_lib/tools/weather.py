@@ -8,10 +8,10 @@ The data is fixed (no internet needed in class), e.g.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
+from .data_files import DataFileError, read_table, tool_failure
 from .failure import ToolFailure
 
 UNITS = ("celsius", "fahrenheit")
@@ -46,14 +46,17 @@ def _data_dir() -> Path:
 
 
 def load_weather() -> dict:
-    """Read data/weather.json.
+    """Read data/weather.json (UTF-8 with or without a BOM: ``data_files.read_table``).
 
     Returns:
-        ``{city: {"condition": str, "temperature_c": number, "humidity": int}}``;
+        ``{city: {"condition": str, "temperature_c": number, "humidity": number}}``;
         temperature in °C, humidity in percent.
+    Raises:
+        DataFileError: the file is missing, not UTF-8, not JSON, or a city lacks a field or holds a
+            value of the wrong kind - one Chinese sentence with the file, the line and the fix.
     """
-    with open(_data_dir() / "weather.json", encoding="utf-8") as f:
-        return json.load(f)
+    return read_table(_data_dir() / "weather.json",
+                      {"condition": "text", "temperature_c": "number", "humidity": "number"})
 
 
 def get_weather(city: str, unit: str = "celsius") -> str:
@@ -65,7 +68,8 @@ def get_weather(city: str, unit: str = "celsius") -> str:
         unit: "celsius" (°C, default) or "fahrenheit" (°F).
     Returns:
         e.g. "北京：晴，25°C，湿度40%".  Never raises: an unknown city gives
-        "没有 X 的天气数据", a bad argument gives a string starting with "错误：".
+        "没有 X 的天气数据", a bad argument or a broken data/weather.json gives a
+        string starting with "错误：" (for the file: which line, and the fix).
     Data: data/weather.json (offline, fixed values).
     """
     if not isinstance(city, str) or not city.strip():
@@ -77,7 +81,10 @@ def get_weather(city: str, unit: str = "celsius") -> str:
     unit = unit.strip().lower()
 
     name = city.strip()
-    data = load_weather()
+    try:
+        data = load_weather()
+    except DataFileError as error:  # data/weather.json was edited by hand and is broken: say so, never raise
+        return tool_failure(error)
     if name not in data and name.endswith("市"):
         name = name[:-1]
     if name not in data:
