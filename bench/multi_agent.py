@@ -23,9 +23,12 @@ Where the keys come from: prices and brands data/products.csv (``eval_set.produc
 data/weather.json, the notes' numbers data/shop_notes.json (``tasks()`` checks each number is in
 its note, and raises ``KeyError`` when the data no longer hold it).
 
-Writes ``multi_agent.json`` and ``multi_agent.md`` to ``--out`` (default ``bench/results``) through
-``bench.report.save``.  Not part of the tests: ``tests/test_bench_multi_agent.py`` runs the same code
-on the scripted chat server.  About 40-60 requests: a few minutes on two cores.
+Writes ``multi_agent.json`` and ``multi_agent.md`` through ``bench.report.save`` to ``--out``, by
+default ``bench/results/logs/`` (``SCRATCH``, git-ignored): a rerun by a student or a teacher never
+overwrites the committed ``bench/results/multi_agent.md`` that notebook 11 and the docs quote.
+``--record`` writes ``bench/results/`` (``RESULTS``) instead: a new measurement to commit.  The
+folder written is printed at the end.  Not part of the tests: ``tests/test_bench_multi_agent.py``
+runs the same code on the scripted chat server.  About 40-60 requests: a few minutes on two cores.
 """
 
 from __future__ import annotations
@@ -52,7 +55,8 @@ from course_lib.tools.weather import WEATHER_TOOL, get_weather, load_weather
 
 from .report import md_table, save
 
-RESULTS = Path(__file__).resolve().parent / "results"
+RESULTS = Path(__file__).resolve().parent / "results"  # committed: written only with --record
+SCRATCH = RESULTS / "logs"  # git-ignored (.gitignore: bench/results/logs/): where a plain run writes
 MAX_STEPS = 4
 MAX_TOKENS = 200
 SETUPS = ("one_agent", "front_desk")
@@ -231,12 +235,35 @@ def markdown(results: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> dict:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line: ``tasks``, ``setups`` (comma-separated text) and ``out``, the folder to write.
+
+    ``out`` is ``--out`` when given, ``RESULTS`` (bench/results, committed) with ``--record``, else
+    ``SCRATCH`` (bench/results/logs, git-ignored).  ``--record`` together with ``--out`` is an
+    error (argparse: usage on stderr, ``SystemExit`` 2).
+    """
     parser = argparse.ArgumentParser(prog="python -m bench.multi_agent", description=__doc__.split("\n")[0])
     parser.add_argument("--tasks", default="", help="comma-separated task ids (default: all eight)")
     parser.add_argument("--setups", default=",".join(SETUPS), help="comma-separated: one_agent, front_desk")
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--out", type=Path, default=None,
+                        help=f"folder for multi_agent.json and .md (default {SCRATCH}, not committed)")
+    parser.add_argument("--record", action="store_true",
+                        help=f"write the committed results in {RESULTS} (what notebook 11 and the docs quote)")
     opts = parser.parse_args(argv)
+    if opts.record and opts.out is not None:
+        parser.error("--record writes bench/results; leave out --out")
+    if opts.out is None:
+        opts.out = RESULTS if opts.record else SCRATCH
+    return opts
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Run the chosen tasks on the course's model (``.env`` picks it), write and print the report; the results.
+
+    Writes ``multi_agent.json`` and ``multi_agent.md`` into ``parse_args(argv).out`` and prints the
+    Markdown report, then the two paths written.
+    """
+    opts = parse_args(argv)
     from course_lib.providers import get_client, get_provider
 
     from .machine import meta
@@ -249,8 +276,13 @@ def main(argv: list[str] | None = None) -> dict:
     rows = run(client, provider.model, chosen, tuple(s.strip() for s in opts.setups.split(",") if s.strip()))
     results = {**info, "model": provider.model, "max_steps": MAX_STEPS, "max_tokens": MAX_TOKENS,
                "tasks": [task.__dict__ for task in chosen], "summary": summary(rows), "rows": rows}
-    save(opts.out, "multi_agent", results, markdown(results))
+    paths = save(opts.out, "multi_agent", results, markdown(results))
     print(markdown(results))
+    if opts.out == RESULTS:
+        print(f"Wrote {paths[0]} and {paths[1]}: the committed results, replaced.")
+    else:
+        print(f"Wrote {paths[0]} and {paths[1]} (the committed {RESULTS / 'multi_agent.md'} is unchanged; "
+              "--record writes there).")
     return results
 
 

@@ -123,3 +123,39 @@ def test_run_and_save_write_the_json_and_the_table(tmp_path):
     assert saved["summary"][0]["solved"] == "1/1" and saved["summary"][1]["requests"] == 3
     text = paths[1].read_text(encoding="utf-8")
     assert "| one_agent | 1/1 |" in text and "✅ 3 /" in text and "店里的篮球多少钱？" in text
+
+
+# ---------------------------------------------------------------- where a run writes (issue 56)
+
+
+def test_by_default_a_run_writes_a_scratch_folder_not_the_committed_results(tmp_path):
+    """bench/results/ is committed (the notebook and the docs quote it); a student's or teacher's rerun goes
+    to bench/results/logs/ (git-ignored), and only ``--record`` writes bench/results/."""
+    assert multi_agent.parse_args([]).out == multi_agent.SCRATCH != multi_agent.RESULTS
+    root = multi_agent.RESULTS.parent.parent
+    ignored = (root / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert multi_agent.SCRATCH.relative_to(root).as_posix() + "/" in ignored
+    assert multi_agent.parse_args(["--record"]).out == multi_agent.RESULTS
+    assert multi_agent.parse_args(["--out", str(tmp_path)]).out == tmp_path
+    with pytest.raises(SystemExit):
+        multi_agent.parse_args(["--record", "--out", str(tmp_path)])
+
+
+def test_main_writes_where_it_says_and_leaves_the_committed_results_alone(tmp_path, monkeypatch, capsys):
+    import course_lib.providers
+    from bench import machine
+
+    monkeypatch.setattr(multi_agent, "SCRATCH", tmp_path / "scratch")
+    monkeypatch.setattr(multi_agent, "RESULTS", tmp_path / "committed")
+    fake = FakeLLM([{"tool_calls": [("query_by_product_name", {"product_name": "篮球"})]}, "篮球 200 元。"])
+    monkeypatch.setattr(course_lib.providers, "get_provider", lambda: type("Provider", (), {"model": "fake-model"})())
+    monkeypatch.setattr(course_lib.providers, "get_client", lambda provider: fake.client())
+    monkeypatch.setattr(machine, "meta", lambda command: {"date": "d", "machine": "m", "load_before": "0",
+                                                          "command": command})
+    results = multi_agent.main(["--tasks", "P1", "--setups", "one_agent"])
+    assert results["summary"][0]["solved"] == "1/1"
+    written = tmp_path / "scratch" / "multi_agent.md"
+    assert written.is_file() and (tmp_path / "scratch" / "multi_agent.json").is_file()
+    assert not (tmp_path / "committed").exists()
+    out = capsys.readouterr().out
+    assert str(written) in out and "--record" in out  # where the results went, and how to keep them
