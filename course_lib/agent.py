@@ -16,6 +16,8 @@ and the message list valid (``max_steps``, repeated calls, the number check, unu
 replies, a forced ``tool_choice``) is listed in ``Agent``'s docstring.  Every call takes one
 path: ``step`` -> ``_run_turn`` -> ``answer_calls`` -> ``answer_call`` (the person's decision:
 ``approval.ApprovalGate.apply_decision``) -> ``_run_or_repeat`` -> ``tool_calls.run_call``.
+A tool that waits for a person (an agent used as a tool, notebook 11: ``tools.failure.ToolWaiting``)
+stops the turn there: the gate holds it as for a call of the loop's own (``LoopBase._hold_tool``).
 Three public hooks change one thing without copying the loop: ``send`` (the chat box of
 ``widgets.py`` streams there), ``answer_call`` (the bench's guard variants, ``tracing.Tracer``)
 and ``recheck_max_tokens``.
@@ -42,6 +44,7 @@ from .replies import Reply, read_reply
 from .tables import shorten
 from .texts import t
 from .tool_calls import read_assistant, run_call
+from .tools.failure import ToolWaiting
 from .tools.registry import ToolRegistry, default_registry, names_of
 
 DEFAULT_MAX_REPEATS = 2
@@ -268,7 +271,11 @@ class Agent(LoopBase):
             return step
         if turn.calls:
             # 5-7. Append the assistant message, run every call, append one tool message per id.
-            step: Step = self._run_turn(turn, fields, number)
+            try:
+                step: Step = self._run_turn(turn, fields, number)
+            except ToolWaiting as waits:  # a tool waits for a person (an agent used as a tool): the turn waits
+                return self._hold_tool(waits, HeldTurn(number, fields, tuple(turn.calls), turn=turn,
+                                                       answered=waits.answered), began)
         elif reply.refusal and not turn.text:  # a refusal: the student sees it, and the run ends with it
             self.messages.append({"role": "assistant", "content": reply.refusal})
             step = AnswerStep(number, **fields, text=reply.refusal)
@@ -293,9 +300,17 @@ class Agent(LoopBase):
             raise KeyboardInterrupt(t("loops.interrupted"))  # the student's stop, once messages are valid again
         return step
 
-    def _run_turn(self, turn: Any, fields: dict, number: int) -> ToolCallsStep:
+    def _run_turn(self, turn: Any, fields: dict, number: int, answered: tuple = ()) -> ToolCallsStep:
         """Steps 5-7 for a reply with calls: append the assistant message, run every call, append
-        one tool message per id; then the repeat check.  Edited calls run with the person's arguments."""
+        one tool message per id; then the repeat check.  Edited calls run with the person's arguments.
+
+        ``answered``: the results of the turn's first calls, which ran before one of its tools waited for
+        a person (``HeldTurn.answered``); they are kept, not answered again.
+
+        Raises:
+            tools.failure.ToolWaiting: a tool waits for a person; the assistant message is taken off
+                again, so ``messages`` holds nothing of the turn while it waits.
+        """
         calls = self.gate.release(turn.calls)
         message = turn.message
         if calls != turn.calls:  # the assistant message shows the arguments that really ran
@@ -303,7 +318,11 @@ class Agent(LoopBase):
                 {**wire, "function": {**wire["function"], "arguments": call.arguments_text}} if call is not old else wire
                 for wire, call, old in zip(message["tool_calls"], calls, turn.calls)])
         self.messages.append(message)
-        results = self.answer_calls(calls, number)
+        try:
+            results = [*answered, *self.answer_calls(calls[len(answered):], number)]
+        except ToolWaiting:  # a tool waits for a person: nothing of the turn stays until it finishes
+            self.messages.pop()
+            raise
         self.messages.extend(result.message() for result in results)
         self._failed |= {r.id for r in results if not r.ok}
         # A step "repeats" when it re-asks an earlier call and runs nothing new that worked.
@@ -317,8 +336,12 @@ class Agent(LoopBase):
 
     def _finish(self, held: HeldTurn) -> tuple[ToolCallsStep, bool]:
         """The held turn, decided (``LoopBase._resume`` records it): steps 5-7, then the limit.
-        Returns the ``ToolCallsStep`` and whether the student stopped a tool (Ctrl-C)."""
-        step = self._run_turn(held.turn, held.fields, held.number)
+        Returns the ``ToolCallsStep`` and whether the student stopped a tool (Ctrl-C).
+
+        Raises:
+            tools.failure.ToolWaiting: a tool of the turn waits (again); ``_resume`` holds the turn.
+        """
+        step = self._run_turn(held.turn, held.fields, held.number, held.answered)
         if held.number >= self.max_steps and not self.stopping:
             self._stop("max_steps")
         return step, any(r.interrupted for r in step.tool_calls)
@@ -329,8 +352,9 @@ class Agent(LoopBase):
 
         A waiting call ends ``run()`` without raising and without running anything of that reply:
         ``stopped_reason`` is ``"waiting"`` and ``result.waiting`` lists the calls (the same objects
-        as ``waiting``).  ``decide(call, decision)`` for each, then ``run()`` (no question) finishes
-        the held turn - no new request for it - and goes on to the end.  This is the shape of
+        as ``waiting``; for a tool that waits - an agent used as a tool - the calls inside it).
+        ``decide(call, decision)`` for each, then ``run()`` (no question) finishes the held turn - no
+        new request for it - and goes on to the end.  This is the shape of
         openai-agents' ``Runner.run`` (``result.interruptions``, then ``Runner.run(agent, state)``)
         and LangGraph's ``invoke`` (``"__interrupt__"``, then ``invoke(Command(resume=...))``).
 
@@ -364,6 +388,10 @@ class Agent(LoopBase):
         an answer: that call and the ones after it get an ``interrupted`` result (they did
         not run), so the message list stays valid; ``step()`` records the step and then
         raises the ``KeyboardInterrupt`` again, and the next ``step()`` works.
+
+        Raises:
+            tools.failure.ToolWaiting: a tool waits for a person; the calls after it do not run yet,
+                and its ``answered`` holds the results of the calls before it.
         """
         results: list[ToolResult] = []
         for call in calls:
@@ -373,6 +401,9 @@ class Agent(LoopBase):
                     continue
                 except KeyboardInterrupt:
                     pass
+                except ToolWaiting as waits:  # the turn stops at this call; what ran before it is kept
+                    waits.answered = tuple(results)
+                    raise
             results.append(ToolResult.not_run(call, t("tools.interrupted", name=call.name), interrupted=True))
         return results
 

@@ -15,6 +15,12 @@ such call to the ``approve`` hook, a plain function ``approve(call) -> Decision 
                        (the native assistant message is changed to match; a ReAct Action's text stays);
 * ``None``             no decision yet: the loop waits for ``loop.decide`` (how: ``ApprovalGate``).
 
+A call that needs a yes can also sit INSIDE a tool: an agent used as a tool (notebook 11,
+``multi_agent.agent_as_tool``) whose own ``place_order`` waits.  The tool raises
+``tools.failure.ToolWaiting`` and the outer loop waits just the same - ``loop.waiting`` lists the
+inner calls, ``loop.decide`` passes each decision on, ``run()`` lets the tool finish
+(``ApprovalGate.hold_tool``) - and the outer model reads nothing until then.
+
 A hook that raises or answers something else rejects the call: a write never runs by
 mistake.  ``ApprovalGate.apply_decision`` is the one place a decision is carried out.  This
 is what LangChain's ``HumanInTheLoopMiddleware`` calls approve / reject / edit (source 003),
@@ -30,8 +36,10 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, Callable, Iterable, Literal
 
+from .messages import tool_content
 from .records import ToolResult
 from .texts import t
+from .tools.failure import ToolFailure, ToolWaiting
 from .tools.registry import lookup_tool
 
 DecisionAction = Literal["approve", "reject", "edit"]
@@ -158,12 +166,16 @@ class HeldTurn:
         number: the step's number (the finished turn takes its ``WaitingStep``'s place).
         fields: the step record's fields read from the reply (``records.reply_fields`` plus the
             loop's own: native ``dropped`` and ``requests``, ReAct ``thought``).
-        calls: the turn's calls (``records.ToolCall``), the very objects ``waiting`` lists.
+        calls: the turn's calls (``records.ToolCall``), the very objects ``waiting`` lists (while a tool
+            of the turn waits, ``waiting`` lists the calls inside that tool instead: ``hold_tool``).
         turn: native loop: the ``tool_calls.AssistantTurn`` (its assistant message is appended
             when the turn finishes); None for the ReAct loops.
         parsed: ReAct loops: the ``react_parser.ParsedReply`` of the Action; None for the native loop.
         reply_text: ReAct loops: the reply as the model wrote it (the conversation keeps its
             trusted part); None for the native loop.
+        answered: native loop, a turn held because one of its tools waits (``ApprovalGate.hold_tool``):
+            the results (``records.ToolResult``) of the calls before that one, which already ran; when
+            the turn finishes they are kept, not answered again.  ``()`` otherwise.
     """
 
     number: int
@@ -172,6 +184,7 @@ class HeldTurn:
     turn: Any = None
     parsed: Any = None
     reply_text: str | None = None
+    answered: tuple = ()
 
 
 class ApprovalGate:
@@ -202,13 +215,23 @@ class ApprovalGate:
     found by identity (``is``), not by its id - servers that number the calls of each reply
     (``call_0`` ...) reuse ids, and a later write must not inherit an earlier yes.
 
+    A tool of the turn may itself wait (it raises ``tools.failure.ToolWaiting``: an agent used as a
+    tool, whose own call needs a yes).  The loop then holds the turn here too (``hold_tool``):
+    ``waiting`` lists the tool's waiting calls, ``decide`` passes each decision on to the tool, and
+    when the turn finishes ``apply_decision`` lets that tool finish instead of running it again.  The
+    calls of the turn before it have run (their results are kept in ``HeldTurn.answered``); the ones
+    after it wait with the turn, as every call of a turn waits for one call's decision.
+
     Args:
         tools: the names of the tools that need a yes (``ToolRegistry.approval_names()``).
         approve: the hook ``approve(call) -> Decision | None``; None: every such call waits.
     Attributes:
         tools, approve: as given (both may be changed between turns).
         waiting: the calls (``records.ToolCall``) of this turn that wait for ``decide``; ``[]`` when none.
+            While a tool waits, its calls (the inner agent's own objects).
         held: the ``HeldTurn`` that waits; None when none waits.
+        waiting_tool: the ``ToolWaiting`` of the tool that waits, until it finishes; None when none.
+            Its ``call`` is this loop's call (e.g. ``ask_orders_expert``), its ``source`` the agent inside.
         interrupted: True when the stop button (``KeyboardInterrupt``) stopped the hook in this turn's
             ``ask``: the loop raises it again once the waiting turn is recorded.
     """
@@ -221,6 +244,7 @@ class ApprovalGate:
         """Forget the turn: its decisions, its waiting calls and the held turn (a new run or turn)."""
         self.waiting: list[Any] = []
         self.held: HeldTurn | None = None
+        self.waiting_tool: ToolWaiting | None = None
         self.interrupted = False
         self._decided: list[tuple[Any, Decision]] = []  # (the call object, its decision), this turn only
 
@@ -268,6 +292,7 @@ class ApprovalGate:
 
     def decide(self, call: Any, decision: Decision) -> None:
         """A person's decision for one waiting call: the ``ToolCall`` from ``waiting``, or its id.
+        While a tool waits (``waiting_tool``), the decision is that tool's: passed on to its ``decide``.
 
         Raises:
             TypeError: ``decision`` is not a ``Decision``.
@@ -278,8 +303,21 @@ class ApprovalGate:
         found = next((c for c in self.waiting if call is c or call == c.id), None)
         if found is None:
             raise ValueError(t("approval.not_waiting", call_id=getattr(call, "id", call), waiting=[c.id for c in self.waiting]))
-        self._decided.append((found, decision))
+        if self.waiting_tool is not None:  # a call inside a tool (an agent used as a tool): its agent decides
+            self.waiting_tool.decide(found, decision)
+        else:
+            self._decided.append((found, decision))
         self.waiting = [c for c in self.waiting if c is not found]
+
+    def hold_tool(self, waits: ToolWaiting, held: HeldTurn) -> None:
+        """A tool of the turn raised ``waits`` (``tools.failure.ToolWaiting``): hold the turn ``held``
+        until every call in ``waits.calls`` has a decision, as ``ask`` holds a turn whose own call waits.
+
+        ``held.answered`` holds the results of the calls before the tool (they ran); the tool's call is the
+        next one, ``held.calls[len(held.answered)]`` (``waits.call``).  Nothing of the turn is sent meanwhile.
+        """
+        waits.call = held.calls[len(held.answered)]
+        self.held, self.waiting_tool, self.waiting = held, waits, list(waits.calls)
 
     def resume(self) -> HeldTurn | None:
         """The held turn (``HeldTurn``), once every call has a decision.
@@ -316,7 +354,8 @@ class ApprovalGate:
         * rejected: it does not run; the answer is ``rejected_text`` (``ok`` False);
         * edited: ``run(call)`` (``call`` is ``release``'s copy with the person's arguments), and
           ``EDITED_NOTE`` goes in front of what came back;
-        * approved, or no decision (a tool that needs no yes): ``run(call)``.
+        * approved, or no decision (a tool that needs no yes): ``run(call)``; but the call whose tool
+          waited for a person (``hold_tool``) is not run again: that tool finishes (``_finish_tool``).
 
         The result's ``approval`` is the decision's action (``""`` without one).
 
@@ -327,18 +366,35 @@ class ApprovalGate:
         Returns:
             The ``records.ToolResult`` the model reads: the native loop's tool message, a ReAct Observation.
         Raises:
-            whatever ``run`` raises (the native loop's stop button: ``KeyboardInterrupt``).
+            whatever ``run`` raises (the native loop's stop button: ``KeyboardInterrupt``; a tool that
+            waits for a person: ``tools.failure.ToolWaiting``, which the loop holds).
         """
         decision = self.decision(call)
         approval = decision.action if decision is not None else ""
         if approval == "reject":
             return ToolResult.not_run(call, rejected_text(call.name, decision), approval="reject")
-        result = run(call)
+        result = self._finish_tool(call) if self._tool_waited(call) else run(call)
         if approval == "edit":
             result.observation = EDITED_NOTE.format(arguments=call.arguments_text) + result.observation
         result.approval = approval
         return result
 
+    def _tool_waited(self, call: Any) -> bool:
+        """True when ``call`` is the call whose tool waited for a person (``waiting_tool``; same id in the same turn)."""
+        return self.waiting_tool is not None and self.waiting_tool.call is not None and self.waiting_tool.call.id == call.id
 
-__all__ = ["ApprovalGate", "Decision", "EDITED_NOTE", "HeldTurn", "REJECTED_TEXT", "approve", "by_argument", "edit",
-           "json_native", "reject", "rejected_text"]
+    def _finish_tool(self, call: Any) -> ToolResult:
+        """The result of the tool that waited: its ``finish()`` (every decision is in), read as
+        ``ToolRegistry.call`` reads a tool's return value (``ok`` False for a ``ToolFailure``).
+
+        Raises:
+            tools.failure.ToolWaiting: the tool waits again (the agent inside stopped at another call).
+            whatever ``finish()`` raises besides (``agent_as_tool``'s turns the inner run's errors into a result).
+        """
+        waits, self.waiting_tool = self.waiting_tool, None
+        value = waits.finish()
+        return ToolResult(call, tool_content(value), ok=not isinstance(value, ToolFailure))
+
+
+__all__ = ["ApprovalGate", "Decision", "EDITED_NOTE", "HeldTurn", "REJECTED_TEXT", "ToolWaiting", "approve", "by_argument",
+           "edit", "json_native", "reject", "rejected_text"]

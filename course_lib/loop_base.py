@@ -20,18 +20,22 @@ that checks it.  The records themselves are in ``records.py``.
 Every loop also owns one approval gate (``approval.ApprovalGate``, notebook 08): ``loop.gate``,
 with ``loop.waiting``, ``loop.decide``, ``loop.approve`` and ``loop.approval_tools`` the same
 names for every loop, so the debugger's buttons and the chat box work with all of them;
-``_resume`` finishes a turn that waited, for every loop.  The story is told in ``approval.py``.
+``_resume`` finishes a turn that waited, for every loop, and ``_hold_tool`` holds a turn whose
+tool waits for a person (an agent used as a tool: ``tools.failure.ToolWaiting``).  The story is
+told in ``approval.py``.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any, Callable, Iterable
 
 from .approval import ApprovalGate, Decision, HeldTurn
 from .messages import to_dict
-from .records import RUNNING, WAITING, LoopProtocol, RunResult, Step, StopReason
+from .records import RUNNING, WAITING, LoopProtocol, RunResult, Step, StopReason, ToolResult, WaitingStep
 from .texts import t
+from .tools.failure import ToolWaiting
 
 DEFAULT_MAX_STEPS = 5
 
@@ -113,7 +117,9 @@ class LoopBase:
 
     @property
     def waiting(self) -> list:
-        """The calls (``records.ToolCall``) that wait for a person's decision; ``[]`` when none."""
+        """The calls (``records.ToolCall``) that wait for a person's decision; ``[]`` when none.  While a
+        tool of the turn waits (an agent used as a tool), the calls inside it: ``gate.waiting_tool`` says
+        which call of this loop (``.call``) and which agent (``.source``) they belong to."""
         return self.gate.waiting
 
     def decide(self, call: Any, decision: Decision) -> None:
@@ -168,6 +174,9 @@ class LoopBase:
         no new request; the finished step takes the ``WaitingStep``'s place.  The loop's ``_finish``
         runs what was decided; the student's stop inside a tool is raised again once the step is recorded.
 
+        A tool of the turn that waits again (``ToolWaiting``: the agent inside it stopped at another
+        call) holds the turn again (``_hold_tool``), with the results answered so far.
+
         Raises:
             RuntimeError: a call still waits (nothing changes).
             KeyboardInterrupt: the student stopped a tool of this turn (the step is recorded first).
@@ -175,11 +184,23 @@ class LoopBase:
         held = self.gate.resume()  # RuntimeError while a call still waits: nothing changes
         began = time.perf_counter()
         self.steps.pop()  # the WaitingStep: the finished turn is the same step
-        step, interrupted = self._finish(held)
+        try:
+            step, interrupted = self._finish(held)
+        except ToolWaiting as waits:  # a tool of the turn waits again: the turn waits again
+            return self._hold_tool(waits, replace(held, answered=(*held.answered, *waits.answered)), began)
         self._record(step, began)
         if interrupted:
             raise KeyboardInterrupt(t("loops.interrupted"))
         return step
+
+    def _hold_tool(self, waits: ToolWaiting, held: HeldTurn, began: float) -> Step:
+        """A tool of the turn ``held`` raised ``waits`` (``tools.failure.ToolWaiting``: an agent used as a
+        tool whose own call needs a yes): the gate holds the turn (``ApprovalGate.hold_tool``) and a
+        ``WaitingStep`` lists the tool's waiting calls - as for a call of the loop's own, nothing of the turn
+        is sent.  ``decide`` for each, then ``step()`` / ``run()`` finishes the turn (``_resume``)."""
+        self.gate.hold_tool(waits, held)
+        waiting = [ToolResult.not_run(call) for call in self.waiting]
+        return self._record(WaitingStep(held.number, **held.fields, waiting=waiting), began)
 
     def _finish(self, held: HeldTurn) -> tuple[Step, bool]:  # pragma: no cover - each loop writes its own
         """Run the decided calls of ``held``; return the finished step and whether the student stopped a tool."""

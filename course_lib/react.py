@@ -20,7 +20,8 @@ hand-written loop runs an Action with.
 Told elsewhere: the parsers are in ``react_parser.py``; requests are built by
 ``messages.request_kwargs`` and replies read by ``replies.read_reply``; the records are in
 ``records.py``; an Action to a tool that needs a person's yes goes through the approval gate
-as one call (``action_call``; the story: ``approval.py``).
+as one call (``action_call``; the story: ``approval.py``), and an Action whose tool waits for a
+person (an agent used as a tool: ``tools.failure.ToolWaiting``) waits the same way.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from .records import ActionStep, AnswerStep, FinalStep, InvalidStep, RunResult, 
 from .replies import read_reply
 from .texts import shorten, t
 from .tool_calls import run_call
+from .tools.failure import ToolWaiting
 from .tools.registry import ToolRegistry, default_registry
 
 # Stop sequences: without them the model keeps writing after its Action and invents the
@@ -319,12 +321,16 @@ class ReActLoop(LoopBase):
         elif parsed.kind == "action":
             # 5. Ask the approval gate (as Agent.step does), then run the tool: its result is the next Observation.
             call = action_call(self.registry, parsed, number)
-            if self.gate.ask([call], held=HeldTurn(number, fields, (call,), parsed=parsed, reply_text=reply.text)):
+            held = HeldTurn(number, fields, (call,), parsed=parsed, reply_text=reply.text)
+            if self.gate.ask([call], held=held):
                 waiting = [ToolResult.not_run(call)]  # nothing runs until decide()
                 waited = self._record(WaitingStep(number, **fields, waiting=waiting), began)
                 self._hook_stopped()  # the stop button inside the hook: raised again, the call keeps waiting
                 return waited
-            step, interrupted = self._act(call, parsed, fields, number)
+            try:
+                step, interrupted = self._act(call, parsed, fields, number)
+            except ToolWaiting as waits:  # the tool waits for a person (an agent used as a tool): so does the Action
+                return self._hold_tool(waits, held, began)
             observation = step.observation
         else:  # neither: a corrective Observation goes back, and the step counts
             observation = corrective_observation(parsed, self.protocol, self.registry.names, prefix="")
@@ -339,7 +345,11 @@ class ReActLoop(LoopBase):
     def _act(self, call: ToolCall, parsed: ParsedReply, fields: dict, number: int) -> tuple[ActionStep, bool]:
         """Answer the Action's call as its decision says (``gate.apply_decision``: a rejected call does
         not run; an edited one runs with the person's arguments).  Returns the ``ActionStep`` and
-        whether the student stopped the tool (Ctrl-C)."""
+        whether the student stopped the tool (Ctrl-C).
+
+        Raises:
+            tools.failure.ToolWaiting: the tool waits for a person (``step`` / ``_resume`` hold the Action).
+        """
         [call] = self.gate.release([call])
         result = self.gate.apply_decision(call, self._run_action)
         edited = result.approval == "edit"
@@ -367,8 +377,9 @@ class ReActLoop(LoopBase):
         person's decision; returns ``result()``.
 
         As ``agent.Agent.run``: a waiting Action ends ``run()`` without raising and without running:
-        ``stopped_reason`` is ``"waiting"`` and ``result.waiting`` lists its call; ``decide(call,
-        decision)``, then ``run()`` (no question) finishes the turn - no new request for it - and goes on.
+        ``stopped_reason`` is ``"waiting"`` and ``result.waiting`` lists its call (or, when its tool
+        waits - an agent used as a tool - the calls inside it); ``decide(call, decision)``, then
+        ``run()`` (no question) finishes the turn - no new request for it - and goes on.
 
         Raises:
             RuntimeError: no question and ``start`` was never called.

@@ -371,7 +371,10 @@ class WaitingStep(Step):
     Nothing has run yet (the native loop adds nothing to ``messages``): the loop's approval gate
     holds the reply until ``decide`` has a decision for every call in ``waiting``; the next
     ``step()`` then runs the turn (no new request) and its ``ToolCallsStep`` (ReAct: its
-    ``ActionStep``) takes this record's place.
+    ``ActionStep``) takes this record's place.  The same record when a tool of the turn waits for a
+    person (an agent used as a tool, ``approval.ApprovalGate.hold_tool``): ``waiting`` lists the
+    calls inside that tool, and the turn's calls before it have run (nothing of the turn is in
+    ``messages`` yet either).
 
     Attributes:
         waiting: the calls that wait for a decision (``ToolResult`` with ``ok`` False and an

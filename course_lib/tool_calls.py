@@ -347,7 +347,9 @@ def _unreadable(call: ToolCall, registry: Any) -> str:
 
 def run_call(call: ToolCall, registry: Any) -> ToolResult:
     """Run one call; never raises.  (A call that does not run - it waits, was rejected, repeats
-    an earlier one - is answered with ``records.ToolResult.not_run`` instead.)
+    an earlier one - is answered with ``records.ToolResult.not_run`` instead.)  Only a tool's
+    ``tools.failure.ToolWaiting`` passes through (a person must decide first: the loops hold the
+    turn), as ``KeyboardInterrupt`` does.
 
     Args:
         call: from ``read_assistant``.
@@ -388,6 +390,7 @@ def execute(calls: list[ToolCall], registry: Any) -> list[dict]:
         registry: as for ``run_call``.
     Returns:
         ``[{"role": "tool", "tool_call_id": call.id, "content": <str>}, ...]``
-        (``run_call(call, registry).message()`` for each call).  Never raises.
+        (``run_call(call, registry).message()`` for each call).  Never raises, but for a
+        tool's ``tools.failure.ToolWaiting`` (as ``run_call``): this loop-less helper cannot wait.
     """
     return [run_call(call, registry).message() for call in calls]

@@ -247,7 +247,9 @@ class ToolRegistry:
             when the tool gave no result - an unknown tool, arguments that do not
             fit its schema, an exception inside it, or the tool's own
             ``failure.ToolFailure`` (its sentence is the text) - a string starting
-            with "错误：" that says why, and False.  Never raises.
+            with "错误：" that says why, and False.  Never raises: only a tool's
+            ``failure.ToolWaiting`` (a ``BaseException``, like ``KeyboardInterrupt``: "a person
+            must decide first", an agent used as a tool) passes through, for the loop to wait on.
         """
         problem = self.check_arguments(name, arguments)
         if problem:
