@@ -141,6 +141,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 from .loop_base import LoopBase
 from .plots import _finish, chart_text
 from .texts import t
+from .tools.failure import ToolWaiting
 
 SERVICE_NAME = "llm-agent-course"
 DEFAULT_AGENT_NAME = "course-agent"
@@ -340,11 +341,16 @@ class _Clock:
 @contextmanager
 def _recorded(span: Any, clock: _Clock) -> Iterator[Any]:
     """Make ``span`` current; an exception inside (``KeyboardInterrupt`` too) is recorded on it -
-    an ``exception`` event, status ERROR, ``error.type`` - and raised again.  The span then ends,
-    at ``clock``'s time (not the sdk's wall clock)."""
+    an ``exception`` event, status ERROR, ``error.type`` - and raised again.  A tool that waits for a
+    person (``tools.failure.ToolWaiting``: an agent used as a tool) is no error: the span gets
+    ``llm_course.tool.waiting`` True and its status stays UNSET.  The span then ends, at ``clock``'s
+    time (not the sdk's wall clock)."""
     with trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
         try:
             yield span
+        except ToolWaiting:  # not an error: the run stops and waits for a person's decision
+            span.set_attribute("llm_course.tool.waiting", True)
+            raise
         except BaseException as exc:
             span.record_exception(exc, timestamp=clock.now())
             span.set_attribute("error.type", type(exc).__qualname__)

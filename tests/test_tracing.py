@@ -559,3 +559,23 @@ def test_a_torn_line_goes_when_its_run_is_cut(tmp_path):
     run_once(path, "P3", keep_runs=2)
     spans = load_spans(path, run="all", show=None)
     assert spans.skipped == 0 and len(spans.runs) == 2 and len(spans) == 8
+
+
+def test_a_tool_that_waits_for_a_person_is_a_waiting_span_not_an_error(tmp_path):
+    """An agent used as a tool whose inner place_order waits (tools.failure.ToolWaiting): its execute_tool span
+    says it waits (``llm_course.tool.waiting``) and is not an ERROR; nothing was written."""
+    from course_lib.multi_agent import agent_as_tool
+    from course_lib.tools.registry import ToolRegistry
+
+    written, registry = shop()
+    inner = FakeLLM([{"tool_calls": [("place_order", {"product_id": "003", "quantity": 2})]}])
+    ask = agent_as_tool(lambda: Agent(inner.client(), "inner-model", registry, system="你是订单专家。", trace=None),
+                        "ask_orders_expert", "交给订单专家")
+    result, spans, _ = traced(tmp_path, [{"tool_calls": [("ask_orders_expert", {"question": "买 2 个篮球"})]}],
+                              ToolRegistry([ask]), question="帮我买 2 个篮球")
+    assert written == [] and result.stopped_reason == "waiting"
+    [tool] = by_operation(spans, "execute_tool")
+    assert tool["attributes"]["llm_course.tool.waiting"] is True
+    assert tool["status"] != "ERROR" and "error.type" not in tool["attributes"]
+    [root] = by_operation(spans, "invoke_agent")
+    assert root["attributes"]["llm_course.stopped_reason"] == "waiting" and root["status"] != "ERROR"
