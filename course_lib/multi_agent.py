@@ -23,7 +23,8 @@ openai-agents-python docs/tools.md "Agents as tools", docs/handoffs.md):
   (``specialist_messages``), runs as any ``Agent``, and owns the message list from then on
   (``HandoffResult.owner``).  A specialist built with an approval hook (notebook 08) still
   stops before ``place_order`` (``stopped_reason == "waiting"``): ``HandoffResult.decide`` and
-  ``HandoffResult.run`` go on as ``Agent.decide`` / ``Agent.run`` do.  A transfer the front desk
+  ``HandoffResult.run`` go on as ``Agent.decide`` / ``Agent.run`` do; the user's next message goes
+  to the specialist in its own list (``HandoffResult.send``).  A transfer the front desk
   wrote as text and that cannot be followed (an unknown name, broken JSON: ``text_transfers``) is a
   failed transfer, never the front desk's answer.
 
