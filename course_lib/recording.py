@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 
 @dataclass
 class Recording:
-    """What ``recording`` saw: ``requests[i]`` are the kwargs of request i, ``responses[i]`` its result."""
+    """What ``recording`` saw: ``requests[i]`` are the kwargs of request i, ``responses[i]`` its result,
+    ``seconds[i]`` its wall time in seconds (the call to ``create``, reading the reply included)."""
 
     requests: list[dict] = field(default_factory=list)
     responses: list[Any] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)
 
 
 @contextlib.contextmanager
@@ -39,7 +42,9 @@ def recording(client: Any, answer: Callable[[dict], Any] | None = None) -> Itera
     def create(*args: Any, **kwargs: Any) -> Any:
         # A copy: student code may keep appending to the same messages list afterwards.
         seen.requests.append(copy.deepcopy(kwargs))
+        began = time.perf_counter()
         response = original(*args, **kwargs) if answer is None else answer(kwargs)
+        seen.seconds.append(time.perf_counter() - began)
         seen.responses.append(response)
         return response
 

@@ -28,3 +28,19 @@ def test_recording_restores_create_even_after_an_error():
         with recording(client):
             raise RuntimeError("boom")
     assert client.chat.completions.create == original
+
+
+def test_recording_times_each_request():
+    """``seconds[i]`` is request i's wall time: an answer that takes 0.2 s is timed at least that long."""
+    import time
+
+    def slow(kwargs):
+        time.sleep(0.2)
+        return {"answered": kwargs["model"]}
+
+    client = FakeLLM(["a"]).client()
+    with recording(client, answer=slow) as seen:
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}])
+        client.chat.completions.create(model="n", messages=[{"role": "user", "content": "q"}])
+    assert len(seen.seconds) == len(seen.requests) == 2
+    assert all(0.2 <= s < 5 for s in seen.seconds)
