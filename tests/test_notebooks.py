@@ -55,6 +55,24 @@ def test_no_code_cell_writes_a_backslash_n_where_it_means_a_new_line(path: Path)
             assert "\\\\n" not in cell.source, f"{path.name} cell {index}: a literal backslash-n in a string"
 
 
+CREATE_TABLE_RE = re.compile(r"CREATE\s+(?:VIRTUAL\s+)?TABLE\s+(?!IF\s+NOT\s+EXISTS)(\w+)", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_a_cell_that_creates_a_table_can_run_again(path: Path):
+    """A student who changes a question and runs the cell again must not meet ``table notes already exists``:
+    a cell that creates a table drops it first, opens a fresh connection first, or says IF NOT EXISTS."""
+    nb = nbformat.read(path, as_version=4)
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        for found in CREATE_TABLE_RE.finditer(cell.source):
+            before = cell.source[:found.start()]
+            name = found.group(1)
+            assert (re.search(rf"DROP\s+TABLE\s+IF\s+EXISTS\s+{name}\b", before, re.IGNORECASE)
+                    or "sqlite3.connect(" in before), f"{path.name} cell {index}: CREATE TABLE {name} fails when run again"
+
+
 def test_notebooks_are_numbered_in_order():
     numbers = [int(p.name[:2]) for p in NOTEBOOKS]
     assert numbers == list(range(len(numbers))), numbers

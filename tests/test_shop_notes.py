@@ -174,3 +174,40 @@ def test_the_schema_is_sendable():
 
     validate_tools([NOTES_TOOL])
     assert NOTES_TOOL["function"]["parameters"]["required"] == ["query"]
+
+
+def test_bm25_scores_two_columns_as_one_until_weights_are_given():
+    """Notebook 11 says it: ``bm25()`` sums a token's hits over the columns (weight 1 each) and uses the
+    whole row's length, so splitting title and text into two columns changes no score; weights do."""
+    import sqlite3
+
+    from course_lib.tools.shop_notes import load_notes, match_expression, tokens
+
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE one USING fts5(id UNINDEXED, words)")
+    db.execute("CREATE VIRTUAL TABLE two USING fts5(id UNINDEXED, title_words, text_words)")
+    for note in load_notes():
+        db.execute("INSERT INTO one VALUES (?, ?)", (note["id"], " ".join(tokens(note["title"] + " " + note["text"]))))
+        db.execute("INSERT INTO two VALUES (?, ?, ?)", (note["id"], " ".join(tokens(note["title"])),
+                                                         " ".join(tokens(note["text"]))))
+    changed = 0
+    for question in ["买了东西不想要，几天内可以退货？", "篮球打多少磅的气？", "跑步鞋怎么洗？", "运费多少", "会员打几折"]:
+        match = match_expression(question)
+        one = db.execute("SELECT id, round(bm25(one), 6) FROM one WHERE one MATCH ? ORDER BY id", [match]).fetchall()
+        two = db.execute("SELECT id, round(bm25(two), 6) FROM two WHERE two MATCH ? ORDER BY id", [match]).fetchall()
+        weighted = db.execute("SELECT id, round(bm25(two, 0, 5, 1), 6) FROM two WHERE two MATCH ? ORDER BY id",
+                              [match]).fetchall()
+        assert one and one == two
+        changed += weighted != one
+    assert changed == 5
+
+
+def test_a_query_with_one_inserted_character_misses_the_returns_note():
+    """Notebook 11's lesson from the reference run: 「退换货要几天」 shares no bigram with N01, so the returns note
+    is not found at all (a miss, not a ranking); 「退货要几天」 finds it first."""
+    from course_lib.tools.shop_notes import load_notes, search_notes, tokens
+
+    n01 = next(n for n in load_notes() if n["id"] == "N01")
+    assert not set(tokens("退换货要几天")) & set(tokens(n01["title"] + " " + n01["text"]))
+    assert "[N01]" not in search_notes("退换货要几天")
+    assert search_notes("退货要几天").startswith("[N01]")
