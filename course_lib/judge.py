@@ -15,8 +15,8 @@ A judge is itself a model, so it is measured before it is trusted: its verdicts
 against the code checks' (``evaluation.agreement``).  Two judge prompts are here,
 ``SYSTEM`` (a general one) and ``STRICT_SYSTEM`` (a rubric); the notebook compares them.
 
-A provider that refuses a mode (DeepSeek answers ``json_schema`` with HTTP 400) is answered by
-the next mode down (``ask_falling_back``, remembered per server and model in ``REFUSED``); a reply
+A provider that refuses a mode, in whatever words (DeepSeek answers ``json_schema`` with HTTP 400,
+SiliconFlow with its own code 20024), is answered by the next mode down (``ask_falling_back``, remembered per server and model in ``REFUSED``); a reply
 cut at ``max_tokens`` is its own outcome (``cut``), never a verdict; answered judge requests are
 kept in ``JUDGED`` under a key that holds everything that decides the reply (``cache_key``).
 
@@ -173,12 +173,21 @@ def format_refused(error: BaseException | None) -> bool:
 def ask_falling_back(client: Any, model: str, messages: list[dict], mode: str = "json_schema",
                      max_tokens: int = MAX_TOKENS, show: Callable[[str], Any] | None = print) -> dict:
     """``ask`` in ``mode``, or in the next mode down (``FALLBACK``: json_schema, json_object, prompt)
-    when the provider refuses it (``format_refused``: DeepSeek and others answer json_schema with a 400).
+    when the provider refuses it, in whatever words.
+
+    A 400/422 whose text names the format (``format_refused``: DeepSeek, OpenAI, DashScope) is a refusal
+    at once.  Any other 400/422 in a mode with a ``response_format`` is tried in the next mode down too:
+    when a mode without that ``response_format`` then works, the refusal was the format's - whatever the
+    provider wrote (SiliconFlow: ``{"code": 20024, "message": "Json mode is not supported for this model."}``).
+    When every mode down to ``prompt`` fails as well, it was not about the format (a full context, a
+    wrong model name): the row is the asked mode's error row and nothing is remembered.  That costs at most
+    two more refused requests (400s, no text generated).
 
     A refusal is remembered in ``REFUSED`` for this client's base URL and ``model`` for the rest of
     the kernel, so the next requests start at a mode that works and pay for no second refusal;
-    ``show`` gets one sentence when a refusal is found (``judge.mode_refused``; None = silent).
-    The ``prompt`` mode sends no ``response_format`` and is never counted as refused.
+    ``show`` gets one sentence per refused mode (``judge.mode_refused``; None = silent).
+    The ``prompt`` mode sends no ``response_format`` and is never counted as refused.  Any other failure
+    (a connection error, 401, 429, 5xx) is the row at once.
     Returns:
         ``ask``'s row, its ``mode`` the mode used, plus ``asked_mode`` (``mode``).
     Raises:
@@ -189,15 +198,29 @@ def ask_falling_back(client: Any, model: str, messages: list[dict], mode: str = 
     modes = list(FALLBACK[FALLBACK.index(mode):]) if mode in FALLBACK else [mode]
     refused = REFUSED.setdefault((base_url(client), model), set())
     tried = [m for m in modes if m not in refused] or modes[-1:]
-    row: dict = {}
-    for k, candidate in enumerate(tried):
-        row, error = _ask(client, model, messages, candidate, max_tokens)
-        if error is None or candidate == "prompt" or k == len(tried) - 1 or not format_refused(error):
-            break
+
+    def remember(candidate: str, error_text: str, next_mode: str) -> None:
         refused.add(candidate)
         if show is not None:
-            show(t("judge.mode_refused", server=base_url(client), model=model, mode=candidate, error=row["error"],
-                   next=tried[k + 1]))
+            show(t("judge.mode_refused", server=base_url(client), model=model, mode=candidate, error=error_text,
+                   next=next_mode))
+
+    row: dict = {}
+    unsure: list[tuple[str, dict]] = []  # modes refused with a 400/422 that did not name the format, and their rows
+    for k, candidate in enumerate(tried):
+        row, error = _ask(client, model, messages, candidate, max_tokens)
+        if error is None:
+            for unsure_mode, unsure_row in unsure:  # a mode without that response_format works: it was the format
+                remember(unsure_mode, unsure_row["error"], candidate)
+            break
+        if candidate == "prompt" or k == len(tried) - 1 or getattr(error, "status_code", None) not in (400, 422):
+            break
+        if format_refused(error):
+            remember(candidate, row["error"], tried[k + 1])
+        else:
+            unsure.append((candidate, row))
+    if unsure and row.get("error"):  # every mode failed: not the format; the asked mode's own error
+        row = unsure[0][1]
     return {**row, "asked_mode": mode}
 
 

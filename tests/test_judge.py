@@ -190,10 +190,67 @@ def test_another_bad_request_is_an_error_row_not_a_fallback():
     judge.REFUSED.clear()
     model = StrictLLM(lambda body: "This model's maximum context length is 4096 tokens", [])
     row = judge.ask_falling_back(model.client(), "m", judge.judge_messages("q", "k", "a"), show=None)
-    assert row["error"] and row["mode"] == "json_schema" and len(model.requests) == 1
+    # tried without the format too (a refusal may use any words); every mode failed: not the format
+    assert row["error"] and "maximum context length" in row["error"] and row["mode"] == "json_schema"
+    assert len(model.requests) == 3 and "response_format" not in model.requests[-1]
     assert not judge.REFUSED.get((judge.base_url(model.client()), "m"))
     broken = FakeLLM([ConnectionError("down")])
     row = judge.ask_falling_back(broken.client(), "m", judge.judge_messages("q", "k", "a"), show=None)
     assert row["error"] and len(broken.requests) == 1
     with pytest.raises(KeyError):
         judge.ask_falling_back(broken.client(), "m", [], mode="yaml")
+
+
+# The refusal bodies of the providers the presets name (and SiliconFlow, a custom URL many students use),
+# as their users reported them: each says "no" to response_format in its own words, or in none of ours.
+PROVIDER_REFUSALS = {
+    "siliconflow": {"code": 20024, "message": "Json mode is not supported for this model.", "data": None},
+    "deepseek": {"error": {"message": "This response_format type is unavailable now", "type": "invalid_request_error",
+                           "param": None, "code": "invalid_request_error"}},
+    "dashscope": {"error": {"code": "invalid_parameter_error", "param": None, "type": "invalid_request_error",
+                            "message": "<400> InternalError.Algo.InvalidParameter: The value of the response_format.type "
+                                       "field should be one of ['text', 'json_object']"}},
+    "openai": {"error": {"message": "Invalid parameter: 'response_format' of type 'json_schema' is not supported with "
+                                    "this model.", "type": "invalid_request_error", "param": "response_format",
+                         "code": None}},
+    "chinese, a code only": {"error": {"code": "1214", "message": "不支持该参数"}},
+}
+
+
+@pytest.mark.parametrize("provider", list(PROVIDER_REFUSALS))
+def test_a_refusal_in_any_words_falls_back_once_and_is_said_once(provider, capsys):
+    """Issue 57: SiliconFlow's 20024 named none of the format words, and the judge had no verdict there."""
+    judge.REFUSED.clear()
+    body = PROVIDER_REFUSALS[provider]
+    model = FakeLLM([httpx.Response(400, json=body), PASS, PASS])
+    client = model.client()
+    first = judge.ask_falling_back(client, "m", judge.judge_messages("q", "k", "a"))
+    second = judge.ask_falling_back(client, "m", judge.judge_messages("q2", "k", "a"))
+    assert first["verdict"] == "pass" and first["mode"] == "json_object" and first["asked_mode"] == "json_schema"
+    assert second["mode"] == "json_object" and len(model.requests) == 3  # the refusal is remembered: asked once
+    assert model.requests[0]["response_format"]["type"] == "json_schema"
+    said = capsys.readouterr().out.strip().splitlines()
+    assert len(said) == 1 and "json_schema" in said[0] and "json_object" in said[0]
+    judge.REFUSED.clear()
+
+
+def test_a_provider_that_refuses_both_formats_in_other_words_is_judged_in_the_prompt(capsys):
+    judge.REFUSED.clear()
+    refusal = httpx.Response(400, json=PROVIDER_REFUSALS["siliconflow"])
+    model = FakeLLM([refusal, httpx.Response(400, json=PROVIDER_REFUSALS["siliconflow"]), PASS])
+    row = judge.ask_falling_back(model.client(), "m", judge.judge_messages("q", "k", "a"))
+    assert row["mode"] == "prompt" and row["verdict"] == "pass" and "response_format" not in model.requests[-1]
+    assert judge.REFUSED[(judge.base_url(model.client()), "m")] == {"json_schema", "json_object"}
+    assert len(capsys.readouterr().out.strip().splitlines()) == 2
+    judge.REFUSED.clear()
+
+
+def test_a_server_error_or_a_wrong_key_is_not_tried_in_other_modes():
+    """Only a 400/422 may be the format's refusal: a wrong key, a rate limit or a server error is the row at once."""
+    judge.REFUSED.clear()
+    for status in (401, 429, 500):
+        model = FakeLLM([httpx.Response(status, json={"error": {"message": "Json mode is not supported"}})])
+        row = judge.ask_falling_back(model.client(), "m", judge.judge_messages("q", "k", "a"), show=None)
+        assert row["error"] and row["mode"] == "json_schema" and len(model.requests) == 1
+    assert not any(judge.REFUSED.values())
+    judge.REFUSED.clear()
