@@ -339,6 +339,7 @@ _ZH_TRACING: dict[str, str] = {
     "tracing.chart_x_plain": "ms since the run started",
     "tracing.closed": "这个 Tracer 已经关闭了（调用过 close()，或者 with 块已经结束），不会再往 {path} 里写 span。请新建一个 Tracer(路径)",
     "tracing.keep_runs": "keep_runs 是追踪文件最多留几次运行（每个 Tracer 算一次），要是不小于 1 的整数；收到的是 {value!r}",
+    "tracing.write_failed": "写不进记录文件 {path}（{error}）：这一次运行的一部分记录丢了，运行本身不受影响。看看这个文件夹能不能写、有没有别的程序占着它",
     "tracing.no_file": "找不到追踪文件 {path}：先用 Tracer(路径).run(agent, 问题) 记录一次运行，再用 load_spans 读同一个路径",
     "tracing.no_run": "追踪文件 {path} 里没有运行 {run!r}（文件只留最近几次运行，更早的已经删掉了）。文件里的运行，从旧到新：{known}",
     "tracing.no_spans": "没有可以画的 span：列表是空的（追踪文件里还没有记录任何一次运行？环境变量 OTEL_SDK_DISABLED=true 时，Tracer 什么也不记录）",

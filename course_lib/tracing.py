@@ -32,9 +32,10 @@ define start with ``llm_course.`` - the course's own namespace, after the servic
 Nothing leaves the machine: the spans are recorded with the official
 ``opentelemetry-sdk`` through its own ``TracerProvider`` (the process-wide
 provider of ``opentelemetry.trace`` is never set) and a
-``SimpleSpanProcessor(ConsoleSpanExporter(out=file))``: no collector, no
+``SimpleSpanProcessor`` with a small file exporter (``_FileExporter``): no collector, no
 network, no account.  Each finished span is written at once as ONE line of
-JSON, the object ``ReadableSpan.to_json(indent=None)`` writes - ``name``,
+JSON, the object ``ReadableSpan.to_json(indent=None)`` writes (what the sdk's
+``ConsoleSpanExporter`` prints) - ``name``,
 ``context.trace_id`` / ``context.span_id`` (``"0x..."`` hex), ``parent_id``,
 ``kind``, ``start_time`` / ``end_time`` (ISO 8601, UTC), ``status``,
 ``attributes``, ``events``, ``links``, ``resource`` - so a span appears in the
@@ -124,7 +125,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -134,7 +135,7 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SimpleSpanProcessor
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.sampling import ALWAYS_ON
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
@@ -169,6 +170,8 @@ MAX_DEPTH = 20
 _NOT_SCALAR = object()
 # The Tracers of this process whose file is open: a new Tracer does not cut a file one of them writes.
 _OPEN: "weakref.WeakSet[Tracer]" = weakref.WeakSet()
+# How long a kernel waits for the trace file's lock (another kernel appending or cutting holds it for milliseconds).
+FILE_LOCK_S = 10.0
 
 
 def provider_name(agent: Any) -> str:
@@ -373,9 +376,56 @@ def _same_file(path: Path) -> str:
     return os.path.normcase(str(path.resolve()))
 
 
-def _close_file(file: TextIO | None) -> None:
-    if file is not None:
-        file.close()
+def _lock_path(path: Path) -> Path:
+    """The lock file of the trace file ``path``: ``.run.jsonl.lock`` beside it."""
+    return path.with_name(f".{path.name}.lock")
+
+
+@contextmanager
+def _file_locked(path: Path, timeout: float = FILE_LOCK_S) -> Iterator[None]:
+    """Hold the trace file's lock (``filelock``: fcntl on POSIX, msvcrt on Windows) for the block: every
+    kernel appends spans and cuts old runs under it, so a cut never replaces the file under a write.
+
+    Raises:
+        filelock.Timeout: another process held it for ``timeout`` s.
+    """
+    from filelock import FileLock
+
+    with FileLock(str(_lock_path(path)), timeout=timeout):
+        yield
+
+
+class _FileExporter(SpanExporter):
+    """Append each finished span to the trace file as one JSON line, opening the file for each batch
+    under its lock (``_file_locked``).
+
+    Not one file handle held for the Tracer's life: another kernel that cuts the old runs replaces the
+    file (``os.replace``), and a handle kept open would go on writing into the replaced file - those
+    spans were lost (Linux, macOS; Windows refused the replace instead).  A half line left by a stopped
+    write gets its newline first (``load_spans`` skips it).  A file that cannot be written (a read-only
+    folder, the lock held 10 s) loses that span and says so once (``tracing.write_failed``).
+    """
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._said = False
+
+    def export(self, spans: Sequence[Any]) -> SpanExportResult:
+        lines = "".join(span.to_json(indent=None) + "\n" for span in spans)
+        try:
+            with _file_locked(self.path):
+                torn = not _ends_a_line(self.path)
+                with open(self.path, "a", encoding="utf-8", newline="\n") as file:
+                    file.write(("\n" if torn else "") + lines)
+        except Exception as error:  # noqa: BLE001 - OSError or filelock.Timeout: the run goes on without this span
+            if not self._said:
+                self._said = True
+                print(t("tracing.write_failed", path=self.path, error=f"{type(error).__name__}: {error}"))
+            return SpanExportResult.FAILURE
+        return SpanExportResult.SUCCESS
+
+    def shutdown(self) -> None:
+        """Nothing to close: the file is opened per batch."""
 
 
 def _cut_old_runs(path: Path, keep_runs: int) -> None:
@@ -385,8 +435,19 @@ def _cut_old_runs(path: Path, keep_runs: int) -> None:
     not be only the course's), unless it is a JSON object cut short (``_torn``: a
     span whose writing was stopped).  A file with fewer runs (a file that is not a trace file has
     none) is left as it is; so is one that cannot be read or replaced (another program has it open
-    on Windows, a read-only folder): a later Tracer cuts it.
+    on Windows, a read-only folder, the lock held by another kernel for 10 s): a later Tracer cuts it.
+    The cut holds the file's lock (``_file_locked``), as every append does: a span another kernel
+    writes meanwhile waits for the new file, never goes into the replaced one.
     """
+    try:
+        with _file_locked(path):
+            _cut_locked(path, keep_runs)
+    except Exception:  # noqa: BLE001 - filelock.Timeout or OSError (no lock file possible): a later Tracer cuts it
+        return
+
+
+def _cut_locked(path: Path, keep_runs: int) -> None:
+    """``_cut_old_runs``'s work, with the trace file's lock held."""
     try:
         data = path.read_bytes()
     except OSError:
@@ -450,7 +511,7 @@ class Tracer:
             it records nothing and writes no file, and said so once (printed) when it was made.
         last_trace_id: the trace id (32 hex digits) of the last ``run``, or None (none yet, or disabled).
 
-    Use it as a context manager, or call ``close()`` when done (both flush and close the file).
+    Use it as a context manager, or call ``close()`` when done (both flush the spans still held).
 
     Raises:
         ValueError: ``keep_runs`` is not a whole number of at least 1.
@@ -470,7 +531,6 @@ class Tracer:
         # Every span is kept (not OTEL_TRACES_SAMPLER's choice); close() shuts it down, not the exit.
         self.provider = TracerProvider(resource=Resource.create({"service.name": SERVICE_NAME, RUN_ID_KEY: self.run_id}),
                                        sampler=ALWAYS_ON, shutdown_on_exit=False)
-        self._file: TextIO | None = None
         if self.disabled:
             print(t("tracing.sdk_disabled", path=self.path))
         else:
@@ -478,14 +538,10 @@ class Tracer:
             key = _same_file(self.path)
             if not any(not other.closed and _same_file(other.path) == key for other in list(_OPEN)):
                 _cut_old_runs(self.path, keep_runs)
-            torn = not _ends_a_line(self.path)
-            self._file = open(self.path, "a", encoding="utf-8", newline="\n")
-            if torn:
-                self._file.write("\n")  # the half line stays a line of its own (load_spans skips it)
-            exporter = ConsoleSpanExporter(out=self._file, formatter=lambda span: span.to_json(indent=None) + "\n")
-            self.provider.add_span_processor(SimpleSpanProcessor(exporter))
+            with open(self.path, "a", encoding="utf-8"):  # made, or refused now (OSError), not at the first span
+                pass
+            self.provider.add_span_processor(SimpleSpanProcessor(_FileExporter(self.path)))
             _OPEN.add(self)
-        self._finalizer = weakref.finalize(self, _close_file, self._file)  # a tracer dropped unclosed still closes it
         self._tracer = self.provider.get_tracer("course_lib.tracing")  # the sdk's no-op tracer when disabled
 
     # -- the run: one trace ----------------------------------------------------------
@@ -611,11 +667,10 @@ class Tracer:
     # -- the file --------------------------------------------------------------------
 
     def close(self) -> None:
-        """Flush the spans and close the file; calling it again does nothing."""
+        """Flush the spans and stop recording; calling it again does nothing."""
         if not self.closed:
             self.closed = True
             self.provider.shutdown()
-            self._finalizer()
             _OPEN.discard(self)
 
     def __enter__(self) -> "Tracer":

@@ -13,6 +13,7 @@ from matplotlib.figure import Figure
 from opentelemetry import trace
 
 from fakes import FakeLLM, shop
+from notebook_cells import ROOT
 
 import course_lib.tracing as tracing_module
 from course_lib.agent import Agent
@@ -579,3 +580,51 @@ def test_a_tool_that_waits_for_a_person_is_a_waiting_span_not_an_error(tmp_path)
     assert tool["status"] != "ERROR" and "error.type" not in tool["attributes"]
     [root] = by_operation(spans, "invoke_agent")
     assert root["attributes"]["llm_course.stopped_reason"] == "waiting" and root["status"] != "ERROR"
+
+
+def test_a_run_another_kernel_cuts_the_file_under_is_not_lost(tmp_path):
+    """Issue 57: a second kernel (another process) that cuts the old runs while this kernel's Tracer is still
+    open replaced the file; the first kernel's later spans went to the replaced file and were lost
+    (Linux/macOS).  Every span of the open Tracer must be in the file afterwards, with the other kernel's run."""
+    import subprocess
+    import sys
+    import textwrap
+
+    path = tmp_path / "run.jsonl"
+    run_once(path, "P0", keep_runs=2)
+    _, agent = agent_for(weather_run(*weather_run()))
+    with Tracer(path, keep_runs=2) as first:
+        first.run(agent, "北京天气怎么样？", case_id="A")
+        other_kernel = textwrap.dedent(f"""
+            import sys
+            sys.path[:0] = [{str(ROOT)!r}, {str(ROOT / "tests")!r}]
+            from test_tracing import run_once
+            run_once({str(path)!r}, "K2", keep_runs=2)  # holds two runs already: cuts the file to its last one
+        """)
+        subprocess.run([sys.executable, "-c", other_kernel], check=True, cwd=str(ROOT), timeout=120)
+        first.run(agent, "北京天气怎么样？", case_id="B")
+    cases = [r["attributes"]["llm_course.case_id"] for r in by_operation(load_spans(path, run="all"), "invoke_agent")]
+    assert "B" in cases and "K2" in cases
+    assert len(by_operation(load_spans(path, run="all"), "execute_tool")) == len(cases)  # no span of a run lost
+
+
+def test_a_trace_file_that_cannot_be_written_loses_spans_not_the_run(tmp_path, monkeypatch, capsys):
+    """The trace file's lock held elsewhere (filelock.Timeout) or an OSError: the run ends as usual and one
+    Chinese sentence says the record lost spans."""
+    from contextlib import contextmanager
+
+    from filelock import Timeout
+
+    @contextmanager
+    def held_elsewhere(path, timeout=0):
+        raise Timeout(str(path))
+        yield  # pragma: no cover
+
+    path = tmp_path / "run.jsonl"
+    monkeypatch.setattr(tracing_module, "_file_locked", held_elsewhere)
+    _, agent = agent_for(weather_run())
+    with Tracer(path) as tracer:
+        result = tracer.run(agent, "北京天气怎么样？")
+    assert result.answer == ANSWER
+    said = [line for line in capsys.readouterr().out.splitlines() if "写不进记录文件" in line]
+    assert len(said) == 1 and str(path) in said[0]
