@@ -181,7 +181,8 @@ def test_two_set_ups_at_once_both_finish_with_one_model(clean, tmp_path, monkeyp
     env.pop("COURSE_GGUF_PATH", None)
     start_at = str(time.time() + 2.0)
     runs = [subprocess.Popen([sys.executable, "-c", TWO_SETUPS, str(parts), start_at], env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
+            for _ in range(2)]
     outs = [run.communicate(timeout=120) for run in runs]
     assert [run.returncode for run in runs] == [0, 0], [err[-500:] for _, err in outs]
     model = cache / local_server.GGUF_NAME
