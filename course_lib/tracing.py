@@ -131,6 +131,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
+from course_runtime import server_process
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
@@ -383,15 +384,14 @@ def _lock_path(path: Path) -> Path:
 
 @contextmanager
 def _file_locked(path: Path, timeout: float = FILE_LOCK_S) -> Iterator[None]:
-    """Hold the trace file's lock (``filelock``: fcntl on POSIX, msvcrt on Windows) for the block: every
-    kernel appends spans and cuts old runs under it, so a cut never replaces the file under a write.
+    """Hold the trace file's lock (``server_process.locked``: ``filelock``, fcntl on POSIX, msvcrt on Windows)
+    for the block: every kernel appends spans and cuts old runs under it, so a cut never replaces the file
+    under a write.
 
     Raises:
         filelock.Timeout: another process held it for ``timeout`` s.
     """
-    from filelock import FileLock
-
-    with FileLock(str(_lock_path(path)), timeout=timeout):
+    with server_process.locked(_lock_path(path), timeout=timeout):
         yield
 
 
