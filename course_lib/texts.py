@@ -235,6 +235,9 @@ _ZH_ACTING: dict[str, str] = {
     "debugger.label_approval": "人工审批",
     "debugger.label_waiting": "⏸ 等待批准",
     "debugger.waiting_for_approval": "（等待批准，还没有运行）",
+    "orders.database_in_use": "没能换掉数据库 {path}：另一个程序正打开着它（Windows 不许替换正在使用的文件；{error}）。"
+                                "请关掉打开它的程序（例如 DB Browser for SQLite，或另一个笔记本：在那里重启内核），再运行一次。"
+                                "原来的数据库没有改动。",
     "orders.copy_is_master": "COURSE_SHOP_DB 指向的 {path} 是商店的原始数据库：下单只能写在副本里（例如 data/my_shop.db），原始数据库永远只读",
 }
 

@@ -505,11 +505,25 @@ def replace_file(path: Path, data: bytes) -> None:
             pass  # a new .env: the mode open() gave it
         os.replace(temporary, path)
     except BaseException:
-        try:
-            temporary.unlink()
-        except OSError:
-            pass
+        _remove(temporary)
         raise
+
+
+def _remove(path: Path) -> None:
+    """Delete ``path`` even when it carries the read-only mark: Windows refuses to delete a read-only file
+    (``PermissionError: [WinError 5] Access is denied``), and ``replace_file`` copied the old file's mark
+    onto the new one - so a read-only ``.env`` used to leave a read-only ``.env.<hex>.tmp`` with the
+    class settings in it."""
+    try:
+        path.unlink(missing_ok=True)
+        return
+    except PermissionError:
+        pass
+    try:
+        os.chmod(path, stat.S_IREAD | stat.S_IWRITE)
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def join(code: str, name: str | None = None, env_path: Path | None = None, new_token: bool = False) -> int:

@@ -139,6 +139,8 @@ def reset_shop() -> Path:
         The path of the copy (data/my_shop.db, or ``$COURSE_SHOP_DB``).
     Raises:
         ValueError: ``$COURSE_SHOP_DB`` names the master database itself.
+        products.DatabaseInUseError: (Windows) the copy is open in another program; one
+            Chinese sentence names it and what to close, and the copy is left as it was.
     Data: the master data/SportsEquipment.db, opened read-only (never written).
     """
     path = _target()

@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
+from ..texts import t
 from .data_files import DataFileError, read_csv, tool_failure
 from .failure import ToolFailure
 
@@ -100,6 +101,10 @@ def read_products_csv(csv_path: str | Path) -> list[tuple]:
     return read_csv(csv_path, COLUMNS, {"price": float, "stock_quantity": int})
 
 
+class DatabaseInUseError(PermissionError):
+    """A database could not be replaced because another program has it open (Windows); nothing was changed."""
+
+
 def write_new_database(db_path: Path, fill: Callable[[sqlite3.Connection], None]) -> Path:
     """Write a new SQLite database at ``db_path`` in one step, replacing any old one.
 
@@ -115,7 +120,10 @@ def write_new_database(db_path: Path, fill: Callable[[sqlite3.Connection], None]
     Returns:
         ``db_path``.
     Raises:
-        Whatever ``fill`` or sqlite3 raise (``sqlite3.Error``, ``OSError``).
+        DatabaseInUseError: Windows refused to replace ``db_path`` because another
+            program has it open (another kernel's connection, DB Browser for
+            SQLite); the sentence names the file and what to close.
+        Whatever else ``fill`` or sqlite3 raise (``sqlite3.Error``, ``OSError``).
     """
     fd, tmp_name = tempfile.mkstemp(prefix=db_path.name + ".", suffix=".tmp", dir=db_path.parent)
     os.close(fd)
@@ -126,7 +134,10 @@ def write_new_database(db_path: Path, fill: Callable[[sqlite3.Connection], None]
             connection.commit()
         finally:
             connection.close()
-        os.replace(tmp_name, db_path)
+        try:
+            os.replace(tmp_name, db_path)
+        except PermissionError as exc:  # Windows: the old file is open elsewhere (SQLite shares it without delete)
+            raise DatabaseInUseError(t("orders.database_in_use", path=db_path, error=exc)) from exc
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
