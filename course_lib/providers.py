@@ -261,16 +261,19 @@ def get_client(provider: Provider | None = None, transport: httpx.BaseTransport 
         LocalModelError: the local server cannot start.
     """
     provider = provider or get_provider()
+    local = provider.is_local  # asked before the server starts: starting it may move its port
     timeout = CLASSROOM_TIMEOUT_S if provider.is_classroom else REQUEST_TIMEOUT_S
     # The local and the class server queue requests themselves: a retry would queue the same work again.
-    queued = provider.is_classroom or (provider.is_local and transport is None and "http_client" not in client_kwargs)
+    queued = provider.is_classroom or (local and transport is None and "http_client" not in client_kwargs)
     if "http_client" not in client_kwargs:
         client_kwargs["http_client"] = course_http_client(provider, transport, timeout=timeout,
                                                           check_tools=validate_tools, read_stream=collect_stream)
     client_kwargs.setdefault("timeout", timeout)
     client_kwargs.setdefault("max_retries", LOCAL_MAX_RETRIES if queued else MAX_RETRIES)
+    # Starting the local server may have moved it to another port (local_server.ensure_server): ask again.
+    base_url = local_server.base_url() if local and transport is None else provider.base_url
     # Servers without keys (llama-server, Ollama) accept any placeholder.
-    return openai.OpenAI(base_url=provider.base_url, api_key=provider.api_key or "not-needed", **client_kwargs)
+    return openai.OpenAI(base_url=base_url, api_key=provider.api_key or "not-needed", **client_kwargs)
 
 
 def ping(client: openai.OpenAI | None = None, provider: Provider | None = None) -> str:

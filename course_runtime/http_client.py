@@ -354,14 +354,26 @@ class ClassroomStream(httpx.SyncByteStream):
 
 
 class RestartingTransport(httpx.HTTPTransport):
-    """For the local provider only: if the server is gone, start it again once, then retry."""
+    """For the local provider only: if the server is gone, start it again once, then retry.
+
+    Each request goes to this copy's port as it is now (``local_server.port()``):
+    a server started again may have moved to another port (``ensure_server``).
+    """
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         try:
-            return super().handle_request(request)
+            return super().handle_request(self._to_this_port(request))
         except httpx.ConnectError:
             local_server.ensure_server()
-            return super().handle_request(request)
+            return super().handle_request(self._to_this_port(request))
+
+    @staticmethod
+    def _to_this_port(request: httpx.Request) -> httpx.Request:
+        now = local_server.port()
+        if request.url.port != now:
+            request.url = request.url.copy_with(port=now)
+            request.headers["Host"] = f"{request.url.host}:{now}"
+        return request
 
 
 def course_http_client(provider: Any, transport: httpx.BaseTransport | None = None, *, timeout: float,

@@ -68,7 +68,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import platforms, server_process
-from .settings import EnvFileError, cache_dir, cache_writes, load_env  # cache_dir: the model, log and state live there
+from .settings import PROJECT_ROOT, EnvFileError, cache_dir, cache_writes, load_env  # cache_dir: the model, log and state live there
 from .texts import t
 
 MODEL_ALIAS = "qwen2.5-coder-1.5b-instruct"
@@ -110,13 +110,36 @@ def log_path() -> Path:
     return cache_dir() / "llama-server.log"
 
 
+def copy_id() -> str:
+    """This copy of the course, as the shared cache tells copies apart: 10 hex digits of its folder's SHA-256.
+
+    Two copies on one machine (a teacher's and a student's, last term's and
+    this term's) share the cache and the model, but each has its own server
+    state file (``_state_path``): a copy never stops, nor silently uses, a
+    server another copy started (its chat template and version may differ).
+    """
+    return hashlib.sha256(str(PROJECT_ROOT.resolve()).encode("utf-8")).hexdigest()[:10]
+
+
 def _state_path() -> Path:
-    return cache_dir() / "llama-server.json"
+    """This copy's server state file in the cache: ``llama-server-<copy_id>.json``."""
+    return cache_dir() / f"llama-server-{copy_id()}.json"
 
 
 def port() -> int:
-    """Return the loopback port of the course server (``COURSE_LOCAL_PORT``, default 8765)."""
-    return int(os.environ.get("COURSE_LOCAL_PORT") or DEFAULT_PORT)
+    """Return the loopback port of this copy's course server.
+
+    ``COURSE_LOCAL_PORT`` when it is set; else the port this copy's server
+    last used (its state file: ``ensure_server`` moves to another port when
+    8765 is another copy's, another program's, or in a range Windows reserves);
+    else 8765 (``DEFAULT_PORT``).
+    """
+    if os.environ.get("COURSE_LOCAL_PORT"):
+        return int(os.environ["COURSE_LOCAL_PORT"])
+    try:
+        return int(_read_state().get("port") or DEFAULT_PORT)
+    except (OSError, ValueError, TypeError, EnvFileError):  # no usable cache yet (CacheDirError): the default
+        return DEFAULT_PORT
 
 
 def base_url() -> str:
@@ -651,13 +674,24 @@ def served_models(timeout: float = 2.0, root: str | None = None) -> list[str] | 
     return [str(m.get("id")) for m in data if isinstance(m, dict)] if isinstance(data, list) else []
 
 
-def port_in_use(port_: int, host: str = "127.0.0.1") -> bool:
-    """True when another program already listens on ``host:port_`` (binding a socket there fails).
+def port_problem(port_: int, host: str = "127.0.0.1") -> str | None:
+    """Why a server could not listen on ``host:port_``: None (it can), ``"busy"`` or ``"forbidden"``.
 
-    POSIX: with ``SO_REUSEADDR``, as llama-server's own socket (cpp-httplib) -
-    so connections of a server that just ended (``TIME_WAIT``) do not count,
-    a listening socket does.  Windows: with ``SO_EXCLUSIVEADDRUSE``, since there
-    ``SO_REUSEADDR`` would let the bind succeed on a port in use.
+    The probe binds a socket there. POSIX: with ``SO_REUSEADDR``, as
+    llama-server's own socket (cpp-httplib) - so connections of a server that
+    just ended (``TIME_WAIT``) do not count, a listening socket does.  Windows:
+    with ``SO_EXCLUSIVEADDRUSE``, since there ``SO_REUSEADDR`` would let the bind
+    succeed on a port in use.
+
+    Returns:
+        ``"busy"``: another program listens there (``EADDRINUSE``, WinError
+        10048).  ``"forbidden"``: the system refuses the port itself - on
+        Windows a port inside an *excluded port range* that Hyper-V, WSL2 or
+        Docker reserved (``PermissionError: [WinError 10013]``, WSAEACCES: "An
+        attempt was made to access a socket in a way forbidden by its access
+        permissions"; ``netsh interface ipv4 show excludedportrange
+        protocol=tcp`` lists them), on POSIX a port below 1024.  A refused bind
+        where something does accept connections counts as busy.
     """
     import socket
 
@@ -670,9 +704,61 @@ def port_in_use(port_: int, host: str = "127.0.0.1") -> bool:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((host, port_))
+            return None
+        except PermissionError:
+            pass
         except OSError:
-            return True
-    return False
+            return "busy"
+    try:
+        with socket.create_connection(("127.0.0.1" if host in ("0.0.0.0", "") else host, port_), timeout=0.5):
+            return "busy"  # a listener with exclusive use answers: a program holds it
+    except OSError:
+        return "forbidden"
+
+
+def port_in_use(port_: int, host: str = "127.0.0.1") -> bool:
+    """True when no server can listen on ``host:port_`` (``port_problem`` names why)."""
+    return port_problem(port_, host) is not None
+
+
+# The class server's ports (classroom.DEFAULT_PORT and the door's): a copy that moves never takes them.
+CLASS_PORTS = (8766, 8767)
+
+
+def free_port(start: int, host: str = "127.0.0.1") -> int:
+    """A port where this copy's server can listen: ``start + 10``, ``+ 20``, ... or, past 30 tries, one the system picks.
+
+    Skips the class server's ports (``CLASS_PORTS``) and every port
+    ``port_problem`` refuses, so on Windows never one inside an excluded range
+    (the system never hands those out for port 0 either).
+    """
+    import socket
+
+    for step in range(1, 31):
+        candidate = start + 10 * step
+        if candidate <= 65535 and candidate not in CLASS_PORTS and port_problem(candidate, host) is None:
+            return candidate
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        return probe.getsockname()[1]
+
+
+def other_copy_on(port_: int) -> str | None:
+    """The folder of another copy of the course whose server runs on ``port_`` (from the states in the cache).
+
+    Returns:
+        That copy's folder; ``"?"`` for a state file of an older version of
+        the course (``llama-server.json``, no folder recorded); None when no
+        other copy's server is there.
+    """
+    mine = _state_path()
+    for path in sorted(cache_dir().glob("llama-server*.json")):
+        if path == mine:
+            continue
+        state = server_process.read_state(path)
+        if state.get("port", DEFAULT_PORT) == port_ and server_process.still_running(state):
+            return state.get("project") or "?"
+    return None
 
 
 def _read_state() -> dict:
@@ -730,17 +816,26 @@ def _check_is_course_server() -> None:
     models = served_models() or []
     if MODEL_ALIAS not in models:
         raise LocalModelError(t("local.port_other_server", port=port(), models=", ".join(models) or "-",
-                                hint=t("local.port_hint", port=port(), other=port() + 10)))
+                                hint=t("local.port_hint", port=port(), other=free_port(port()))))
 
 
 def ensure_server(timeout: float = START_TIMEOUT_S, keep: bool = False) -> str:
-    """Start the server if it is not already answering, and wait until healthy.
+    """Start this copy's server if it is not already answering, and wait until healthy.
 
     Safe to call from many kernels at once: a file lock lets one start it and
     the others reuse it.  Every process that calls this is recorded as a user
     (an *owner*) of the server; its guard stops it when the last owner has
-    exited (``server_process.py``), on every OS.  A server already answering on
-    the port is used only when it serves the course's model (``_check_is_course_server``).
+    exited (``server_process.py``), on every OS.
+
+    The port (``port()``) may hold something this copy did not start.  Another
+    copy of the course's server (``other_copy_on``) is never used nor stopped;
+    nor is another program, or a port inside a range Windows reserves
+    (``port_problem``).  Without ``COURSE_LOCAL_PORT`` this copy then starts
+    its own server on a free port (``free_port``), remembers it in its state
+    file and prints one sentence saying why; with ``COURSE_LOCAL_PORT`` (the
+    student chose that port) it raises instead.  A server with the course's
+    model that no copy's state names (started by hand) is used
+    (``_check_is_course_server``).
 
     Args:
         timeout: seconds to wait for ``/health`` to say ok.
@@ -750,21 +845,24 @@ def ensure_server(timeout: float = START_TIMEOUT_S, keep: bool = False) -> str:
         The base URL, e.g. ``http://127.0.0.1:8765/v1``.
     Raises:
         LocalModelError: the model or engine is missing, this CPU cannot run
-            the engine, another program holds the port (or answers there with
-            another model), or the server exited or stayed unhealthy; the
-            message names the port or the log file and what to do.
+            the engine, the port set in ``COURSE_LOCAL_PORT`` is another copy's,
+            another program's or reserved, or the server exited or stayed
+            unhealthy; the message names the port or the log file and what to do.
     """
     with _start_lock():
         now = health()
-        if now is None:
-            if port_in_use(port()):
-                raise LocalModelError(t("local.port_busy", port=port(),
-                                        hint=t("local.port_hint", port=port(), other=port() + 10)))
-            _spawn(keep)
-        else:
-            if now == "ok":
-                _check_is_course_server()
+        state = _read_state()
+        mine = now is not None and state.get("port") == port() and bool(server_process.still_running(state))
+        if mine:
             server_process.add_owner(_state_path())
+        else:
+            where = port()
+            other = other_copy_on(where) if now is not None else None
+            if now == "ok" and other is None and MODEL_ALIAS in (served_models() or []):
+                server_process.add_owner(_state_path())  # started by hand with the course's model: used
+            else:
+                problem = ("copy" if other else "server") if now is not None else port_problem(where)
+                _spawn(keep, _port_for(where, problem, other) if problem else where)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             state = health()
@@ -778,20 +876,52 @@ def ensure_server(timeout: float = START_TIMEOUT_S, keep: bool = False) -> str:
     raise LocalModelError(t("local.not_healthy", seconds=timeout, log=log_path()))
 
 
-def _spawn(keep: bool = False) -> None:
+def _port_for(where: int, problem: str, other: str | None) -> int:
+    """The port this copy's server starts on when ``where`` cannot be its: a free one, announced.
+
+    Args:
+        where: the port asked for.  problem: ``"copy"`` (another copy's server
+            answers there), ``"server"`` (another program answers),
+            ``"busy"`` or ``"forbidden"`` (``port_problem``).  other: the other copy's folder.
+    Raises:
+        LocalModelError: ``COURSE_LOCAL_PORT`` chose ``where`` (the student's own
+            choice is not moved): names what holds it and a free port to use instead.
+    """
+    new = free_port(where)
+    if problem == "server":
+        models = ", ".join(served_models() or []) or "-"
+    reason = {"copy": t("local.port_reason_copy", other=_copy_name(other)),
+              "server": t("local.port_reason_server", models=models) if problem == "server" else "",
+              "busy": t("local.port_reason_busy", port=where),
+              "forbidden": t("local.port_reason_forbidden")}[problem]
+    if os.environ.get("COURSE_LOCAL_PORT"):
+        raise LocalModelError(t("local.port_chosen_taken", port=where, reason=reason, other=new))
+    print(t("local.port_moved", port=where, reason=reason, new=new, root=PROJECT_ROOT), flush=True)
+    return new
+
+
+def _copy_name(other: str | None) -> str:
+    """How a sentence names another copy: its folder, or "an older version of the course" (``"?"``)."""
+    return t("local.older_copy") if other in (None, "?") else other
+
+
+def _spawn(keep: bool = False, port_: int | None = None) -> None:
     gguf = model_path()
-    args = server_args(gguf)
+    port_ = port_ or port()
+    args = server_args(gguf, port_=port_)
     try:
         server_process.start_guarded(args, _state_path(), log_path(), owners=not keep, cwd=server_folder(),
                                      env=server_env(args),
-                                     extra={"port": port(), "model": str(gguf),
+                                     extra={"port": port_, "project": str(PROJECT_ROOT), "model": str(gguf),
                                             "engine": f"{engine()}: {engine_build()}"})
     except OSError as exc:
         raise LocalModelError(t("local.could_not_start", binary=args[0], error=exc, log=log_path())) from None
 
 
 def stop_server(timeout: float = 10.0) -> bool:
-    """Stop the server this machine's course started (its guard and the server itself, on every OS).
+    """Stop the server this copy of the course started (its guard and the server itself, on every OS).
+
+    Another copy's server (its own state file) is never touched.
 
     Only the very processes the state file records are stopped - pid *and*
     start time (``server_process.still_running``) - never another program that
@@ -806,7 +936,10 @@ def stop_server(timeout: float = 10.0) -> bool:
     stopped = False
     for who in server_process.still_running(state):  # the server first: a killed guard would leave it
         stopped = server_process.stop(who[0], timeout, who=who) or stopped
-    _state_path().unlink(missing_ok=True)
+    if state.get("port", DEFAULT_PORT) != DEFAULT_PORT:  # a port this copy moved to stays its port
+        server_process.write_state(_state_path(), {"port": state["port"], "project": str(PROJECT_ROOT)})
+    else:
+        _state_path().unlink(missing_ok=True)
     return stopped
 
 

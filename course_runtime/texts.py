@@ -146,10 +146,20 @@ _ZH_PROVIDERS: dict[str, str] = {
                            "要换另一个可执行文件，请设置 COURSE_LLAMA_SERVER=文件路径。",
     "local.xllamacpp_missing": "没有安装 xllamacpp，所以这台电脑上没有离线模型的引擎。请运行 README 里的安装命令"
                                "（python course.py setup），它会按平台装好 xllamacpp。",
-    "local.port_busy": "端口 {port} 已经被另一个程序占用了（它不是课程的模型服务器，也不回答 /health），课程的 llama-server "
-                       "没法在这里启动。{hint}",
     "local.port_hint": "办法：在 .env 里加一行 COURSE_LOCAL_PORT={other}（换一个端口），或者先关掉占用端口 {port} 的程序"
                        "（Windows：netstat -ano | findstr :{port} 能看到它的进程号；macOS/Linux：lsof -i :{port}）。",
+    "local.port_reason_copy": "正由这台电脑上另一份课程（{other}）的模型服务器使用（那份课程的版本和聊天模板可能不同：这份课程不借用它，"
+                              "也不会停掉它）",
+    "local.port_reason_server": "上回答的是另一个程序，不是课程的模型服务器（它提供的模型：{models}）",
+    "local.port_reason_busy": "已经被另一个程序占用（它不回答 /health；Windows：netstat -ano | findstr :{port} 能看到它的进程号，"
+                              "macOS/Linux：lsof -i :{port}）",
+    "local.port_reason_forbidden": "在系统保留、不许程序使用的端口范围里（Windows：WinError 10013，Hyper-V、WSL2、Docker 会整段保留端口，"
+                                   "用 netsh interface ipv4 show excludedportrange protocol=tcp 可以看到这些范围；"
+                                   "macOS/Linux：1024 以下的端口要管理员权限）",
+    "local.port_moved": "端口 {port} {reason}。所以这份课程（{root}）的模型服务器改在端口 {new} 上启动，以后也用这个端口。",
+    "local.port_chosen_taken": "端口 {port}（.env 或环境变量里的 COURSE_LOCAL_PORT）{reason}。办法：把 COURSE_LOCAL_PORT 改成 {other}"
+                               "（这个端口现在空着），或者删掉这一行，让课程自己挑一个空端口。",
+    "local.older_copy": "同一个缓存文件夹里较早版本的课程",
     "local.port_other_server": "端口 {port} 上回答的不是课程的模型服务器：它提供的模型是 {models}，"
                                "不是课程的 qwen2.5-coder-1.5b-instruct。课程不会把请求发给别的程序。{hint}",
     "local.wine_missing": "{program} 是 Windows 程序，在这台电脑上要用 Wine 运行，但没有找到 wine。"

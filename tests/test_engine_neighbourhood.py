@@ -156,7 +156,7 @@ def no_spawn(monkeypatch, tmp_path):
     """The cache in tmp_path; _spawn records instead of starting llama-server."""
     monkeypatch.setenv("COURSE_CACHE_DIR", str(tmp_path / "cache"))
     spawned = []
-    monkeypatch.setattr(local_server, "_spawn", lambda keep=False: spawned.append(keep))
+    monkeypatch.setattr(local_server, "_spawn", lambda keep=False, port_=None: spawned.append(port_))
     return spawned
 
 

@@ -54,7 +54,7 @@ def xl_server(tmp_path_factory):
 
 
 def test_it_runs_the_courses_launcher_under_a_guard_owned_by_this_process(xl_server):
-    state = server_process.read_state(xl_server["cache"] / "llama-server.json")
+    state = server_process.read_state(xl_server["cache"] / local_server._state_path().name)
     assert state["command"][1:3] == ["-m", "course_runtime.xllamacpp_server"]
     assert state["engine"].startswith("xllamacpp: xllamacpp==")
     assert server_process.identity() in state["owners"]
@@ -87,7 +87,7 @@ def test_the_endpoints_the_course_uses_are_there(xl_server):
 
 
 def test_stop_server_stops_it(xl_server):
-    state = server_process.read_state(xl_server["cache"] / "llama-server.json")
+    state = server_process.read_state(xl_server["cache"] / local_server._state_path().name)
     assert local_server.stop_server()
     assert not server_process.alive(state["server_pid"]) and local_server.health() is None
     local_server.ensure_server()  # the module's teardown stops the new one

@@ -497,7 +497,7 @@ def wine_server(chinese_laptop):
     started = time.monotonic()
     done = _course_command(laptop, "course_runtime.local_server", "start", timeout=START_TIMEOUT_S + 60)
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}\n{_log_tail(log)}"
-    state = json.loads((laptop["cache"] / "llama-server.json").read_text(encoding="utf-8"))
+    state = json.loads(next(laptop["cache"].glob("llama-server-*.json")).read_text(encoding="utf-8"))
     files = _assert_opened_by_ascii_names(state, log)
     RESULTS.update(health_s=time.monotonic() - started, port=port, args=state["command"][2:], files=files)
     root = f"http://127.0.0.1:{port}"
