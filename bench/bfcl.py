@@ -411,11 +411,11 @@ class Settings:
 
 
 def _client(base_url: str) -> Any:
-    import httpx
+    import httpx2
     import openai
 
     return openai.OpenAI(base_url=base_url, api_key="not-needed", max_retries=0,
-                         http_client=httpx.Client(timeout=1200, trust_env=False))
+                         http_client=httpx2.Client(timeout=1200, trust_env=False))
 
 
 def _row(config: str, category: str, entry: dict, decoded: Decoded, info: dict, checker: Any, language: Any,

@@ -40,7 +40,7 @@ import threading
 import time
 from pathlib import Path
 
-import httpx
+import httpx2
 
 from course_runtime import classroom
 
@@ -110,7 +110,7 @@ def run_class(clients: list, requests: list[tuple[int | None, dict]], max_second
 
 def door_counts(port: int, teacher_key: str) -> dict:
     """The door's own counts from ``/api/class``: requests the model answered, and those from memory."""
-    use = httpx.get(f"http://127.0.0.1:{port}/api/class", headers={"Authorization": f"Bearer {teacher_key}"},
+    use = httpx2.get(f"http://127.0.0.1:{port}/api/class", headers={"Authorization": f"Bearer {teacher_key}"},
                     timeout=10).json()["model_use"]
     rows = use["students"]
     return {"to_model": sum(r["requests"] for r in rows), "from_memory": sum(r["cached"] for r in rows),

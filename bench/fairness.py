@@ -140,7 +140,7 @@ def door_clients(store_dir: Path, model_root: str, class_key: str, count: int, s
     ``(service, store, clients)`` (the course's own client, ``classroom`` provider, one token each).
     ``reply_memory``: the door's memory of temperature-0 replies (off: every request reaches the model).
     ``teacher_key``: the page's key (default a random one), for a caller that reads ``/api/class``."""
-    import httpx
+    import httpx2
 
     store = ProgressStore(store_dir / "class-progress.sqlite3", joins_per_address=10_000)  # a simulated class: one address
     secret = secrets.token_hex(5)
@@ -152,7 +152,7 @@ def door_clients(store_dir: Path, model_root: str, class_key: str, count: int, s
     clients = []
     for n in range(count):
         token = secrets.token_hex(16)
-        joined = httpx.post(f"http://127.0.0.1:{port}/api/join", timeout=10,
+        joined = httpx2.post(f"http://127.0.0.1:{port}/api/join", timeout=10,
                             json={"secret": secret, "name": f"学生{n + 1}", "token": token})
         joined.raise_for_status()
         clients.append(client_for(joined.json()["COURSE_BASE_URL"], token))

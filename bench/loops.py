@@ -1,7 +1,7 @@
 """The loops under test, all behind one function: ``LOOPS[name](setup, question, runs) -> (answer, stopped_reason)``.
 
 Every loop gets the same things (``Setup``): the local server's base URL and
-model id, an ``httpx.Client`` from a ``bench.meter.Meter`` (so requests and
+model id, an ``httpx2.Client`` from a ``bench.meter.Meter`` (so requests and
 tokens are counted from the HTTP responses for all of them), the four course
 tools wrapped by ``recording_tools`` (so the tool calls that ran are known for
 all of them), at most ``max_steps`` model requests with tools, temperature 0
@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import httpx
+import httpx2
 import openai
 
 from course_lib.agent import DEFAULT_SYSTEM, Agent
@@ -40,7 +40,7 @@ class Setup:
 
     base_url: str
     model: str
-    http_client: httpx.Client
+    http_client: httpx2.Client
     max_steps: int = 4
     max_tokens: int = 300
 

@@ -1,10 +1,10 @@
 """Count requests and tokens the same way for every loop: from the HTTP responses.
 
-``Meter.http_client()`` returns an ``httpx.Client`` whose event hooks read
+``Meter.http_client()`` returns an ``httpx2.Client`` whose event hooks read
 each ``/chat/completions`` response: wall time, ``usage.prompt_tokens``,
 ``usage.completion_tokens``.  The course's loops get an ``openai.OpenAI``
 client built on it; LangChain's ``ChatOpenAI`` and smolagents'
-``OpenAIServerModel`` take the same ``httpx.Client``.  So the numbers in the
+``OpenAIServerModel`` take the same ``httpx2.Client``.  So the numbers in the
 results table never depend on how a framework reports usage itself.
 
 ``recording_tools(runs)`` wraps the four course tools so that every call that
@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-import httpx
+import httpx2
 
 from course_lib.replies import collect_stream
 from course_runtime.request_log import RequestLog
@@ -47,12 +47,12 @@ class Meter:
         self.exchanges.append(Exchange(line["seconds"], line["status"], line["prompt_tokens"],
                                        line["completion_tokens"], line["finish_reason"]))
 
-    def http_client(self, transport: httpx.BaseTransport | None = None) -> httpx.Client:
-        """A fresh ``httpx.Client`` that reports to this meter (through ``providers.RequestLog``).
+    def http_client(self, transport: httpx2.BaseTransport | None = None) -> httpx2.Client:
+        """A fresh ``httpx2.Client`` that reports to this meter (through ``providers.RequestLog``).
 
         ``transport``: for tests (e.g. the fake chat server); default the network.
         """
-        return httpx.Client(timeout=TIMEOUT_S, transport=transport,
+        return httpx2.Client(timeout=TIMEOUT_S, transport=transport,
                             event_hooks=RequestLog(on_line=self._collect, read_stream=collect_stream).hooks())
 
     def totals(self) -> dict:

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-import httpx
+import httpx2
 import nbformat
 from nbclient import NotebookClient
 
@@ -77,9 +77,9 @@ def local_slot(action: str, name: str) -> bool:
     try:
         if not get_provider().is_local:
             return False
-        response = httpx.post(f"http://127.0.0.1:{local_server.port()}/slots/0?action={action}",
+        response = httpx2.post(f"http://127.0.0.1:{local_server.port()}/slots/0?action={action}",
                               json={"filename": name}, timeout=60, trust_env=False)
-    except (ProviderError, httpx.HTTPError):
+    except (ProviderError, httpx2.HTTPError):
         return False
     return response.status_code == 200
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-import httpx
+import httpx2
 import openai
 
 from course_runtime import local_server
@@ -236,7 +236,7 @@ def get_provider(name: str | None = None, extra_body: dict | None = None) -> Pro
     return Provider(preset, base_url.rstrip("/"), model, api_key, key_source=source, extra_body=body)
 
 
-def get_client(provider: Provider | None = None, transport: httpx.BaseTransport | None = None,
+def get_client(provider: Provider | None = None, transport: httpx2.BaseTransport | None = None,
                **client_kwargs) -> openai.OpenAI:
     """Return an ``openai.OpenAI`` client for the active provider.
 
@@ -247,8 +247,8 @@ def get_client(provider: Provider | None = None, transport: httpx.BaseTransport 
 
     Args:
         provider: from ``get_provider()``; default the active one.
-        transport: an ``httpx`` transport to use instead of the network
-            (tests: ``httpx.MockTransport``); the rules still apply.
+        transport: an ``httpx2`` transport to use instead of the network
+            (tests: ``httpx2.MockTransport``); the rules still apply.
         **client_kwargs: passed to ``openai.OpenAI`` (e.g. ``timeout``,
             ``max_retries``; an ``http_client`` given here is used as it is,
             without the rules).

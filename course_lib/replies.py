@@ -504,7 +504,7 @@ def describe_error(exc: BaseException) -> str:
     """``"Type: message"`` for a widget, plus the underlying cause when the SDK wraps one.
 
     ``openai.APIConnectionError`` says only "Connection error."; its ``__cause__``
-    (e.g. ``httpx.ConnectError: [Errno 111] Connection refused``) says what happened.
+    (e.g. ``httpx2.ConnectError: [Errno 111] Connection refused``) says what happened.
 
     Args:
         exc: any exception.

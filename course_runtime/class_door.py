@@ -221,14 +221,14 @@ class ClassDoor:
     def _client(self) -> Any:
         """The door's one HTTP client (made in the running event loop), and the health watch of the pool."""
         if self._http is None:
-            import httpx
+            import httpx2
 
             from .upstreams import make_client
 
             # A kept-alive connection is dropped after KEEPALIVE_S, before llama-server's own 5 s
             # (cpp-httplib's CPPHTTPLIB_KEEPALIVE_TIMEOUT_SECOND) closes it under a request being sent.
-            self._http = make_client(self.pool.upstreams, timeout=httpx.Timeout(UPSTREAM_TIMEOUT_S, connect=5.0),
-                                     limits=httpx.Limits(max_connections=None, max_keepalive_connections=32,
+            self._http = make_client(self.pool.upstreams, timeout=httpx2.Timeout(UPSTREAM_TIMEOUT_S, connect=5.0),
+                                     limits=httpx2.Limits(max_connections=None, max_keepalive_connections=32,
                                                          keepalive_expiry=KEEPALIVE_S))
             self._watch = asyncio.ensure_future(self._watch_pool())
         return self._http
@@ -313,10 +313,10 @@ class ClassDoor:
                     kind: str | None = None) -> tuple[Any, Any] | Any:
         """Send to the least busy healthy model server, the next one when a server does not take the connection.
 
-        Returns ``(upstream, response)`` (a streamed ``httpx.Response``; the caller reads and closes it, and calls
+        Returns ``(upstream, response)`` (a streamed ``httpx2.Response``; the caller reads and closes it, and calls
         ``pool.finished(upstream)``), or the refusal (no server, or gone: ``Gone`` is raised).
         """
-        import httpx
+        import httpx2
 
         http = self._client()
         tried: list = []
@@ -341,11 +341,11 @@ class ClassDoor:
                 self.pool.started(upstream)
                 try:
                     return upstream, await while_there(request, http.send(sent, stream=True))
-                except httpx.RemoteProtocolError:  # closed before any answer: a kept-alive connection it had
+                except httpx2.RemoteProtocolError:  # closed before any answer: a kept-alive connection it had
                     self.pool.finished(upstream)   # just closed (once more), or the server went (the next one)
                     if attempt == 1:
                         continue
-                except (httpx.ConnectError, httpx.ConnectTimeout, httpx.WriteError):
+                except (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.WriteError):
                     self.pool.finished(upstream)
                 except BaseException:
                     self.pool.finished(upstream)
@@ -426,7 +426,7 @@ class ClassDoor:
     async def _answer(self, request: Any, turn: Turn, body: bytes, parsed: Any, key: str | None,
                       done: Callable[[], None] | None) -> Any:
         """The model server's reply to ``body`` in ``turn``: read whole (a plain reply) or relayed (a stream)."""
-        import httpx
+        import httpx2
         from starlette.responses import Response
 
         estimate = door_rules.estimate_prompt_tokens(parsed)
@@ -435,7 +435,7 @@ class ClassDoor:
         except Gone:
             turn.end((estimate, 0))
             return Response(status_code=499)
-        except httpx.HTTPError:  # a plain reply longer than UPSTREAM_TIMEOUT_S, a server gone mid-way
+        except httpx2.HTTPError:  # a plain reply longer than UPSTREAM_TIMEOUT_S, a server gone mid-way
             turn.end((estimate, 0))
             return refuse(502, t("class_door.model_unreachable"), "api_error")
         if not isinstance(sent, tuple):
@@ -448,7 +448,7 @@ class ClassDoor:
             except Gone:
                 turn.end((estimate, 0))
                 return Response(status_code=499)
-            except (httpx.HTTPError, door_rules.ReplyTooBig):
+            except (httpx2.HTTPError, door_rules.ReplyTooBig):
                 turn.end((estimate, 0))
                 return refuse(502, t("class_door.model_unreachable"), "api_error")
             finally:
@@ -469,7 +469,7 @@ class ClassDoor:
     def _relay(self, turn: Turn, upstream: Any, answer: Any, estimate: int, key: str | None,
                done: Callable[[], None] | None) -> Any:
         """A stream passed on through a bounded buffer: the turn ends when the model has finished."""
-        import httpx
+        import httpx2
 
         reader = door_rules.ReplyStream(estimate)
         buffer: deque[bytes] = deque()
@@ -506,7 +506,7 @@ class ClassDoor:
                             slow += loop.time() - began
                 put(reader.flush())
                 whole = True
-            except (httpx.HTTPError, door_rules.ReplyTooBig, asyncio.TimeoutError):
+            except (httpx2.HTTPError, door_rules.ReplyTooBig, asyncio.TimeoutError):
                 pass  # the server broke off, or the student stopped reading: the stream ends early
             finally:
                 turn.end(reader.counted())  # first: nothing below may keep the turn, the slot or the followers
@@ -548,7 +548,7 @@ class ClassDoor:
 
     async def _plain(self, request: Any, path: str, method: str = "GET", kind: str | None = None) -> Any:
         """A request with no generation (``/tokenize``, ``/apply-template``, ``/v1/models``), in a turn."""
-        import httpx
+        import httpx2
         from starlette.responses import Response
 
         if method == "POST":
@@ -575,7 +575,7 @@ class ClassDoor:
                 self.pool.finished(upstream)
         except Gone:
             return Response(status_code=499)
-        except (httpx.HTTPError, door_rules.ReplyTooBig):
+        except (httpx2.HTTPError, door_rules.ReplyTooBig):
             return refuse(502, t("class_door.model_unreachable"), "api_error")
         finally:
             turn.end()
@@ -595,7 +595,7 @@ class ClassDoor:
 
 
 async def _read_bounded(answer: Any, most: int) -> bytes:
-    """A streamed ``httpx.Response``'s body, at most ``most`` bytes (``door_rules.ReplyTooBig`` past that)."""
+    """A streamed ``httpx2.Response``'s body, at most ``most`` bytes (``door_rules.ReplyTooBig`` past that)."""
     data = bytearray()
     async for piece in answer.aiter_raw():
         data += piece

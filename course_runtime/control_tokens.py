@@ -37,7 +37,7 @@ Markers (``MARKER_RE``):
   course model writes it in its own replies, and the recorded bodies hold it.
 
 Not covered: other families' markers that are not ``<|...|>`` (Gemma's ``<start_of_turn>``,
-Mistral's ``[INST]``); the course meets neither.  A raw ``httpx`` call that is not a chat request
+Mistral's ``[INST]``); the course meets neither.  A raw ``httpx2`` call that is not a chat request
 (notebook 07's ``/apply-template``) is not changed.
 """
 

@@ -4,7 +4,7 @@
 
 Not opened in class: notebook 00 shows what its set-up errors say; the teacher's guide covers the class model server.
 
-``CourseHttpClient`` is an ``httpx.Client`` that applies the request rules
+``CourseHttpClient`` is an ``httpx2.Client`` that applies the request rules
 (``request_rules``) to each chat request's JSON body, breaks chat-template markers
 written inside its messages and tools (``control_tokens``: no forged turn), re-sends a streamed
 request without ``stream_options`` when a relay refuses it, names the proxy
@@ -29,7 +29,7 @@ if it died mid-lesson; a class model server that restarted mid-request gets a
 sentence that says so (``classroom_error``).
 
 A base URL that the server redirects (``http://`` to ``https://`` or the
-reverse) breaks the chat request: httpx turns the POST into a GET after a
+reverse) breaks the chat request: httpx2 turns the POST into a GET after a
 301/302/303, and drops the key on a redirect to another origin.  The error
 names the redirect and the ``COURSE_BASE_URL`` line to write (``redirect_error``).
 
@@ -46,7 +46,7 @@ import urllib.request
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
-import httpx
+import httpx2
 import openai
 
 from . import local_server, request_replay
@@ -62,8 +62,8 @@ REQUEST_TIMEOUT_S = 120.0  # one request; a 1.5B model on 2 cores can take a whi
 CLASSROOM_TIMEOUT_S = 600.0
 WEB_PAGE_SHOWN_CHARS = 120  # how much of a web page an error quotes
 CHAT_PATH = "/chat/completions"  # what the SDK adds to the base URL for a chat request
-# What httpx raises when the connection breaks after the request was sent: a server stopped mid-request.
-DROPPED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
+# What httpx2 raises when the connection breaks after the request was sent: a server stopped mid-request.
+DROPPED = (httpx2.RemoteProtocolError, httpx2.ReadError, httpx2.WriteError)
 
 
 
@@ -97,7 +97,7 @@ def is_local_network(url: str) -> bool:
 def proxy_variable(url: str) -> str | None:
     """The environment variable whose proxy a request to ``url`` goes through, or None.
 
-    Follows what httpx does with ``trust_env``: ``https_proxy``/``http_proxy``
+    Follows what httpx2 does with ``trust_env``: ``https_proxy``/``http_proxy``
     for the URL's scheme, else ``all_proxy`` (lower or upper case), unless
     ``no_proxy`` covers the host; loopback and LAN URLs never use one here (see
     ``get_client``).  Returns the variable's name, never its value (a proxy URL
@@ -123,7 +123,7 @@ def socks_variable() -> tuple[str, str] | None:
     return None
 
 
-def _stream_options_rejected(request: httpx.Request, response: httpx.Response) -> bool:
+def _stream_options_rejected(request: httpx2.Request, response: httpx2.Response) -> bool:
     """True for a 400 that names ``stream_options`` in answer to a request that sent it."""
     if response.status_code != 400 or b'"stream_options"' not in (request.content or b""):
         return False
@@ -131,7 +131,7 @@ def _stream_options_rejected(request: httpx.Request, response: httpx.Response) -
     return "stream_options" in response.text
 
 
-def _is_chat_request(request: httpx.Request) -> bool:
+def _is_chat_request(request: httpx2.Request) -> bool:
     return request.method == "POST" and request.url.path.rstrip("/").endswith(CHAT_PATH)
 
 
@@ -139,10 +139,10 @@ class RedirectError(openai.APIStatusError):
     """A chat request that the server redirected and that then failed; the message says what to write in ``.env``."""
 
 
-def redirect_error(request: httpx.Request, response: httpx.Response) -> RedirectError | None:
+def redirect_error(request: httpx2.Request, response: httpx2.Response) -> RedirectError | None:
     """The error for a chat request that a redirect broke, or None.
 
-    httpx follows redirects as browsers do (RFC 9110 §15.4): after a 301, 302
+    httpx2 follows redirects as browsers do (RFC 9110 §15.4): after a 301, 302
     or 303 the POST comes back as a GET (llama-server and vLLM answer 405), and
     the ``Authorization`` header is dropped on a redirect to another origin
     (https to http, another host).  That is what an ``http://`` base URL meets
@@ -176,7 +176,7 @@ def redirect_error(request: httpx.Request, response: httpx.Response) -> Redirect
     return RedirectError(text, response=response, body=None)
 
 
-def web_page_error(request: httpx.Request, response: httpx.Response) -> openai.APIResponseValidationError | None:
+def web_page_error(request: httpx2.Request, response: httpx2.Response) -> openai.APIResponseValidationError | None:
     """The error for a chat request answered with a web page instead of a chat completion, or None.
 
     A web page is a 2xx answer whose ``content-type`` says ``html``, or whose
@@ -206,7 +206,7 @@ def web_page_error(request: httpx.Request, response: httpx.Response) -> openai.A
     return openai.APIResponseValidationError(response=response, body=None, message=text)
 
 
-class CourseHttpClient(httpx.Client):
+class CourseHttpClient(httpx2.Client):
     """The HTTP client under every client from ``get_client``.
 
     On each chat request it checks the ``tools`` with ``check_tools`` (the
@@ -225,7 +225,7 @@ class CourseHttpClient(httpx.Client):
         provider: the ``Provider`` whose rules and ``extra_body`` apply.
         check_tools: called with a chat request's ``tools`` list before it is sent;
             it raises to stop the request (None: not checked).
-        **kwargs: for ``httpx.Client``.
+        **kwargs: for ``httpx2.Client``.
     """
 
     def __init__(self, provider: Any, check_tools: Callable[[Any], Any] | None = None, **kwargs: Any):
@@ -233,7 +233,7 @@ class CourseHttpClient(httpx.Client):
         self.check_tools = check_tools
         super().__init__(**kwargs)
 
-    def _with_rules(self, request: httpx.Request) -> httpx.Request:
+    def _with_rules(self, request: httpx2.Request) -> httpx2.Request:
         if not _is_chat_request(request):
             return request
         try:
@@ -248,10 +248,10 @@ class CourseHttpClient(httpx.Client):
         if new == body:
             return request
         headers = {k: v for k, v in request.headers.items() if k.lower() != "content-length"}
-        return httpx.Request(request.method, request.url, headers=headers,
+        return httpx2.Request(request.method, request.url, headers=headers,
                              content=json.dumps(new, ensure_ascii=False).encode("utf-8"), extensions=request.extensions)
 
-    def send(self, request: httpx.Request, **kwargs: Any) -> httpx.Response:  # noqa: D102 - see the class
+    def send(self, request: httpx2.Request, **kwargs: Any) -> httpx2.Response:  # noqa: D102 - see the class
         request = self._with_rules(request)
         try:
             response = super().send(request, **kwargs)
@@ -259,7 +259,7 @@ class CourseHttpClient(httpx.Client):
                 response.close()
                 remember_no_stream_options(self.course_provider.base_url)
                 response = super().send(self._with_rules(request), **kwargs)
-        except (httpx.ProxyError, httpx.ConnectError, httpx.ConnectTimeout) as exc:
+        except (httpx2.ProxyError, httpx2.ConnectError, httpx2.ConnectTimeout) as exc:
             if self.course_provider.is_classroom:
                 raise classroom_error(self.course_provider, request, exc) from exc
             var = proxy_variable(str(request.url)) if self.trust_env else None
@@ -267,7 +267,7 @@ class CourseHttpClient(httpx.Client):
                 raise
             note = t("providers.proxy_used", var=var, host=request.url.host)
             raise type(exc)(f"{exc}（{note}）", request=request) from exc
-        except (httpx.TimeoutException, *DROPPED) as exc:
+        except (httpx2.TimeoutException, *DROPPED) as exc:
             if self.course_provider.is_classroom:
                 raise classroom_error(self.course_provider, request, exc) from exc
             raise
@@ -282,8 +282,8 @@ class CourseHttpClient(httpx.Client):
         return response
 
 
-def classroom_error(provider: Any, request: httpx.Request,
-                    problem: httpx.Response | BaseException) -> openai.APIError:
+def classroom_error(provider: Any, request: httpx2.Request,
+                    problem: httpx2.Response | BaseException) -> openai.APIError:
     """The SDK's own error for what went wrong between a student and the class model server, with a Chinese message.
 
     Raised from ``CourseHttpClient.send``; the SDK passes an ``openai.APIError``
@@ -294,7 +294,7 @@ def classroom_error(provider: Any, request: httpx.Request,
 
     Args:
         provider: the classroom provider.  request: the request that failed.
-        problem: a 401 or 503 response, or the httpx exception (connection
+        problem: a 401 or 503 response, or the httpx2 exception (connection
             failed, timed out, or broken mid-request: ``DROPPED``).
     Returns:
         ``openai.AuthenticationError`` (401: key missing or refused),
@@ -305,7 +305,7 @@ def classroom_error(provider: Any, request: httpx.Request,
         server; the next request opens a new connection) or that it cannot be reached.
     """
     url = provider.base_url
-    if isinstance(problem, httpx.Response):
+    if isinstance(problem, httpx2.Response):
         problem.read()
         try:
             body = problem.json()
@@ -322,7 +322,7 @@ def classroom_error(provider: Any, request: httpx.Request,
                 text = t("providers.classroom_key_missing", url=url, root=PROJECT_ROOT)
             return openai.AuthenticationError(text, response=problem, body=body)
         return openai.InternalServerError(t("providers.classroom_loading", url=url), response=problem, body=body)
-    if isinstance(problem, httpx.TimeoutException) and not isinstance(problem, httpx.ConnectTimeout):
+    if isinstance(problem, httpx2.TimeoutException) and not isinstance(problem, httpx2.ConnectTimeout):
         timeout = request.extensions.get("timeout", {}).get("read") or CLASSROOM_TIMEOUT_S
         error = openai.APITimeoutError(request=request)
         error.message = t("providers.classroom_timeout", url=url, seconds=timeout)
@@ -333,14 +333,14 @@ def classroom_error(provider: Any, request: httpx.Request,
     return openai.APIConnectionError(message=t("providers.classroom_unreachable", url=url), request=request)
 
 
-class ClassroomStream(httpx.SyncByteStream):
+class ClassroomStream(httpx2.SyncByteStream):
     """A class model server's response body whose break mid-way (``DROPPED``) is ``classroom_error``'s error.
 
     A streamed reply is read after ``send`` has returned, so the SDK's stream,
-    not ``send``, would meet the broken connection, as a bare httpx error.
+    not ``send``, would meet the broken connection, as a bare httpx2 error.
     """
 
-    def __init__(self, stream: Any, provider: Any, request: httpx.Request):
+    def __init__(self, stream: Any, provider: Any, request: httpx2.Request):
         self.stream, self.provider, self.request = stream, provider, request
 
     def __iter__(self):
@@ -353,22 +353,22 @@ class ClassroomStream(httpx.SyncByteStream):
         self.stream.close()
 
 
-class RestartingTransport(httpx.HTTPTransport):
+class RestartingTransport(httpx2.HTTPTransport):
     """For the local provider only: if the server is gone, start it again once, then retry.
 
     Each request goes to this copy's port as it is now (``local_server.port()``):
     a server started again may have moved to another port (``ensure_server``).
     """
 
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         try:
             return super().handle_request(self._to_this_port(request))
-        except httpx.ConnectError:
+        except httpx2.ConnectError:
             local_server.ensure_server()
             return super().handle_request(self._to_this_port(request))
 
     @staticmethod
-    def _to_this_port(request: httpx.Request) -> httpx.Request:
+    def _to_this_port(request: httpx2.Request) -> httpx2.Request:
         now = local_server.port()
         if request.url.port != now:
             request.url = request.url.copy_with(port=now)
@@ -376,10 +376,10 @@ class RestartingTransport(httpx.HTTPTransport):
         return request
 
 
-def course_http_client(provider: Any, transport: httpx.BaseTransport | None = None, *, timeout: float,
+def course_http_client(provider: Any, transport: httpx2.BaseTransport | None = None, *, timeout: float,
                        check_tools: Callable[[Any], Any] | None, read_stream: Callable[[list[dict]], Any]
                        ) -> CourseHttpClient:
-    """The ``httpx`` client that ``providers.get_client`` hands to ``openai.OpenAI`` (all of its wiring).
+    """The ``httpx2`` client that ``providers.get_client`` hands to ``openai.OpenAI`` (all of its wiring).
 
     For the local provider (no ``transport`` given) it starts the course's
     llama-server if needed and uses ``RestartingTransport`` (started again if it
@@ -392,8 +392,8 @@ def course_http_client(provider: Any, transport: httpx.BaseTransport | None = No
     broken one).
 
     Args:
-        provider: a ``providers.Provider``.  transport: an ``httpx`` transport to use
-            instead of the network (tests: ``httpx.MockTransport``); the rules still apply.
+        provider: a ``providers.Provider``.  transport: an ``httpx2`` transport to use
+            instead of the network (tests: ``httpx2.MockTransport``); the rules still apply.
         timeout: seconds for one request.  check_tools: ``CourseHttpClient``'s (the
             lessons pass ``messages.validate_tools``).  read_stream: the request log's
             reader of a stream's chunks (the lessons pass ``replies.collect_stream``).
@@ -411,7 +411,7 @@ def course_http_client(provider: Any, transport: httpx.BaseTransport | None = No
         return CourseHttpClient(provider, check_tools=check_tools, transport=transport, timeout=timeout,
                                 event_hooks=hooks, trust_env=not is_local_network(provider.base_url),
                                 follow_redirects=True)
-    except ImportError as exc:  # httpx builds a SOCKS proxy only with socksio installed
+    except ImportError as exc:  # httpx2 builds a SOCKS proxy only with socksio installed
         socks = socks_variable()
         if socks is None:
             raise

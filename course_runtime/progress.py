@@ -262,11 +262,11 @@ def send_pending(folder: Path | None = None, settings: dict[str, str] | None = N
         _say_once("progress.other_token", n=len(unsent) - len(pending), folder=results_file(folder))
     if not pending:
         return 0
-    import httpx
+    import httpx2
 
     acknowledged = 0
     try:
-        with httpx.Client(timeout=httpx.Timeout(TIMEOUT_S, connect=1.0), trust_env=False) as http:
+        with httpx2.Client(timeout=httpx2.Timeout(TIMEOUT_S, connect=1.0), trust_env=False) as http:
             for start in range(0, len(pending), BATCH):
                 body = {"name": settings["name"], "token": token, "results": pending[start:start + BATCH]}
                 reply = http.post(settings["url"] + "/api/results", json=body,
@@ -280,7 +280,7 @@ def send_pending(folder: Path | None = None, settings: dict[str, str] | None = N
                 _append(sent_file(folder), "".join(i + "\n" for i in ids))
                 acknowledged += len(ids)
                 _say_about_batch(answer)
-    except (httpx.HTTPError, OSError, ValueError):
+    except (httpx2.HTTPError, OSError, ValueError):
         _retry_at[folder] = time.monotonic() + RETRY_AFTER_S
         _say_once("progress.not_sent")
         return None

@@ -140,7 +140,7 @@ def model_state(root: str | None, key: str | None, timeout: float = 1.0) -> dict
     """
     if not root:
         return {"health": "none"}
-    import httpx
+    import httpx2
 
     started = time.perf_counter()
     health = local_server.health(timeout, root)  # "ok", "loading" (503) or None
@@ -149,7 +149,7 @@ def model_state(root: str | None, key: str | None, timeout: float = 1.0) -> dict
     state: dict[str, Any] = {"health": health, "health_ms": (time.perf_counter() - started) * 1000}
     headers = {"Authorization": "Bearer " + key} if key else {}
     try:
-        with httpx.Client(timeout=timeout, trust_env=False) as http:
+        with httpx2.Client(timeout=timeout, trust_env=False) as http:
             metrics = http.get(root + "/metrics", headers=headers)
             if metrics.status_code == 200:
                 values = parse_metrics(metrics.text)
@@ -158,7 +158,7 @@ def model_state(root: str | None, key: str | None, timeout: float = 1.0) -> dict
                                     ("llamacpp:predicted_tokens_seconds", "tokens_per_s")):
                     if name in values:
                         state[field] = values[name]
-    except httpx.HTTPError:
+    except httpx2.HTTPError:
         pass  # up, but its counters did not come: the page shows what health said
     return state
 

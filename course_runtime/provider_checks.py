@@ -34,7 +34,7 @@ import warnings
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
+import httpx2
 import openai
 
 from . import local_server, platforms
@@ -106,11 +106,11 @@ def base_url_from_env() -> str:
     return url
 
 
-# The port a URL without one uses (httpx.URL.port is None then).
+# The port a URL without one uses (httpx2.URL.port is None then).
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
-def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+def _origin(url: httpx2.URL) -> tuple[str, str, int | None]:
     """``(scheme, host, port)`` of ``url``, the port filled in (443 for https); the host lower case."""
     return url.scheme, url.host, url.port or _DEFAULT_PORTS.get(url.scheme)
 
@@ -136,7 +136,7 @@ def check_key_destination(preset: Any, url: str, name: str | None = None) -> Non
     name or password before an ``@`` (``https://api.deepseek.com@evil.example/``
     connects to evil.example).  The path may differ (``/v1``, a trailing ``/``)
     and the host's case too.  The URL is read both as the client will send it
-    (``httpx.URL``) and with ``urlsplit``; both must agree.  Everything else -
+    (``httpx2.URL``) and with ``urlsplit``; both must agree.  Everything else -
     ``classroom`` (the class key to the class URL), ``custom`` (the student
     names URL and key), ``local`` and ``ollama`` (no key) - is not checked.
 
@@ -156,13 +156,13 @@ def check_key_destination(preset: Any, url: str, name: str | None = None) -> Non
     """
     if not (preset.key_env and preset.base_url):
         return
-    own = _origin(httpx.URL(preset.base_url))
+    own = _origin(httpx2.URL(preset.base_url))
     try:
-        target = httpx.URL(url)
+        target = httpx2.URL(url)
         split = urlsplit(url)
         scheme = split.scheme.lower()
         split_origin = (scheme, split.hostname or "", split.port or _DEFAULT_PORTS.get(scheme))
-    except (httpx.InvalidURL, ValueError):  # e.g. a port over 65535
+    except (httpx2.InvalidURL, ValueError):  # e.g. a port over 65535
         target = split = split_origin = None
     userinfo = target is not None and (bool(target.userinfo) or "@" in split.netloc)
     if target is not None and not userinfo and _origin(target) == own == split_origin:
@@ -190,7 +190,7 @@ def check_key_characters(api_key: str, key_env: str) -> None:
 
     A key pasted from a web page or a chat app can carry an invisible
     character (a zero-width space U+200B, a BOM U+FEFF, a non-breaking space
-    U+00A0) or a look-alike (an en dash U+2013 for ``-``); httpx would fail
+    U+00A0) or a look-alike (an en dash U+2013 for ``-``); httpx2 would fail
     with a bare ``UnicodeEncodeError: 'ascii' codec ...``.  API keys are
     printable ASCII without spaces.
 
@@ -312,7 +312,7 @@ def _redact(text: str, provider: Any) -> str:
 
 def _timeout_seconds(client: openai.OpenAI) -> float:
     timeout = getattr(client, "timeout", REQUEST_TIMEOUT_S)
-    if hasattr(timeout, "read"):  # an httpx Timeout object
+    if hasattr(timeout, "read"):  # an httpx2 Timeout object
         timeout = timeout.read or timeout.connect
     return float(timeout) if isinstance(timeout, (int, float)) else REQUEST_TIMEOUT_S
 

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-import httpx
+import httpx2
 
 
 class RequestLog:
@@ -47,10 +47,10 @@ class RequestLog:
         self.on_line = on_line
         self.read_stream = read_stream
 
-    def on_request(self, request: httpx.Request) -> None:
+    def on_request(self, request: httpx2.Request) -> None:
         request.extensions["course_started"] = time.perf_counter()
 
-    def line_of(self, response: httpx.Response, chunks: list[dict] | None = None) -> dict | None:
+    def line_of(self, response: httpx2.Response, chunks: list[dict] | None = None) -> dict | None:
         """The log line of one response (see the class docstring), or None for other endpoints.
 
         Args:
@@ -100,7 +100,7 @@ class RequestLog:
             line["replayed"] = True
         return line
 
-    def on_response(self, response: httpx.Response) -> None:
+    def on_response(self, response: httpx2.Response) -> None:
         streamed = "text/event-stream" in response.headers.get("content-type", "")
         if not streamed:
             self.write(self.line_of(response))
@@ -120,7 +120,7 @@ class RequestLog:
                 fh.write(json.dumps(line, ensure_ascii=False) + "\n")
 
     def hooks(self) -> dict:
-        """The ``event_hooks`` argument for ``httpx.Client``."""
+        """The ``event_hooks`` argument for ``httpx2.Client``."""
         return {"request": [self.on_request], "response": [self.on_response]}
 
 
@@ -137,7 +137,7 @@ def sse_chunks(data: bytes) -> list[dict]:
     return chunks
 
 
-class TeeStream(httpx.SyncByteStream):
+class TeeStream(httpx2.SyncByteStream):
     """A response stream that passes every byte on and, when closed, hands ``done`` all the bytes it saw."""
 
     def __init__(self, inner: Any, done: Any):

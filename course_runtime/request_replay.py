@@ -32,7 +32,7 @@ follows a switch made later):
             the canonical JSON body (keys sorted, no spaces); ``n`` counts the
             same request 0, 1, 2, ... in the order the answers were read.
 ``replay``  the n-th request with a stored key in this process gets the n-th
-            stored answer, as an ``httpx.Response`` whose body is read as the
+            stored answer, as an ``httpx2.Response`` whose body is read as the
             network's is (lazily: the openai SDK and ``request_log`` read a
             stream exactly as a live one); a request that was not stored, or
             is sent more often than it was, goes to the network (and is not
@@ -47,7 +47,7 @@ else        (unset, ``off``): the request goes to the network, nothing is stored
 
 Other requests (``/health``, the slot erase of ``clear_prompt_cache``) always
 go to the network.  A transport handed to ``get_client`` (a test's
-``httpx.MockTransport``) is never wrapped, and a raw ``openai.OpenAI`` client
+``httpx2.MockTransport``) is never wrapped, and a raw ``openai.OpenAI`` client
 (notebook 01 builds one) does not come here at all: only the network's answers
 are recorded.  ``bench/series.py`` makes the folder: a temporary one per
 notebook, deleted when the notebook has run.
@@ -62,7 +62,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-import httpx
+import httpx2
 
 DIR_ENV = "COURSE_REPLAY_DIR"  # the folder of the recorded answers
 MODE_ENV = "COURSE_REPLAY"  # record | replay | off, read per request
@@ -87,7 +87,7 @@ def mode() -> str:
     return value if value in (RECORD, REPLAY) else OFF
 
 
-def request_key(request: httpx.Request) -> str:
+def request_key(request: httpx2.Request) -> str:
     """SHA-256 (hex) of the method, the URL and the canonical JSON body (the raw body if it is not JSON)."""
     body = request.read()
     try:
@@ -98,11 +98,11 @@ def request_key(request: httpx.Request) -> str:
     return hashlib.sha256(f"{request.method} {request.url}\n".encode("utf-8") + canonical).hexdigest()
 
 
-def _is_chat(request: httpx.Request) -> bool:
+def _is_chat(request: httpx2.Request) -> bool:
     return request.method == "POST" and request.url.path.rstrip("/").endswith(CHAT_PATH)
 
 
-def save(where: Path, key: str, response: httpx.Response, body: bytes) -> Path | None:
+def save(where: Path, key: str, response: httpx2.Response, body: bytes) -> Path | None:
     """Store one answer as the next ``<key>.<n>``; returns the ``.json`` path.
 
     The body first, then the ``.json`` with the body's ``length`` and ``sha256``, written whole or not
@@ -162,7 +162,7 @@ def stored(where: Path, key: str, n: int) -> tuple[dict, bytes] | None:
     return (meta, body) if _complete(meta, body) else None
 
 
-def take(where: Path, key: str, request: httpx.Request) -> httpx.Response | None:
+def take(where: Path, key: str, request: httpx2.Request) -> httpx2.Response | None:
     """The next stored answer to ``key`` in this process, as a response to ``request``; None when none is left.
 
     A torn n-th answer (``stored`` gives None, but its body or ``.json`` is there) counts as taken: this
@@ -179,11 +179,11 @@ def take(where: Path, key: str, request: httpx.Request) -> httpx.Response | None
     meta, body = found
     extensions = {"course_replayed": True, "http_version": b"HTTP/1.1",
                   "reason_phrase": meta.get("reason_phrase", "").encode("latin-1")}
-    return httpx.Response(meta["status"], headers=[tuple(pair) for pair in meta["headers"]], stream=StoredStream(body),
+    return httpx2.Response(meta["status"], headers=[tuple(pair) for pair in meta["headers"]], stream=StoredStream(body),
                           request=request, extensions=extensions)
 
 
-class StoredStream(httpx.SyncByteStream):
+class StoredStream(httpx2.SyncByteStream):
     """A stored body, handed out when read (as a network stream is), not in advance."""
 
     def __init__(self, body: bytes):
@@ -193,7 +193,7 @@ class StoredStream(httpx.SyncByteStream):
         yield self.body
 
 
-class RecordingStream(httpx.SyncByteStream):
+class RecordingStream(httpx2.SyncByteStream):
     """Passes the network's bytes on; when closed after the last byte was read, hands all of them to ``done``.
 
     The openai SDK stops reading a stream at its ``data: [DONE]`` event, so
@@ -218,13 +218,13 @@ class RecordingStream(httpx.SyncByteStream):
             self.done(seen)
 
 
-class ReplayTransport(httpx.BaseTransport):
+class ReplayTransport(httpx2.BaseTransport):
     """Wraps the network transport: records or replays chat answers as ``COURSE_REPLAY`` says (module docstring)."""
 
-    def __init__(self, inner: httpx.BaseTransport):
+    def __init__(self, inner: httpx2.BaseTransport):
         self.inner = inner
 
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         where, now = folder(), mode()
         if where is None or now == OFF or not _is_chat(request):
             return self.inner.handle_request(request)
@@ -247,6 +247,6 @@ class ReplayTransport(httpx.BaseTransport):
         self.inner.close()
 
 
-def wrap(transport: httpx.BaseTransport) -> httpx.BaseTransport:
+def wrap(transport: httpx2.BaseTransport) -> httpx2.BaseTransport:
     """``ReplayTransport(transport)`` when ``COURSE_REPLAY_DIR`` is set, else ``transport`` itself."""
     return ReplayTransport(transport) if folder() is not None else transport

@@ -272,7 +272,7 @@ _ZH_PROVIDERS: dict[str, str] = {
     "providers.redirected_elsewhere": "{url} 被服务器转到了 {location}（HTTP {status} 转向），那不是聊天接口（HTTP {final}）。"
                                       "请检查 .env 里的 COURSE_BASE_URL：它应该是服务的 API 地址（通常以 /v1 结尾），"
                                       "而不是一个会被转走的地址。",
-    "providers.socks_missing": "环境变量 {var} 指向一个 SOCKS 代理（{scheme}://…），但没有安装 socksio 包，httpx 用不了这种代理。"
+    "providers.socks_missing": "环境变量 {var} 指向一个 SOCKS 代理（{scheme}://…），但没有安装 socksio 包，httpx2 用不了这种代理。"
                                "解决：运行 python course.py setup（会安装 socksio），或 pip install socksio；"
                                "或者把 {var} 换成 http:// 代理；或者在这个 shell 里 unset {var}。",
     "providers.status": "{where} 返回了 HTTP {status}{after}：{detail}{todo}",

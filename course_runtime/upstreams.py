@@ -328,7 +328,7 @@ class UpstreamPool:
         ``CHECK_TIMEOUT_S`` seconds.
 
         Args:
-            client: an ``httpx.AsyncClient`` (the door's, so the same proxy rules apply).
+            client: an ``httpx2.AsyncClient`` (the door's, so the same proxy rules apply).
         Returns:
             Whether it is healthy now.
         """
@@ -342,7 +342,7 @@ class UpstreamPool:
                 problem = f"HTTP {answer.status_code}"
         except (asyncio.TimeoutError, TimeoutError):
             problem = "timeout"
-        except Exception as exc:  # noqa: BLE001 - httpx's errors, a refused or reset connection, a bad TLS
+        except Exception as exc:  # noqa: BLE001 - httpx2's errors, a refused or reset connection, a bad TLS
             problem = "timeout" if "Timeout" in type(exc).__name__ else "connection"
         self._mark(upstream, problem is None, problem)
         self._of(upstream).checked_at = self.clock()
@@ -386,21 +386,21 @@ class UpstreamPool:
 
 
 def make_client(upstreams: Iterable[Upstream], timeout: Any = CHECK_TIMEOUT_S, limits: Any = None) -> Any:
-    """An ``httpx.AsyncClient`` for these upstreams: a LAN or loopback one is reached directly, any
+    """An ``httpx2.AsyncClient`` for these upstreams: a LAN or loopback one is reached directly, any
     other through the environment's proxy when one is set (``HTTPS_PROXY``...; a paid provider behind
     a school's proxy), as the course's own clients do (``http_client.is_local_network``).
 
     Args:
         upstreams: the pool's upstreams.  timeout: the client's default deadline (seconds, or an
-            ``httpx.Timeout``).  limits: an ``httpx.Limits`` for every connection (None: httpx's own).
+            ``httpx2.Timeout``).  limits: an ``httpx2.Limits`` for every connection (None: httpx2's own).
     Returns:
         The client (use it in ``async with``).
     """
-    import httpx
+    import httpx2
 
     from .http_client import is_local_network
 
     kept = {} if limits is None else {"limits": limits}
-    direct = {f"all://{urlsplit(u.root).netloc}": httpx.AsyncHTTPTransport(**kept)
+    direct = {f"all://{urlsplit(u.root).netloc}": httpx2.AsyncHTTPTransport(**kept)
               for u in upstreams if is_local_network(u.root)}
-    return httpx.AsyncClient(trust_env=True, mounts=direct, timeout=timeout, **kept)
+    return httpx2.AsyncClient(trust_env=True, mounts=direct, timeout=timeout, **kept)

@@ -3,7 +3,7 @@
 ``FakeLLM`` is ``course_lib.checkers.scripted.ScriptedModel`` (one scripted
 server for checkers and tests; see there for the reply forms: a string, a
 dict with ``tool_calls``/``content``/``finish_reason``/``usage``, an
-``httpx.Response`` or an exception), except that a request after the script
+``httpx2.Response`` or an exception), except that a request after the script
 has run out fails the test unless ``default`` is given.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import httpx
+import httpx2
 
 from course_lib.tools import WEATHER_TOOL, get_weather
 from course_lib.tools.registry import Tool, ToolRegistry
@@ -30,10 +30,10 @@ class FakeLLM(ScriptedModel):
         super().__init__(replies or [], when_done=default, model=model)
 
 
-def raw_completion(message: dict, finish_reason: str = "stop") -> httpx.Response:
+def raw_completion(message: dict, finish_reason: str = "stop") -> httpx2.Response:
     """A hand-written server answer, for shapes ``ScriptedModel.completion`` does not produce
     (e.g. ``arguments`` sent as an object, or a missing tool-call id)."""
-    return httpx.Response(
+    return httpx2.Response(
         200,
         json={
             "id": "chatcmpl-raw",
@@ -53,7 +53,7 @@ def sdk_message(reply: Any, user: str = "北京天气怎么样？") -> Any:
     return fake.client().chat.completions.create(model="fake-model", messages=messages).choices[0].message
 
 
-def sse_response(deltas: list[Any], finish_reason: str | None = "stop", usage: dict | None = None) -> httpx.Response:
+def sse_response(deltas: list[Any], finish_reason: str | None = "stop", usage: dict | None = None) -> httpx2.Response:
     """A hand-written streamed answer (``text/event-stream``): one chunk per item of ``deltas``.
 
     Each item is a ``choices[0].delta`` dict, or a whole chunk dict (one with a
@@ -67,28 +67,28 @@ def sse_response(deltas: list[Any], finish_reason: str | None = "stop", usage: d
     if usage is not None:
         chunks.append({**head, "choices": [], "usage": usage})
     body = "".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks) + "data: [DONE]\n\n"
-    return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body.encode())
+    return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body.encode())
 
 
 FILTERED = [{"prompt_index": 0, "content_filter_results": {"violence": {"filtered": True, "severity": "medium"}}}]
 
 
-def no_choices(**extra: Any) -> httpx.Response:
+def no_choices(**extra: Any) -> httpx2.Response:
     """HTTP 200 with ``"choices": []`` (Azure's content filter, some relays); ``extra`` fields are added."""
     body = {"id": "chatcmpl-empty", "object": "chat.completion", "created": 0, "model": "fake-model", "choices": []}
-    return httpx.Response(200, json={**body, **extra})
+    return httpx2.Response(200, json={**body, **extra})
 
 
-def lone_surrogate_completion(text: str = "好的\ud83d") -> httpx.Response:
+def lone_surrogate_completion(text: str = "好的\ud83d") -> httpx2.Response:
     """A reply whose JSON holds a lone UTF-16 surrogate escape (``"\\ud83d"``: half an emoji)."""
     body = {"id": "chatcmpl-half", "object": "chat.completion", "created": 0, "model": "fake-model",
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]}
-    return httpx.Response(200, headers={"content-type": "application/json"}, content=json.dumps(body).encode())
+    return httpx2.Response(200, headers={"content-type": "application/json"}, content=json.dumps(body).encode())
 
 
-def bad_request(message: str, param: str | None = None) -> httpx.Response:
+def bad_request(message: str, param: str | None = None) -> httpx2.Response:
     """HTTP 400 in the OpenAI error shape, as a provider sends it for a body it refuses."""
-    return httpx.Response(400, json={"error": {"message": message, "type": "invalid_request_error",
+    return httpx2.Response(400, json={"error": {"message": message, "type": "invalid_request_error",
                                                "param": param, "code": None}})
 
 
@@ -107,7 +107,7 @@ class StrictLLM(FakeLLM):
         self.check = check
         self.rejected: list[dict] = []
 
-    def __call__(self, request: httpx.Request) -> httpx.Response:
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content or b"{}")
         problem = self.check(body)
         if problem:

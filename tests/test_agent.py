@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 import openai
 import pytest
 
@@ -326,7 +326,7 @@ def test_missing_and_duplicate_ids_are_fixed():
 
 
 def test_step_interface_and_api_error_retry():
-    fake, loop = agent(httpx.Response(500, json={"error": {"message": "busy"}}), calls(weather("北京")), "晴")
+    fake, loop = agent(httpx2.Response(500, json={"error": {"message": "busy"}}), calls(weather("北京")), "晴")
     with pytest.raises(RuntimeError):
         loop.step()
     loop.start("q")

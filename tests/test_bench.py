@@ -102,7 +102,7 @@ def test_recording_tools_record_what_ran():
 
 
 def test_meter_counts_requests_tokens_and_the_last_finish_reason(fake_llm):
-    import httpx
+    import httpx2
     import openai
 
     from bench.meter import Meter
@@ -112,7 +112,7 @@ def test_meter_counts_requests_tokens_and_the_last_finish_reason(fake_llm):
                                                                       "total_tokens": 49}})
     meter = Meter()
     client = openai.OpenAI(base_url="http://fake.local/v1", api_key="x", max_retries=0,
-                           http_client=meter.http_client(httpx.MockTransport(fake_llm)))
+                           http_client=meter.http_client(httpx2.MockTransport(fake_llm)))
     for _ in range(2):
         client.chat.completions.create(model="m", messages=[{"role": "user", "content": "2+3"}])
     totals = meter.totals()

@@ -102,9 +102,9 @@ def test_the_order_is_refused_in_both_setups_and_an_unasked_order_fails():
 
 
 def test_a_failed_request_is_a_row_not_a_crash():
-    import httpx
+    import httpx2
 
-    fake = FakeLLM([httpx.Response(500, json={"error": {"message": "boom"}})])
+    fake = FakeLLM([httpx2.Response(500, json={"error": {"message": "boom"}})])
     row = multi_agent.run_task("one_agent", by_id("P1"), fake.client(), "fake-model")
     assert not row["solved"] and "500" in row["error"] and row["requests"] == 0
 

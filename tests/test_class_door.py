@@ -13,7 +13,7 @@ import json
 import threading
 import time
 
-import httpx
+import httpx2
 import openai
 import pytest
 
@@ -367,7 +367,7 @@ class Door:
         return self.app.state.share
 
     def join(self, name: str) -> str:
-        reply = httpx.post(self.url + "/api/join", json={"secret": SECRET, "name": name, "token": TOKENS[name]},
+        reply = httpx2.post(self.url + "/api/join", json={"secret": SECRET, "name": name, "token": TOKENS[name]},
                            timeout=10)
         assert reply.status_code == 200, reply.text
         assert reply.json()["COURSE_BASE_URL"] == self.url + "/v1" and "COURSE_CLASS_KEY" not in reply.json()
@@ -375,7 +375,7 @@ class Door:
 
     def client(self, token: str) -> openai.OpenAI:
         return openai.OpenAI(base_url=self.url + "/v1", api_key=token, max_retries=0, timeout=30,
-                             http_client=httpx.Client(trust_env=False, timeout=30))
+                             http_client=httpx2.Client(trust_env=False, timeout=30))
 
     def stop(self) -> None:
         self.service.stop()
@@ -402,7 +402,7 @@ def chat(client, tag: str, **kwargs):
 
 def test_a_student_who_has_not_joined_is_told_to_join_in_chinese(door):
     for key in ("", "x", "d" * 32, CLASS_KEY):  # nothing, junk, a token nobody joined with, the class key itself
-        reply = httpx.post(door.url + "/v1/chat/completions", headers={"Authorization": f"Bearer {key}"} if key else {},
+        reply = httpx2.post(door.url + "/v1/chat/completions", headers={"Authorization": f"Bearer {key}"} if key else {},
                            json={"model": "m", "messages": [{"role": "user", "content": "甲-问"}]}, timeout=10)
         assert reply.status_code == 401 and "python course.py join" in reply.json()["error"]["message"]
     with pytest.raises(openai.AuthenticationError) as err:
@@ -425,7 +425,7 @@ def test_a_joined_student_gets_the_answer_and_the_server_gets_the_class_key(door
 def test_the_request_body_reaches_the_server_byte_for_byte(door, fake):
     token = door.join("甲")
     raw = '{"model": "m",  "messages": [{"role": "user", "content": "甲-问 \\u4f60"}], "seed": 7}'.encode()
-    reply = httpx.post(door.url + "/v1/chat/completions", content=raw, timeout=10,
+    reply = httpx2.post(door.url + "/v1/chat/completions", content=raw, timeout=10,
                        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
     assert reply.status_code == 200 and fake.seen[-1][1] == raw
 
@@ -458,7 +458,7 @@ def test_streaming_passes_through_and_is_counted(door, fake):
 def test_a_student_who_stops_mid_stream_gives_the_turn_back(door, fake):
     fake.delay, fake.pieces = 3.0, 10  # a slow reply
     token = door.join("甲")
-    with httpx.Client(timeout=10, trust_env=False) as http:
+    with httpx2.Client(timeout=10, trust_env=False) as http:
         with http.stream("POST", door.url + "/v1/chat/completions", headers={"Authorization": f"Bearer {token}"},
                          json={"model": "m", "stream": True, "messages": [{"role": "user", "content": "甲-问"}]}) as s:
             next(s.iter_raw())  # the first piece, then the stop button
@@ -484,18 +484,18 @@ def test_a_connection_the_server_closed_before_answering_is_tried_once_more(door
 def test_the_render_only_endpoints_and_the_model_list_pass_through(door, fake):
     token = door.join("甲")
     auth = {"Authorization": f"Bearer {token}"}
-    assert httpx.post(door.url + "/tokenize", json={"content": "你好"}, headers=auth, timeout=10).json() == \
+    assert httpx2.post(door.url + "/tokenize", json={"content": "你好"}, headers=auth, timeout=10).json() == \
         {"tokens": [1, 2, 3]}
     assert door.client(token).models.list().data[0].id == "m"
-    assert httpx.post(door.url + "/tokenize", json={"content": "x"}, timeout=10).status_code == 401
+    assert httpx2.post(door.url + "/tokenize", json={"content": "x"}, timeout=10).status_code == 401
 
 
 def test_a_body_that_is_not_json_or_too_big_is_refused_in_chinese(door):
     token = door.join("甲")
     auth = {"Authorization": f"Bearer {token}"}
-    bad = httpx.post(door.url + "/v1/chat/completions", content=b"[1, 2", headers=auth, timeout=10)
+    bad = httpx2.post(door.url + "/v1/chat/completions", content=b"[1, 2", headers=auth, timeout=10)
     assert bad.status_code == 400 and "JSON" in bad.json()["error"]["message"]
-    big = httpx.post(door.url + "/v1/chat/completions", headers=auth, timeout=10,
+    big = httpx2.post(door.url + "/v1/chat/completions", headers=auth, timeout=10,
                      content=b'{"x": "' + b"a" * class_door.MAX_MODEL_BODY + b'"}')
     assert big.status_code == 413 and big.json()["error"]["message"]
     assert door.share.in_flight() == 0
@@ -505,7 +505,7 @@ def test_an_unreachable_model_server_is_said_in_chinese_and_frees_the_turn(tmp_p
     running = Door(tmp_path, f"http://127.0.0.1:{free_port()}")
     try:
         token = running.join("甲")
-        reply = httpx.post(running.url + "/v1/chat/completions", headers={"Authorization": f"Bearer {token}"},
+        reply = httpx2.post(running.url + "/v1/chat/completions", headers={"Authorization": f"Bearer {token}"},
                            json={"model": "m", "messages": [{"role": "user", "content": "甲-问"}]}, timeout=20)
         assert reply.status_code == 502 and "模型服务器" in reply.json()["error"]["message"]
         assert running.share.in_flight() == 0
@@ -517,19 +517,19 @@ def test_the_teacher_sees_the_use_and_changes_the_budget(door):
     token = door.join("甲")
     chat(door.client(token), "甲")
     teacher = {"Authorization": f"Bearer {TEACHER_KEY}"}
-    view = httpx.get(door.url + "/api/class", headers=teacher, timeout=10).json()
+    view = httpx2.get(door.url + "/api/class", headers=teacher, timeout=10).json()
     assert view["model_use"]["budget"] == 0 and view["model_use"]["slots"] == 2
     assert view["model_use"]["students"][0]["name"] == "甲" and view["model_use"]["students"][0]["requests"] == 1
-    page = httpx.get(door.url + "/teacher", headers=teacher, timeout=10).text
+    page = httpx2.get(door.url + "/teacher", headers=teacher, timeout=10).text
     assert 'id="use"' in page and "甲" in page and 'name="budget"' in page
-    changed = httpx.post(door.url + "/teacher/budget", json={"budget": 6000}, headers=teacher, timeout=10)
+    changed = httpx2.post(door.url + "/teacher/budget", json={"budget": 6000}, headers=teacher, timeout=10)
     assert changed.status_code == 200 and door.share.budget == 6000
-    form = httpx.post(door.url + "/teacher/budget", data={"budget": "0"}, headers=teacher, timeout=10)
+    form = httpx2.post(door.url + "/teacher/budget", data={"budget": "0"}, headers=teacher, timeout=10)
     assert form.status_code == 303 and door.share.budget == 0
     for bad in ("-1", "lots", "1e9"):
-        refused = httpx.post(door.url + "/teacher/budget", data={"budget": bad}, headers=teacher, timeout=10)
+        refused = httpx2.post(door.url + "/teacher/budget", data={"budget": bad}, headers=teacher, timeout=10)
         assert refused.status_code == 400 and "预算" in refused.json()["error"]
-    student = httpx.post(door.url + "/teacher/budget", json={"budget": 1}, timeout=10,
+    student = httpx2.post(door.url + "/teacher/budget", json={"budget": 1}, timeout=10,
                          headers={"Authorization": f"Bearer {token}"})
     assert student.status_code == 401 and door.share.budget == 0
 
@@ -547,10 +547,10 @@ def test_no_model_no_door(tmp_path):
 BODY = {"model": "m", "temperature": 0, "messages": [{"role": "user", "content": "甲-问"}]}
 
 
-def post(door, token: str, body, timeout: float = 20) -> httpx.Response:
+def post(door, token: str, body, timeout: float = 20) -> httpx2.Response:
     """One chat request, ``body`` as JSON (a dict) or as the very bytes given."""
     raw = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False).encode()
-    return httpx.post(door.url + "/v1/chat/completions", content=raw, timeout=timeout,
+    return httpx2.post(door.url + "/v1/chat/completions", content=raw, timeout=timeout,
                       headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
 
 
@@ -668,7 +668,7 @@ def test_memory_when_the_first_student_leaves_mid_answer_the_waiter_asks_the_mod
     body = {**BODY, "stream": True}
     leaver, waiter = door.join("甲"), door.join("乙")
     out: list = []
-    with httpx.Client(timeout=10, trust_env=False) as http:
+    with httpx2.Client(timeout=10, trust_env=False) as http:
         with http.stream("POST", door.url + "/v1/chat/completions", json=body,
                          headers={"Authorization": f"Bearer {leaver}"}) as s:
             thread = threading.Thread(target=lambda: out.append(post(door, waiter, body)))
@@ -689,7 +689,7 @@ def test_memory_a_waiter_who_leaves_does_not_disturb_the_others(door, fake):
     left: list = []
 
     def leave():
-        with pytest.raises(httpx.ReadTimeout):
+        with pytest.raises(httpx2.ReadTimeout):
             post(door, tokens[1], BODY, timeout=0.5)  # 乙 waits for 甲's identical request, then stops the cell
         left.append(True)
 
@@ -703,7 +703,7 @@ def test_memory_a_waiter_who_leaves_does_not_disturb_the_others(door, fake):
     first.join(10)
     leaver.join(10)
     assert third.status_code == 200 and third.headers["x-course-reply"] == "memory" and chats_sent(fake) == 1
-    assert True in left and any(isinstance(x, httpx.Response) and x.status_code == 200 for x in left)
+    assert True in left and any(isinstance(x, httpx2.Response) and x.status_code == 200 for x in left)
 
 
 def test_memory_a_hit_costs_the_student_no_tokens_and_no_busy_time(door, fake):
@@ -733,9 +733,9 @@ def test_memory_the_teacher_sees_the_replies_answered_from_memory(door, fake):
     post(door, door.join("甲"), BODY)
     post(door, door.join("乙"), BODY)
     teacher = {"Authorization": f"Bearer {TEACHER_KEY}"}
-    use = httpx.get(door.url + "/api/class", headers=teacher, timeout=10).json()["model_use"]
+    use = httpx2.get(door.url + "/api/class", headers=teacher, timeout=10).json()["model_use"]
     assert use["reply_memory"] is True and {r["name"]: r["cached"] for r in use["students"]} == {"甲": 0, "乙": 1}
-    page = httpx.get(door.url + "/teacher", headers=teacher, timeout=10).text
+    page = httpx2.get(door.url + "/teacher", headers=teacher, timeout=10).text
     assert t("progress_service.use_cached") in page and t("progress_service.use_memory_on") in page
     row = page.split('id="use"', 1)[1].split('<th class="name">乙</th>', 1)[1].split("</tr>", 1)[0]
     assert row.startswith("<td>0</td><td>0</td><td>0</td><td>0</td><td>0%</td><td>0</td><td>1</td>"), row
@@ -811,7 +811,7 @@ def real_door(tmp_path_factory):
     with server:
         running = Door(folder, server.root, slots=2, class_key=key)
         running.direct = openai.OpenAI(base_url=server.root + "/v1", api_key=key, max_retries=0, timeout=120,
-                                       http_client=httpx.Client(trust_env=False, timeout=120))
+                                       http_client=httpx2.Client(trust_env=False, timeout=120))
         try:
             yield running
         finally:
@@ -847,7 +847,7 @@ def test_through_the_door_the_replies_are_the_servers_own(real_door):
 
 def prompt_tokens_read(door) -> float:
     """llama-server's own count of prompt tokens it computed (``/metrics``; tokens found in the cache are not)."""
-    metrics = httpx.get(door.direct.base_url.scheme + "://" + door.direct.base_url.netloc.decode() + "/metrics",
+    metrics = httpx2.get(door.direct.base_url.scheme + "://" + door.direct.base_url.netloc.decode() + "/metrics",
                         headers={"Authorization": f"Bearer {door.direct.api_key}"}, timeout=10, trust_env=False)
     return progress_page.parse_metrics(metrics.text)["llamacpp:prompt_tokens_total"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 
-import httpx
+import httpx2
 import openai
 import pytest
 
@@ -39,7 +39,7 @@ def door(tmp_path, two_servers):
     service = ProgressService(app, "127.0.0.1", port).start()
     url = f"http://127.0.0.1:{port}"
     for name, token in NAMES.items():
-        assert httpx.post(url + "/api/join", json={"secret": SECRET, "name": name, "token": token},
+        assert httpx2.post(url + "/api/join", json={"secret": SECRET, "name": name, "token": token},
                           timeout=10).status_code == 200
     try:
         yield url, app, pool, servers
@@ -50,7 +50,7 @@ def door(tmp_path, two_servers):
 
 def ask(url: str, name: str, question: str) -> str:
     client = openai.OpenAI(base_url=url + "/v1", api_key=NAMES[name], max_retries=0, timeout=120,
-                           http_client=httpx.Client(trust_env=False, timeout=120))
+                           http_client=httpx2.Client(trust_env=False, timeout=120))
     reply = client.chat.completions.create(model="m", max_tokens=8, temperature=0, seed=1,
                                            messages=[{"role": "user", "content": question}])
     return reply.choices[0].message.content or ""
@@ -69,10 +69,10 @@ def test_both_servers_answer_and_the_page_shows_both(door):
     served = {row["label"]: row["served"] for row in pool.snapshot()}
     assert served["一号机"] >= 1 and served["二号机"] >= 1, served  # three students at once: both were used
     teacher = {"Authorization": f"Bearer {TEACHER_KEY}"}
-    view = httpx.get(url + "/api/class", headers=teacher, timeout=10).json()
+    view = httpx2.get(url + "/api/class", headers=teacher, timeout=10).json()
     assert [u["label"] for u in view["model_use"]["upstreams"]] == ["一号机", "二号机"]
     assert view["model_use"]["slots"] == 2
-    page = httpx.get(url + "/teacher", headers=teacher, timeout=10).text
+    page = httpx2.get(url + "/teacher", headers=teacher, timeout=10).text
     assert "一号机" in page and "二号机" in page and servers[1].root.split("//")[1] in page
 
 
@@ -100,5 +100,5 @@ def test_a_server_stopped_mid_lesson_loses_no_request_that_had_not_started(door)
     assert first["healthy"] is False and first["failures"] >= 1
     assert wait_until(lambda: app.state.share.capacity == 1, 5) or pool.capacity() == 1
     teacher = {"Authorization": f"Bearer {TEACHER_KEY}"}
-    rows = httpx.get(url + "/api/class", headers=teacher, timeout=10).json()["model_use"]["upstreams"]
+    rows = httpx2.get(url + "/api/class", headers=teacher, timeout=10).json()["model_use"]["upstreams"]
     assert rows[0]["healthy"] is False and rows[1]["healthy"] is True

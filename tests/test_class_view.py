@@ -34,7 +34,7 @@ import threading
 import time
 from pathlib import Path
 
-import httpx
+import httpx2
 import nbformat
 import pytest
 from nbclient import NotebookClient
@@ -188,11 +188,11 @@ def test_a_students_exercises_appear_on_the_teachers_page(tmp_path):
             # Another student is stuck on 05-1: the page shows it by itself within a reload or two.
             token = "c" * 32
             secret = class_code.read_code(code)[2]
-            joined = httpx.post(f"http://127.0.0.1:{teacher.progress_port}/api/join", timeout=10,
+            joined = httpx2.post(f"http://127.0.0.1:{teacher.progress_port}/api/join", timeout=10,
                                 json={"secret": secret, "name": "学生乙", "token": token})
             assert joined.status_code == 200 and "COURSE_CLASS_KEY" not in joined.json(), joined.text
             for attempt in range(1, 4):
-                reply = httpx.post(f"http://127.0.0.1:{teacher.progress_port}/api/results", timeout=10,
+                reply = httpx2.post(f"http://127.0.0.1:{teacher.progress_port}/api/results", timeout=10,
                                    headers={"Authorization": "Bearer " + token},
                                    json={"name": "学生乙", "token": token, "results": [
                                        {"id": class_code.secrets.token_hex(16), "exercise": "05-1", "passed": False,

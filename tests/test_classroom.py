@@ -20,7 +20,7 @@ import os
 import socket
 import stat
 
-import httpx
+import httpx2
 import openai
 import pytest
 from machine_support import model_server_available
@@ -54,13 +54,13 @@ def student(url: str = "http://192.168.1.23:8766/v1", key: str = KEY) -> Provide
 
 def answering(status: int, body: dict | None = None):
     """A transport that answers every request with ``status`` and records the requests."""
-    seen: list[httpx.Request] = []
+    seen: list[httpx2.Request] = []
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         seen.append(request)
-        return httpx.Response(status, json=body or {"error": {"message": "Invalid API Key", "type": "authentication_error"}})
+        return httpx2.Response(status, json=body or {"error": {"message": "Invalid API Key", "type": "authentication_error"}})
 
-    transport = httpx.MockTransport(handler)
+    transport = httpx2.MockTransport(handler)
     transport.seen = seen
     return transport
 
@@ -188,10 +188,10 @@ def test_unreachable_server_names_the_url_and_the_wifi():
 
 def test_a_queue_longer_than_the_timeout_says_so():
     def slow(request):
-        raise httpx.ReadTimeout("timed out", request=request)
+        raise httpx2.ReadTimeout("timed out", request=request)
 
     with pytest.raises(openai.APITimeoutError) as err:
-        ask(get_client(student(), transport=httpx.MockTransport(slow)))
+        ask(get_client(student(), transport=httpx2.MockTransport(slow)))
     text = str(err.value)
     assert "排队" in text and "600" in text and "http://192.168.1.23:8766/v1" in text
 
@@ -339,7 +339,7 @@ def _class_server(tmp_path_factory):
 
 
 def test_a_request_without_the_key_gets_401(class_server):
-    response = httpx.post(f"{class_server.root}/v1/chat/completions", timeout=30,
+    response = httpx2.post(f"{class_server.root}/v1/chat/completions", timeout=30,
                           json={"model": local_server.MODEL_ALIAS, "messages": [{"role": "user", "content": "hi"}]})
     assert response.status_code == 401
 
@@ -362,14 +362,14 @@ def test_the_right_key_gets_an_answer(class_server):
 def test_nothing_shows_or_erases_another_students_work(class_server):
     auth = {"Authorization": f"Bearer {class_server.key}"}
     root = class_server.root
-    assert httpx.get(f"{root}/slots", headers=auth, timeout=30).status_code >= 400  # would list every slot's prompt
-    erase = httpx.post(f"{root}/slots/0?action=erase", headers=auth, json={}, timeout=30)
+    assert httpx2.get(f"{root}/slots", headers=auth, timeout=30).status_code >= 400  # would list every slot's prompt
+    erase = httpx2.post(f"{root}/slots/0?action=erase", headers=auth, json={}, timeout=30)
     assert erase.status_code >= 400
-    props = httpx.post(f"{root}/props", headers=auth, json={"n_predict": 1}, timeout=30)
+    props = httpx2.post(f"{root}/props", headers=auth, json={"n_predict": 1}, timeout=30)
     assert props.status_code >= 400
-    page = httpx.get(f"{root}/", headers=auth, timeout=30)
+    page = httpx2.get(f"{root}/", headers=auth, timeout=30)
     assert page.status_code >= 400 or "<html" not in page.text.lower()  # no web UI
-    assert httpx.get(f"{root}/health", timeout=30).status_code == 200  # health stays public
+    assert httpx2.get(f"{root}/health", timeout=30).status_code == 200  # health stays public
 
 
 def test_the_key_is_in_no_log(class_server):
@@ -383,8 +383,8 @@ def test_the_metrics_the_teachers_page_reads_need_the_key_and_hold_no_prompt(cla
     marker = "紫色长颈鹿-7F3A"
     get_client(student(f"{class_server.root}/v1", class_server.key)).chat.completions.create(
         model=local_server.MODEL_ALIAS, messages=[{"role": "user", "content": marker}], max_tokens=4)
-    assert httpx.get(f"{class_server.root}/metrics", timeout=30).status_code == 401
-    metrics = httpx.get(f"{class_server.root}/metrics", headers={"Authorization": f"Bearer {class_server.key}"},
+    assert httpx2.get(f"{class_server.root}/metrics", timeout=30).status_code == 401
+    metrics = httpx2.get(f"{class_server.root}/metrics", headers={"Authorization": f"Bearer {class_server.key}"},
                         timeout=30)
     assert metrics.status_code == 200 and "llamacpp:requests_processing" in metrics.text
     assert marker not in metrics.text

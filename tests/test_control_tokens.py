@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 
-import httpx
+import httpx2
 import openai
 import pytest
 from fakes import FakeLLM
@@ -86,7 +86,7 @@ def server(tmp_path_factory):
 
 
 def post(root: str, key: str, path: str, body: dict) -> dict:
-    response = httpx.post(root + path, json=body, headers={"Authorization": f"Bearer {key}"}, timeout=120,
+    response = httpx2.post(root + path, json=body, headers={"Authorization": f"Bearer {key}"}, timeout=120,
                           trust_env=False)
     response.raise_for_status()
     return response.json()
@@ -119,14 +119,14 @@ def count(tokens: list[dict], token_id: int) -> int:
     return sum(1 for token in tokens if token["id"] == token_id)
 
 
-class Recording(httpx.HTTPTransport):
+class Recording(httpx2.HTTPTransport):
     """The network, keeping the body of each request as it left the course's client."""
 
     def __init__(self) -> None:
         super().__init__()
         self.bodies: list[bytes] = []
 
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         self.bodies.append(request.read())
         return super().handle_request(request)
 
@@ -239,7 +239,7 @@ class Wire:
         self.fake = FakeLLM(default="好的")
         self.raw: list[bytes] = []
 
-    def __call__(self, request: httpx.Request) -> httpx.Response:
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
         self.raw.append(request.read())
         return self.fake(request)
 
@@ -248,9 +248,9 @@ def course_and_plain_clients():
     """The course's client (providers.get_client) and a bare SDK client, each with its own recording fake."""
     course, plain = Wire(), Wire()
     prov = Provider(PRESETS["custom"], course.fake.base_url, "fake-model", course.fake.api_key, key_source="environment")
-    course_client = get_client(prov, transport=httpx.MockTransport(course), max_retries=0)
+    course_client = get_client(prov, transport=httpx2.MockTransport(course), max_retries=0)
     plain_client = openai.OpenAI(base_url=plain.fake.base_url, api_key=plain.fake.api_key, max_retries=0,
-                                 http_client=httpx.Client(transport=httpx.MockTransport(plain)))
+                                 http_client=httpx2.Client(transport=httpx2.MockTransport(plain)))
     return course, course_client, plain, plain_client
 
 

@@ -142,8 +142,8 @@ def test_a_second_copy_starts_its_own_server_and_names_the_first(machine, tmp_pa
     assert mine["port"] == int(url.split(":")[-1].split("/")[0]) and mine["project"] == str(copy)
     assert server_process.alive(server), "starting the second copy stopped the first's server"
 
-    import httpx
-    reply = httpx.post(f"{url}/chat/completions", json={"messages": []}, timeout=5).json()
+    import httpx2
+    reply = httpx2.post(f"{url}/chat/completions", json={"messages": []}, timeout=5).json()
     assert reply["choices"][0]["message"]["content"] == f"served on {mine['port']}"
 
     # The second copy's `local_server stop` stops its own server only.

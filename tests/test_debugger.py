@@ -6,7 +6,7 @@ handlers a browser click runs) and the state is checked.
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 import pytest
 
 from fakes import FILTERED, FakeLLM, no_choices
@@ -77,7 +77,7 @@ def test_run_to_end_and_reset():
 
 
 def test_an_api_error_is_kept_and_the_step_can_be_retried():
-    fake, dbg = line_debugger(httpx.Response(500, json={"error": {"message": "server busy"}}), ACTION)
+    fake, dbg = line_debugger(httpx2.Response(500, json={"error": {"message": "server busy"}}), ACTION)
     assert dbg.step() is None and "server busy" in dbg.error and dbg.steps == []
     assert dbg.step() is not None and dbg.error is None and len(dbg.steps) == 1
 
@@ -217,7 +217,7 @@ def test_view_buttons_drive_the_debugger():
 
 
 def test_view_shows_errors_instead_of_dying():
-    fake, dbg = line_debugger(httpx.ConnectError("connection refused"), ACTION)
+    fake, dbg = line_debugger(httpx2.ConnectError("connection refused"), ACTION)
     view = DebuggerView(dbg)
     view.next_button.click()
     assert "⚠️" in view.status.value and "refused" in view.status.value and not view.next_button.disabled

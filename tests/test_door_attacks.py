@@ -14,7 +14,7 @@ import socket
 import threading
 import time
 
-import httpx
+import httpx2
 import pytest
 
 from fake_model_server import FakeServer, ModelHandler
@@ -90,8 +90,8 @@ class Door(ClassDoorUnderTest):
     def join(self, name: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {super().join(name)}"}
 
-    def chat(self, auth: dict, body: dict, timeout: float = 30) -> httpx.Response:
-        return httpx.post(self.url + "/v1/chat/completions", json=body, headers=auth, timeout=timeout)
+    def chat(self, auth: dict, body: dict, timeout: float = 30) -> httpx2.Response:
+        return httpx2.post(self.url + "/v1/chat/completions", json=body, headers=auth, timeout=timeout)
 
 
 @pytest.fixture
@@ -157,7 +157,7 @@ def test_replies_carry_nothing_that_measures_a_classmates_prompt(door):
     plain = door.chat(auth, ask(max_tokens=5)).json()
     assert "timings" not in plain and "prompt_tokens_details" not in plain["usage"]
     assert plain["usage"]["prompt_tokens"] == 57 and plain["choices"][0]["message"]["content"] == "好的"
-    with httpx.stream("POST", door.url + "/v1/chat/completions", json=ask(max_tokens=5, stream=True), headers=auth,
+    with httpx2.stream("POST", door.url + "/v1/chat/completions", json=ask(max_tokens=5, stream=True), headers=auth,
                       timeout=30) as s:
         text = b"".join(s.iter_raw()).decode()
     assert "timings" not in text and "cached_tokens" not in text and "cache_n" not in text
@@ -214,7 +214,7 @@ def test_a_stream_the_student_stops_reading_frees_the_turn_when_the_model_has_fi
 
 def test_a_stream_closed_before_its_last_chunk_is_still_billed(door, fake):
     auth = door.join("甲")
-    with httpx.Client(timeout=30, trust_env=False) as http:
+    with httpx2.Client(timeout=30, trust_env=False) as http:
         with http.stream("POST", door.url + "/v1/chat/completions", json=ask(max_tokens=300, stream=True),
                          headers=auth) as s:
             pieces = s.iter_raw()
@@ -232,9 +232,9 @@ def test_tokenize_and_apply_template_take_turns_and_are_counted(door, fake):
     auth = door.join("甲")
     for path, body in (("/tokenize", {"content": "你好"}), ("/apply-template", {"messages": [{"role": "user",
                                                                                               "content": "你好"}]})):
-        assert httpx.post(door.url + path, json=body, headers=auth, timeout=10).status_code == 200
+        assert httpx2.post(door.url + path, json=body, headers=auth, timeout=10).status_code == 200
     assert door.share.use("甲").requests == 2
-    refused = httpx.post(door.url + "/tokenize", json={"content": "x", "n_probs": 5}, headers=auth, timeout=10)
+    refused = httpx2.post(door.url + "/tokenize", json={"content": "x", "n_probs": 5}, headers=auth, timeout=10)
     assert refused.status_code == 400 and "n_probs" in refused.json()["error"]["message"]
 
 
@@ -251,11 +251,11 @@ def test_made_up_exercise_ids_do_not_become_thousands_of_columns(door):
     auth = door.join("甲")
     results = [{"id": secrets.token_hex(16), "exercise": f"{90 + n // 9:02d}-{1 + n % 9}", "passed": True, "hint": "",
                 "attempt": 1, "time": "2026-12-06T08:00:00Z"} for n in range(60)]
-    reply = httpx.post(door.url + "/api/results", json={"name": "甲", "token": TOKENS["甲"], "results": results},
+    reply = httpx2.post(door.url + "/api/results", json={"name": "甲", "token": TOKENS["甲"], "results": results},
                        headers=auth, timeout=10).json()
     assert reply["stored"] == 20 and len(reply["refused"]) == 40, reply
     assert {r["index"] for r in reply["refused"]} == set(range(20, 60))
-    view = httpx.get(door.url + "/api/class", headers={"Authorization": f"Bearer {TEACHER_KEY}"}, timeout=10).json()
+    view = httpx2.get(door.url + "/api/class", headers={"Authorization": f"Bearer {TEACHER_KEY}"}, timeout=10).json()
     assert len(view["unknown"]) == 20
 
 
@@ -266,7 +266,7 @@ def test_a_body_nobody_may_send_is_not_read_and_strings_never_closed_are_counted
     from course_runtime.web_requests import json_depth
 
     junk = b"\x00" * 60_000  # not even JSON: a stranger without a token is answered before it is read
-    assert httpx.post(door.url + "/api/results", content=junk, timeout=10).status_code == 401
+    assert httpx2.post(door.url + "/api/results", content=junk, timeout=10).status_code == 401
     started = time.monotonic()
     assert json_depth('"' + '\\"' * 64_000) == 0  # a string never closed: a regular expression took seconds
     assert time.monotonic() - started < 5.0
@@ -334,9 +334,9 @@ def test_an_upstream_that_is_not_llama_server_gets_a_max_tokens(tmp_path, fake):
     app = progress_service.make_app(store, CLASS_KEY, TEACHER_KEY, join_secret=SECRET, upstreams=pool)
     service = web_server.ProgressService(app, "127.0.0.1", port := free_port()).start()
     try:
-        httpx.post(f"http://127.0.0.1:{port}/api/join", json={"secret": SECRET, "name": "甲", "token": TOKENS["甲"]},
+        httpx2.post(f"http://127.0.0.1:{port}/api/join", json={"secret": SECRET, "name": "甲", "token": TOKENS["甲"]},
                    timeout=10).raise_for_status()
-        reply = httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", json=ask(), timeout=30,
+        reply = httpx2.post(f"http://127.0.0.1:{port}/v1/chat/completions", json=ask(), timeout=30,
                            headers={"Authorization": f"Bearer {TOKENS['甲']}"})
         assert reply.status_code == 200 and fake.seen[-1]["max_tokens"] == 8192
     finally:
@@ -348,7 +348,7 @@ def test_an_upstream_that_is_not_llama_server_gets_a_max_tokens(tmp_path, fake):
 
 
 def test_a_page_on_another_port_cannot_change_the_budget_with_the_teachers_cookie(door):
-    with httpx.Client(base_url=door.url, trust_env=False, timeout=10) as browser:
+    with httpx2.Client(base_url=door.url, trust_env=False, timeout=10) as browser:
         assert browser.post("/login", data={"key": TEACHER_KEY}).status_code == 303
         forged = browser.post("/teacher/budget", data={"budget": "1"}, headers={"Origin": "http://127.0.0.1:9999"})
         assert forged.status_code == 403 and door.share.budget == 0
@@ -357,15 +357,15 @@ def test_a_page_on_another_port_cannot_change_the_budget_with_the_teachers_cooki
 
 
 def test_a_rebound_dns_name_is_not_the_teachers_page(door):
-    reply = httpx.get(door.url + "/api/class", headers={"Host": f"evil.example:{door.port}",
+    reply = httpx2.get(door.url + "/api/class", headers={"Host": f"evil.example:{door.port}",
                                                         "Authorization": f"Bearer {TEACHER_KEY}"}, timeout=10)
     assert reply.status_code == 403
-    assert httpx.get(door.url + "/api/class", headers={"Authorization": f"Bearer {TEACHER_KEY}"},
+    assert httpx2.get(door.url + "/api/class", headers={"Authorization": f"Bearer {TEACHER_KEY}"},
                      timeout=10).status_code == 200
 
 
 def test_wrong_keys_from_someone_else_never_lock_the_teacher_out(door):
-    with httpx.Client(base_url=door.url, trust_env=False, timeout=10) as page:
+    with httpx2.Client(base_url=door.url, trust_env=False, timeout=10) as page:
         for _ in range(8):
             page.post("/login", data={"key": "wrong"})
         assert page.post("/login", data={"key": "wrong"}).status_code == 429

@@ -15,7 +15,7 @@ import math
 import time
 from pathlib import Path
 
-import httpx
+import httpx2
 import nbformat
 import openai
 import pytest
@@ -77,7 +77,7 @@ def survey(sources: list[tuple[str, str]] | None = None) -> dict[str, set[str]]:
     ``**name`` there, the keys of dict literals assigned to ``name`` in the same source; for a
     ``**options`` / ``**self.options`` that a function or class takes as ``**kwargs``, the keywords of
     the calls to that function or class anywhere; ``extra_body={...}`` literals' keys; and the keys of
-    the ``json=`` dict of an ``httpx.post`` / ``client.post`` to ``/tokenize`` or ``/apply-template``.
+    the ``json=`` dict of an ``httpx2.post`` / ``client.post`` to ``/tokenize`` or ``/apply-template``.
     """
     found: dict[str, set[str]] = {CHAT: set(), "/tokenize": set(), "/apply-template": set()}
     where: dict[str, set[str]] = {}
@@ -201,18 +201,18 @@ def sdk():
     """An ``openai.OpenAI`` client whose requests are captured (``client.bodies``: (path, JSON))."""
     bodies: list[tuple[str, dict]] = []
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content)
         bodies.append((request.url.path, body))
         if body.get("stream"):
-            return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=STREAM)
-        return httpx.Response(200, json=_reply_json())
+            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=STREAM)
+        return httpx2.Response(200, json=_reply_json())
 
-    transport = httpx.MockTransport(handler)
+    transport = httpx2.MockTransport(handler)
     client = openai.OpenAI(base_url="http://door.test/v1", api_key="student-token",
-                           http_client=httpx.Client(transport=transport))
+                           http_client=httpx2.Client(transport=transport))
     client.bodies = bodies
-    client.raw = httpx.Client(transport=transport, base_url="http://door.test")
+    client.raw = httpx2.Client(transport=transport, base_url="http://door.test")
     return client
 
 

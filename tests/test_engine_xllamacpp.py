@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from course_runtime import local_server, server_process
@@ -74,16 +74,16 @@ def test_the_endpoints_the_course_uses_are_there(xl_server):
     root = xl_server["root"]
     assert local_server.health(root=root) == "ok"
     assert local_server.clear_prompt_cache() is not None  # POST /slots/0?action=erase, as every notebook's set-up
-    tokens = httpx.post(f"{root}/tokenize", json={"content": "你好"}, timeout=30).json()["tokens"]
+    tokens = httpx2.post(f"{root}/tokenize", json={"content": "你好"}, timeout=30).json()["tokens"]
     assert tokens and all(isinstance(n, int) for n in tokens)
-    prompt = httpx.post(f"{root}/apply-template", timeout=30,
+    prompt = httpx2.post(f"{root}/apply-template", timeout=30,
                         json={"messages": [{"role": "user", "content": "hi"}]}).json()["prompt"]
     assert "<|im_start|>user\nhi<|im_end|>" in prompt  # the course's chat template, not the GGUF's
-    reply = httpx.post(f"{root}/v1/chat/completions", timeout=300, json={
+    reply = httpx2.post(f"{root}/v1/chat/completions", timeout=300, json={
         "model": local_server.MODEL_ALIAS, "max_tokens": 8, "temperature": 0,
         "messages": [{"role": "user", "content": "1+1=?"}]}).json()
     assert reply["usage"]["completion_tokens"] >= 1 and reply["timings"]["predicted_n"] >= 1
-    assert httpx.get(f"{root}/", timeout=30).status_code >= 400, "the web UI is off (--no-webui)"
+    assert httpx2.get(f"{root}/", timeout=30).status_code >= 400, "the web UI is off (--no-webui)"
 
 
 def test_stop_server_stops_it(xl_server):

@@ -18,7 +18,7 @@ import hashlib
 import json
 import shutil
 
-import httpx
+import httpx2
 import pytest
 
 from machine_support import free_port
@@ -36,17 +36,17 @@ def token(n: int) -> str:
 
 
 def join(service, name, student_token):
-    return httpx.post(service.url + "/api/join", json={"secret": SECRET, "name": name, "token": student_token},
+    return httpx2.post(service.url + "/api/join", json={"secret": SECRET, "name": name, "token": student_token},
                       timeout=10)
 
 
 def post_as(service, name, student_token, results):
-    return httpx.post(service.url + "/api/results", json={"name": name, "token": student_token, "results": results},
+    return httpx2.post(service.url + "/api/results", json={"name": name, "token": student_token, "results": results},
                       headers={"Authorization": f"Bearer {student_token}"}, timeout=10)
 
 
 def act(service, path, body, headers=TEACHER):
-    return httpx.post(service.url + path, json=body, headers=headers, timeout=10)
+    return httpx2.post(service.url + path, json=body, headers=headers, timeout=10)
 
 
 # --------------------------------------------------------------------------- 1. joins per address
@@ -193,7 +193,7 @@ def test_the_teacher_actions_are_refused_to_anyone_else(service, path, body):
 
 def test_a_form_from_the_page_gets_a_chinese_page_back(service):
     assert join(service, "王小明", TOKEN_A).status_code == 200
-    reply = httpx.post(service.url + "/teacher/release", data={"name": "王小明"},
+    reply = httpx2.post(service.url + "/teacher/release", data={"name": "王小明"},
                        headers={**TEACHER, "Origin": service.url}, timeout=10)
     assert reply.status_code == 200 and "text/html" in reply.headers["content-type"]
     assert "王小明" in reply.text and 'href="/teacher"' in reply.text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-import httpx
+import httpx2
 import pytest
 
 from course_lib import eval_set, judge
@@ -96,7 +96,7 @@ FAIL = '{"verdict": "fail", "reason": "不对"}'
 def test_a_failed_judge_request_is_not_kept_and_running_the_cell_again_sends_it():
     judge.JUDGED.clear()
     run = _p1_run()
-    model = FakeLLM([httpx.Response(503, json={"error": {"message": "Loading model"}}), PASS])
+    model = FakeLLM([httpx2.Response(503, json={"error": {"message": "Loading model"}}), PASS])
     client = model.client()
     failed = judge.judge_runs(client, "fake-model", [run])
     assert failed[0]["error"] and failed[0]["judge"] is None
@@ -179,7 +179,7 @@ def test_a_provider_that_refuses_both_formats_is_asked_in_the_prompt_and_a_422_c
     row = judge.ask_falling_back(model.client(), "m", judge.judge_messages("q", "k", "a"))
     assert row["mode"] == "prompt" and row["verdict"] == "pass" and "response_format" not in model.requests[-1]
     assert len(capsys.readouterr().out.strip().splitlines()) == 2
-    unprocessable = FakeLLM([httpx.Response(422, json={"error": {"message": "Unsupported response_format: json_schema"}}),
+    unprocessable = FakeLLM([httpx2.Response(422, json={"error": {"message": "Unsupported response_format: json_schema"}}),
                              PASS])
     row = judge.ask_falling_back(unprocessable.client(), "m2", judge.judge_messages("q", "k", "a"), show=None)
     assert row["mode"] == "json_object" and row["verdict"] == "pass"
@@ -222,7 +222,7 @@ def test_a_refusal_in_any_words_falls_back_once_and_is_said_once(provider, capsy
     """Issue 57: SiliconFlow's 20024 named none of the format words, and the judge had no verdict there."""
     judge.REFUSED.clear()
     body = PROVIDER_REFUSALS[provider]
-    model = FakeLLM([httpx.Response(400, json=body), PASS, PASS])
+    model = FakeLLM([httpx2.Response(400, json=body), PASS, PASS])
     client = model.client()
     first = judge.ask_falling_back(client, "m", judge.judge_messages("q", "k", "a"))
     second = judge.ask_falling_back(client, "m", judge.judge_messages("q2", "k", "a"))
@@ -236,8 +236,8 @@ def test_a_refusal_in_any_words_falls_back_once_and_is_said_once(provider, capsy
 
 def test_a_provider_that_refuses_both_formats_in_other_words_is_judged_in_the_prompt(capsys):
     judge.REFUSED.clear()
-    refusal = httpx.Response(400, json=PROVIDER_REFUSALS["siliconflow"])
-    model = FakeLLM([refusal, httpx.Response(400, json=PROVIDER_REFUSALS["siliconflow"]), PASS])
+    refusal = httpx2.Response(400, json=PROVIDER_REFUSALS["siliconflow"])
+    model = FakeLLM([refusal, httpx2.Response(400, json=PROVIDER_REFUSALS["siliconflow"]), PASS])
     row = judge.ask_falling_back(model.client(), "m", judge.judge_messages("q", "k", "a"))
     assert row["mode"] == "prompt" and row["verdict"] == "pass" and "response_format" not in model.requests[-1]
     assert judge.REFUSED[(judge.base_url(model.client()), "m")] == {"json_schema", "json_object"}
@@ -249,7 +249,7 @@ def test_a_server_error_or_a_wrong_key_is_not_tried_in_other_modes():
     """Only a 400/422 may be the format's refusal: a wrong key, a rate limit or a server error is the row at once."""
     judge.REFUSED.clear()
     for status in (401, 429, 500):
-        model = FakeLLM([httpx.Response(status, json={"error": {"message": "Json mode is not supported"}})])
+        model = FakeLLM([httpx2.Response(status, json={"error": {"message": "Json mode is not supported"}})])
         row = judge.ask_falling_back(model.client(), "m", judge.judge_messages("q", "k", "a"), show=None)
         assert row["error"] and row["mode"] == "json_schema" and len(model.requests) == 1
     assert not any(judge.REFUSED.values())

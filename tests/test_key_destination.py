@@ -10,7 +10,7 @@ request, with a sentence naming both lines and what to do.
 The end-to-end test runs ``class_code.join`` into a temporary project (the
 teacher's service answered by a stand-in), then talks to a real HTTP server on a
 loopback port (the OS picks it) that records every request; the address tricks
-go through the course's real client with ``httpx.HTTPTransport`` answering
+go through the course's real client with ``httpx2.HTTPTransport`` answering
 instead of the network, and every request it saw is checked for the key.
 """
 
@@ -21,7 +21,7 @@ import threading
 import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import httpx
+import httpx2
 import pytest
 
 from fakes import FakeLLM
@@ -94,15 +94,15 @@ def class_server():
 
 @pytest.fixture
 def network(monkeypatch):
-    """Every request of a real client (``httpx.HTTPTransport``) answered here, never sent: ``[(url, headers)]``."""
+    """Every request of a real client (``httpx2.HTTPTransport``) answered here, never sent: ``[(url, headers)]``."""
     seen: list[tuple[str, str]] = []
 
     def handle(self, request):
         headers = "".join(f"{name}: {value}\n" for name, value in request.headers.items())  # str() hides the key
         seen.append((str(request.url), headers + request.read().decode("utf-8", "replace")))
-        return httpx.Response(200, json=FakeLLM().completion("pong", {"messages": []}), request=request)
+        return httpx2.Response(200, json=FakeLLM().completion("pong", {"messages": []}), request=request)
 
-    monkeypatch.setattr(httpx.HTTPTransport, "handle_request", handle)
+    monkeypatch.setattr(httpx2.HTTPTransport, "handle_request", handle)
     return seen
 
 
@@ -249,7 +249,7 @@ def test_the_presets_own_address_written_another_way_still_works(monkeypatch, ne
         provider = get_provider()
     assert provider.base_url == expected
     assert ping(provider=provider) == "pong"
-    assert len(network) == 1 and httpx.URL(network[0][0]).host == "api.deepseek.com"
+    assert len(network) == 1 and httpx2.URL(network[0][0]).host == "api.deepseek.com"
     assert FAKE_KEY in network[0][1]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-import httpx
+import httpx2
 import pytest
 
 from fakes import FakeLLM, StrictLLM, raw_completion, sse_response
@@ -29,10 +29,10 @@ USER = [{"role": "user", "content": "北京天气怎么样？"}]
 HEAD = {"id": "chatcmpl-x", "object": "chat.completion", "created": 0, "model": "fake-model"}
 
 
-def completion(*choices: dict) -> httpx.Response:
+def completion(*choices: dict) -> httpx2.Response:
     """A 200 answer with these choices (each ``{"message": ..., "finish_reason": ...}``), numbered in order."""
     numbered = [{"index": k, **c} for k, c in enumerate(choices)]
-    return httpx.Response(200, json={**HEAD, "choices": numbered,
+    return httpx2.Response(200, json={**HEAD, "choices": numbered,
                                      "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10}})
 
 
@@ -40,11 +40,11 @@ def wire_call(name: str, arguments: str, call_id: str = "call_1") -> dict:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
-def stream_chunks(*chunks: dict) -> httpx.Response:
+def stream_chunks(*chunks: dict) -> httpx2.Response:
     """An event stream of whole chunks (``{"choices": [...]}``), as given: no finish chunk is added."""
     body = "".join(f"data: {json.dumps({**HEAD, 'object': 'chat.completion.chunk', **c}, ensure_ascii=False)}\n\n"
                    for c in chunks) + "data: [DONE]\n\n"
-    return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body.encode())
+    return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body.encode())
 
 
 def counting_registry(seen: list) -> ToolRegistry:
@@ -129,7 +129,7 @@ def test_chat_box_with_tools_runs_a_call_streamed_in_another_choice():
 REFUSAL = "I'm sorry, I can't help with that."
 
 
-def refused() -> httpx.Response:
+def refused() -> httpx2.Response:
     return raw_completion({"role": "assistant", "content": None, "refusal": REFUSAL})
 
 

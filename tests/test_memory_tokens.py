@@ -7,7 +7,7 @@ local llama-server's ``/tokenize`` (marked ``notebook``: it needs the local mode
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 import pytest
 
 from course_runtime import local_server
@@ -111,7 +111,7 @@ def test_the_sample_has_every_kind_the_issue_names():
 def server_count(root: str, text: str) -> int:
     """How many tokens llama-server's tokenizer makes of ``text`` (``POST /tokenize``, llama.cpp's
     tools/server/README.md: ``{"content": ...}`` -> ``{"tokens": [...]}``; special tokens not added)."""
-    with httpx.Client(trust_env=False, timeout=30) as http:  # loopback: never through a proxy
+    with httpx2.Client(trust_env=False, timeout=30) as http:  # loopback: never through a proxy
         response = http.post(f"{root}/tokenize", json={"content": text, "add_special": False})
     response.raise_for_status()
     return len(response.json()["tokens"])

@@ -1,7 +1,7 @@
 """Tests for course_lib.messages (issue 5, items 1-3) and the message table (item 9).
 
 Every SDK object here comes from the real openai client talking to FakeLLM
-(httpx.MockTransport, no network), so the tests see what a notebook sees.
+(httpx2.MockTransport, no network), so the tests see what a notebook sees.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import json
 import sys
 import warnings
 
-import httpx
+import httpx2
 import pytest
 
 from fakes import FakeLLM, raw_completion, sdk_message

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-import httpx
+import httpx2
 import pytest
 
 from fakes import FakeLLM, shop
@@ -95,7 +95,7 @@ def test_each_call_builds_a_fresh_inner_agent():
 
 
 def test_a_failed_inner_run_is_a_tool_result_the_outer_model_reads():
-    inner = FakeLLM([httpx.Response(500, json={"error": {"message": "boom"}})])
+    inner = FakeLLM([httpx2.Response(500, json={"error": {"message": "boom"}})])
     outer = FakeLLM([{"tool_calls": [("ask_weather_expert", {"question": "北京？"})]}, "抱歉，专家没有回答。"])
     expert, front = outer_with_expert(inner, outer)
     result = front.run(QUESTION)

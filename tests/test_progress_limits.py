@@ -20,7 +20,7 @@ import socket
 import sqlite3
 import time
 
-import httpx
+import httpx2
 import pytest
 from starlette.testclient import TestClient
 
@@ -81,7 +81,7 @@ def result(exercise="06-1", passed=False, attempt=1):
 
 
 def post(url, body, key=CLASS_KEY):
-    return httpx.post(url + "/api/results", json=body, headers={"Authorization": f"Bearer {key}"}, timeout=10)
+    return httpx2.post(url + "/api/results", json=body, headers={"Authorization": f"Bearer {key}"}, timeout=10)
 
 
 def chinese(text):
@@ -92,7 +92,7 @@ def chinese(text):
 
 
 def test_the_login_cookie_is_a_session_never_the_key(service):
-    with httpx.Client(base_url=service.url, timeout=10) as browser:
+    with httpx2.Client(base_url=service.url, timeout=10) as browser:
         right = browser.post("/login", data={"key": TEACHER_KEY})
         assert right.status_code == 303
         cookie = right.headers["set-cookie"]
@@ -103,14 +103,14 @@ def test_the_login_cookie_is_a_session_never_the_key(service):
         lowered = cookie.lower()
         assert "httponly" in lowered and "samesite=strict" in lowered and "path=/" in lowered
         assert browser.get("/teacher").status_code == 200
-    forged = httpx.get(service.url + "/teacher", cookies={name: TEACHER_KEY}, timeout=10)  # the key as a cookie
+    forged = httpx2.get(service.url + "/teacher", cookies={name: TEACHER_KEY}, timeout=10)  # the key as a cookie
     assert forged.status_code == 303
-    scripts = httpx.get(service.url + "/api/class", headers={"Authorization": f"Bearer {TEACHER_KEY}"}, timeout=10)
+    scripts = httpx2.get(service.url + "/api/class", headers={"Authorization": f"Bearer {TEACHER_KEY}"}, timeout=10)
     assert scripts.status_code == 200  # scripts keep the bearer key
 
 
 def test_a_session_expires(service, clock):
-    with httpx.Client(base_url=service.url, timeout=10) as browser:
+    with httpx2.Client(base_url=service.url, timeout=10) as browser:
         assert browser.post("/login", data={"key": TEACHER_KEY}).status_code == 303
         assert browser.get("/teacher").status_code == 200
         clock.now += teacher_guard.SESSION_S + 1
@@ -141,12 +141,12 @@ def test_login_guesses_are_limited_and_cannot_be_raced(service, clock):
     replies = race(service.port, "/login", b"key=guess", 3 * teacher_guard.LOGIN_ATTEMPTS_PER_MINUTE,
                    content_type="application/x-www-form-urlencoded")
     assert replies.count(303) <= teacher_guard.LOGIN_ATTEMPTS_PER_MINUTE and 429 in replies
-    assert httpx.post(service.url + "/login", data={"key": "guess"}, timeout=10).status_code == 429
+    assert httpx2.post(service.url + "/login", data={"key": "guess"}, timeout=10).status_code == 429
     # The right key is checked first and never refused (issue 55: a page in the teacher's browser shares the
     # teacher's address; its guesses must not lock the teacher out).
-    assert httpx.post(service.url + "/login", data={"key": TEACHER_KEY}, timeout=10).status_code == 303
+    assert httpx2.post(service.url + "/login", data={"key": TEACHER_KEY}, timeout=10).status_code == 303
     clock.now += 61
-    assert httpx.post(service.url + "/login", data={"key": "guess"}, timeout=10).status_code == 303
+    assert httpx2.post(service.url + "/login", data={"key": "guess"}, timeout=10).status_code == 303
 
 
 @pytest.mark.parametrize("weak", ["123456", "aaaaaaaaaaaaaaaaaaaaaaa", "12345678901234567890", "Physics-7B-2026"])
@@ -178,7 +178,7 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 @pytest.mark.parametrize("name", ["王;=HYPERLINK(1)", "李,@SUM(1)", "-2+3", "张; +1", "赵;;=1", "=1+2"])
 def test_no_csv_cell_starts_a_formula_under_either_separator(service, name):
     assert post(service.url, {"name": name, "token": TOKEN_A, "results": [result()]}).status_code == 200
-    reply = httpx.get(service.url + "/teacher.csv", headers={"Authorization": f"Bearer {TEACHER_KEY}"}, timeout=10)
+    reply = httpx2.get(service.url + "/teacher.csv", headers={"Authorization": f"Bearer {TEACHER_KEY}"}, timeout=10)
     text = reply.content.decode("utf-8-sig")
     for separator in (",", ";"):
         for row in csv.reader(io.StringIO(text), delimiter=separator):
@@ -212,7 +212,7 @@ def test_results_are_limited_per_token(service, clock):
 def test_a_deeply_nested_body_is_a_400(service, path):
     depth = 30_000  # 60 KB: under MAX_BODY
     body = '{"name": "王小明", "token": "' + TOKEN_A + '", "results": ' + "[" * depth + "]" * depth + "}"
-    reply = httpx.post(service.url + path, content=body.encode(), timeout=10,
+    reply = httpx2.post(service.url + path, content=body.encode(), timeout=10,
                        headers={"Authorization": f"Bearer {CLASS_KEY}", "Content-Type": "application/json"})
     assert reply.status_code == 400 and chinese(reply.json()["error"])
 
@@ -222,7 +222,7 @@ def test_a_deeply_nested_body_is_a_400(service, path):
 def test_a_lone_surrogate_is_a_400(service, path, field):
     body = {"secret": SECRET, "name": "王小明", "token": TOKEN_A, "results": []}
     text = json.dumps(body).replace(json.dumps(body[field]), '"ab\\ud800cd"')
-    reply = httpx.post(service.url + path, content=text.encode(), timeout=10,
+    reply = httpx2.post(service.url + path, content=text.encode(), timeout=10,
                        headers={"Authorization": f"Bearer {CLASS_KEY}", "Content-Type": "application/json"})
     assert reply.status_code == 400 and chinese(reply.json()["error"])
 
@@ -236,7 +236,7 @@ def test_wrong_class_codes_are_limited_per_address_and_cannot_be_raced(service, 
         right = classmate.post("/api/join", json={"secret": SECRET, "name": "王小明", "token": TOKEN_A})
         assert right.status_code == 200 and right.json()["COURSE_STUDENT_NAME"] == "王小明"
     clock.now += 61
-    again = httpx.post(service.url + "/api/join", json={"secret": SECRET, "name": "李华", "token": TOKEN_B}, timeout=10)
+    again = httpx2.post(service.url + "/api/join", json={"secret": SECRET, "name": "李华", "token": TOKEN_B}, timeout=10)
     assert again.status_code == 200
 
 
@@ -275,7 +275,7 @@ def test_half_open_connections_are_closed_at_the_deadline(tmp_path):
                 pass
             conn.close()
         assert time.monotonic() - started < 4.0
-        assert httpx.get(running.url + "/health", timeout=5).status_code == 200
+        assert httpx2.get(running.url + "/health", timeout=5).status_code == 200
     finally:
         running.stop()
 
@@ -299,7 +299,7 @@ def test_one_address_holds_only_so_many_connections(tmp_path):
             conn.close()
     time.sleep(0.2)
     try:
-        assert httpx.get(running.url + "/health", timeout=5).status_code == 200
+        assert httpx2.get(running.url + "/health", timeout=5).status_code == 200
     finally:
         running.stop()
 

@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 
-import httpx
+import httpx2
 import pytest
 
 from machine_support import free_port, wait_until
@@ -51,8 +51,8 @@ def start_service(folder, port):
 
 def _healthy(port):
     try:
-        return httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200
-    except httpx.HTTPError:
+        return httpx2.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200
+    except httpx2.HTTPError:
         return False
 
 

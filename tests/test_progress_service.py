@@ -14,7 +14,7 @@ import socket
 import threading
 import time
 
-import httpx
+import httpx2
 import pytest
 
 from machine_support import free_port
@@ -57,7 +57,7 @@ def result(exercise="06-1", passed=False, attempt=1, hint="06.call_key.1"):
 
 def post(service, body, key=CLASS_KEY, **kwargs):
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    return httpx.post(service.url + "/api/results", json=body, headers=headers, timeout=10, **kwargs)
+    return httpx2.post(service.url + "/api/results", json=body, headers=headers, timeout=10, **kwargs)
 
 
 TOKEN_A, TOKEN_B = "a" * 32, "b" * 32
@@ -80,12 +80,12 @@ def test_neither_the_class_key_nor_a_joined_token_is_refused_in_chinese(service)
 
 
 def test_a_joined_student_posts_and_reads_with_their_own_token(service):
-    joined = httpx.post(service.url + "/api/join", json={"secret": SECRET, "name": "王小明", "token": TOKEN_A}, timeout=10)
+    joined = httpx2.post(service.url + "/api/join", json={"secret": SECRET, "name": "王小明", "token": TOKEN_A}, timeout=10)
     assert joined.status_code == 200
     one = result()
     reply = post(service, {"name": "王小明", "token": TOKEN_A, "results": [one]}, key=TOKEN_A)
     assert reply.status_code == 200 and reply.json()["stored"] == 1
-    mine = httpx.post(service.url + "/api/mine", json={"name": "王小明", "token": TOKEN_A},
+    mine = httpx2.post(service.url + "/api/mine", json={"name": "王小明", "token": TOKEN_A},
                       headers={"Authorization": f"Bearer {TOKEN_A}"}, timeout=10)
     assert mine.status_code == 200 and [r["id"] for r in mine.json()["results"]] == [one["id"]]
     # the bearer must be the body's own token: a joined token cannot speak for another one
@@ -156,7 +156,7 @@ def test_bodies_are_size_bounded(service):
     many = [result() for _ in range(progress_service.MAX_RESULTS + 1)]
     assert post(service, {"name": "王小明", "token": TOKEN_A, "results": many}).status_code == 413
     huge = json.dumps({"name": "王小明", "token": TOKEN_A, "results": [], "pad": "x" * 100_000})
-    reply = httpx.post(service.url + "/api/results", content=huge, timeout=10,
+    reply = httpx2.post(service.url + "/api/results", content=huge, timeout=10,
                        headers={"Authorization": f"Bearer {CLASS_KEY}", "Content-Type": "application/json"})
     assert reply.status_code == 413
 
@@ -164,10 +164,10 @@ def test_bodies_are_size_bounded(service):
         for _ in range(20):
             yield b"x" * 10_000
 
-    reply = httpx.post(service.url + "/api/results", content=chunks(), timeout=10,
+    reply = httpx2.post(service.url + "/api/results", content=chunks(), timeout=10,
                        headers={"Authorization": f"Bearer {CLASS_KEY}"})
     assert reply.status_code == 413
-    assert httpx.post(service.url + "/api/results", content=b"\xff\xfe{", timeout=10,
+    assert httpx2.post(service.url + "/api/results", content=b"\xff\xfe{", timeout=10,
                       headers={"Authorization": f"Bearer {CLASS_KEY}"}).status_code == 400
 
 
@@ -175,13 +175,13 @@ def test_a_student_reads_back_only_their_own_results(service):
     post(service, {"name": "王小明", "token": TOKEN_A, "results": [result("06-1"), result("06-2")]})
     post(service, {"name": "李华", "token": TOKEN_B, "results": [result("01-1")]})
     auth = {"Authorization": f"Bearer {CLASS_KEY}"}
-    mine = httpx.post(service.url + "/api/mine", json={"name": "李华", "token": TOKEN_B}, headers=auth, timeout=10)
+    mine = httpx2.post(service.url + "/api/mine", json={"name": "李华", "token": TOKEN_B}, headers=auth, timeout=10)
     assert mine.status_code == 200 and [r["exercise"] for r in mine.json()["results"]] == ["01-1"]
-    theirs = httpx.post(service.url + "/api/mine", json={"name": "王小明", "token": TOKEN_B}, headers=auth, timeout=10)
+    theirs = httpx2.post(service.url + "/api/mine", json={"name": "王小明", "token": TOKEN_B}, headers=auth, timeout=10)
     assert theirs.status_code == 409
     for path in ("/api/class", "/teacher.csv"):  # the class key opens nothing of the teacher's
-        assert httpx.get(service.url + path, headers=auth, timeout=10).status_code == 401
-    page = httpx.get(service.url + "/teacher", headers=auth, timeout=10)
+        assert httpx2.get(service.url + path, headers=auth, timeout=10).status_code == 401
+    page = httpx2.get(service.url + "/teacher", headers=auth, timeout=10)
     assert page.status_code == 303 and page.headers["location"] == "/login"
 
 
@@ -190,10 +190,10 @@ def test_the_teacher_sees_everyone_with_the_teacher_key(service):
                                                                   result("06-1", True, 3, "06.call_key.7")]})
     post(service, {"name": "Tom & Jerry's", "token": TOKEN_B, "results": [result("01-1")]})
     teacher = {"Authorization": f"Bearer {TEACHER_KEY}"}
-    view = httpx.get(service.url + "/api/class", headers=teacher, timeout=10).json()
+    view = httpx2.get(service.url + "/api/class", headers=teacher, timeout=10).json()
     rows = {row["name"]: row for row in view["students"]}
     assert rows["王小明"]["cells"]["06-1"] == {"passed": True, "attempts": 3, "hint": "06.call_key.7"}
-    page = httpx.get(service.url + "/teacher", headers=teacher, timeout=10)
+    page = httpx2.get(service.url + "/teacher", headers=teacher, timeout=10)
     assert page.status_code == 200 and "王小明" in page.text and "✓3" in page.text
 
 
@@ -208,7 +208,7 @@ def test_names_reach_the_page_as_text(service, tmp_path):
 
 
 def test_login_sets_a_cookie_and_a_wrong_key_does_not(service):
-    with httpx.Client(base_url=service.url, timeout=10) as browser:
+    with httpx2.Client(base_url=service.url, timeout=10) as browser:
         wrong = browser.post("/login", data={"key": "guess"})
         assert wrong.status_code == 303 and wrong.headers["location"] == "/login?wrong=1"
         assert browser.get("/teacher").status_code == 303
@@ -221,7 +221,7 @@ def test_login_sets_a_cookie_and_a_wrong_key_does_not(service):
 def test_the_csv_is_for_a_spreadsheet(service):
     post(service, {"name": "=1+2", "token": TOKEN_A, "results": [result("06-1", True)]})
     post(service, {"name": "李华", "token": TOKEN_B, "results": [result("01-1"), result("01-1", attempt=2)]})
-    reply = httpx.get(service.url + "/teacher.csv", headers={"Authorization": f"Bearer {TEACHER_KEY}"}, timeout=10)
+    reply = httpx2.get(service.url + "/teacher.csv", headers={"Authorization": f"Bearer {TEACHER_KEY}"}, timeout=10)
     assert reply.status_code == 200 and reply.content.startswith(b"\xef\xbb\xbf")  # UTF-8 BOM for Excel
     rows = [line.split(",") for line in reply.content.decode("utf-8-sig").splitlines()]
     header = rows[0]
@@ -284,8 +284,8 @@ def test_a_wrong_secret_is_refused_and_guessing_is_slowed(service, tmp_path, mon
     assert class_code.join(wrong, "王小明", env_path=env) == 1
     assert "班级代码不对" in capsys.readouterr().err and not env.exists()
     for _ in range(progress_service.JOIN_FAILURES_PER_MINUTE):
-        httpx.post(service.url + "/api/join", json={"secret": "x", "name": "a", "token": TOKEN_A}, timeout=10)
-    right = httpx.post(service.url + "/api/join", json={"secret": SECRET, "name": "a", "token": TOKEN_A}, timeout=10)
+        httpx2.post(service.url + "/api/join", json={"secret": "x", "name": "a", "token": TOKEN_A}, timeout=10)
+    right = httpx2.post(service.url + "/api/join", json={"secret": SECRET, "name": "a", "token": TOKEN_A}, timeout=10)
     assert right.status_code == 429  # even the right secret waits: the limit is for everyone
 
 

@@ -7,7 +7,7 @@ so a rule that is not applied fails the test.
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 import openai
 import pytest
 
@@ -46,7 +46,7 @@ def provider(name: str, model: str, base_url: str | None = None, extra_body: dic
 
 def client_for(fake: StrictLLM, prov: Provider) -> openai.OpenAI:
     """A course client (get_client) whose network is the fake server."""
-    return get_client(prov, transport=httpx.MockTransport(fake), max_retries=0)
+    return get_client(prov, transport=httpx2.MockTransport(fake), max_retries=0)
 
 
 # --------------------------------------------------------------------------- OpenAI reasoning models

@@ -1,6 +1,6 @@
 """Tests for course_lib.providers (issue 5, item 8) and keys never shown (item 9).
 
-No network: the fake server is FakeLLM (httpx.MockTransport); "unreachable"
+No network: the fake server is FakeLLM (httpx2.MockTransport); "unreachable"
 is a closed loopback port and "timeout" a loopback socket that never answers.
 A fake key is put in the environment and every message is checked for it.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import socket
 
-import httpx
+import httpx2
 import openai
 import pytest
 
@@ -48,7 +48,7 @@ def fake_provider(name="deepseek", key=FAKE_KEY, base_url="http://fake.local/v1"
 
 
 def error_json(status, message):
-    return httpx.Response(status, json={"error": {"message": message, "type": "x", "code": status}},
+    return httpx2.Response(status, json={"error": {"message": message, "type": "x", "code": status}},
                           headers={"retry-after-ms": "1"})  # keep the SDK's back-off short in tests
 
 
@@ -156,7 +156,7 @@ def test_unreachable_base_url_names_provider_and_url():
 
 
 def test_timeout_from_the_transport_gives_a_clear_message():
-    fake = FakeLLM([httpx.ReadTimeout("no answer")])
+    fake = FakeLLM([httpx2.ReadTimeout("no answer")])
     provider = fake_provider()
     with pytest.raises(ProviderError) as err:
         ping(fake.client(timeout=7), provider)
@@ -221,7 +221,7 @@ def test_status_errors_never_echo_the_key(status, words):
 
 def completion_response(request):
     body = FakeLLM().completion("pong", {"messages": []})
-    return httpx.Response(200, json=body, request=request)
+    return httpx2.Response(200, json=body, request=request)
 
 
 def test_dead_local_server_is_restarted_on_the_next_call(monkeypatch):
@@ -230,11 +230,11 @@ def test_dead_local_server_is_restarted_on_the_next_call(monkeypatch):
     def handle(self, request):
         attempts.append(str(request.url))
         if len(attempts) == 1:
-            raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
+            raise httpx2.ConnectError("[Errno 111] Connection refused", request=request)
         return completion_response(request)
 
     monkeypatch.setattr(local_server, "ensure_server", lambda *a, **k: restarts.append(1) or local_server.base_url())
-    monkeypatch.setattr(httpx.HTTPTransport, "handle_request", handle)
+    monkeypatch.setattr(httpx2.HTTPTransport, "handle_request", handle)
     provider = get_provider("local")
     client = get_client(provider)
     restarts.clear()  # get_client's own start-up check does not count
@@ -253,11 +253,11 @@ def test_local_server_that_cannot_be_restarted(monkeypatch):
         return local_server.base_url()
 
     def refuse(self, request):
-        raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
+        raise httpx2.ConnectError("[Errno 111] Connection refused", request=request)
 
     monkeypatch.setenv("DEEPSEEK_API_KEY", FAKE_KEY)  # a key in the environment must not show up
     monkeypatch.setattr(local_server, "ensure_server", ensure)
-    monkeypatch.setattr(httpx.HTTPTransport, "handle_request", refuse)
+    monkeypatch.setattr(httpx2.HTTPTransport, "handle_request", refuse)
     provider = get_provider("local")
     with pytest.raises(ProviderError) as err:
         ping(get_client(provider), provider)
@@ -268,10 +268,10 @@ def test_local_server_that_cannot_be_restarted(monkeypatch):
 
 def test_local_server_still_refusing_after_restart(monkeypatch):
     def refuse(self, request):
-        raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
+        raise httpx2.ConnectError("[Errno 111] Connection refused", request=request)
 
     monkeypatch.setattr(local_server, "ensure_server", lambda *a, **k: local_server.base_url())
-    monkeypatch.setattr(httpx.HTTPTransport, "handle_request", refuse)
+    monkeypatch.setattr(httpx2.HTTPTransport, "handle_request", refuse)
     provider = get_provider("local")
     with pytest.raises(ProviderError) as err:
         ping(get_client(provider), provider)

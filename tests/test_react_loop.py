@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 import openai
 import pytest
 
@@ -79,7 +79,7 @@ def test_system_prompts_list_the_tools():
 
 
 def test_chatbot_keeps_the_history_and_nothing_on_failure():
-    fake = FakeLLM([httpx.Response(500, json={"error": {"message": "busy"}}), "你好！", "我记得。"])
+    fake = FakeLLM([httpx2.Response(500, json={"error": {"message": "busy"}}), "你好！", "我记得。"])
     bot = ChatBot(fake.client(), "fake-model", system="sys", max_tokens=10, stop=["X"])
     with pytest.raises(openai.InternalServerError):
         bot("hi")
@@ -254,7 +254,7 @@ def test_a_step_by_step_interface():
 
 
 def test_a_api_error_records_nothing_and_can_be_retried():
-    fake, loop = line(httpx.Response(500, json={"error": {"message": "busy"}}), A_ANSWER)
+    fake, loop = line(httpx2.Response(500, json={"error": {"message": "busy"}}), A_ANSWER)
     loop.start("q")
     with pytest.raises(openai.InternalServerError):
         loop.step()

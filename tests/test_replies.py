@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
-import httpx
+import httpx2
 import openai
 import pytest
 
@@ -126,11 +126,11 @@ def test_collect_stream_of_text_calls_on_token_per_piece():
 
 
 def test_describe_error_adds_the_cause():
-    request = httpx.Request("POST", "http://x/v1/chat/completions")
+    request = httpx2.Request("POST", "http://x/v1/chat/completions")
     try:
         try:
-            raise httpx.ConnectError("[Errno 111] Connection refused")
-        except httpx.ConnectError as cause:
+            raise httpx2.ConnectError("[Errno 111] Connection refused")
+        except httpx2.ConnectError as cause:
             raise openai.APIConnectionError(request=request) from cause
     except openai.APIConnectionError as exc:
         text = describe_error(exc)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-import httpx
+import httpx2
 
 from fakes import FakeLLM, sse_response
 
@@ -24,7 +24,7 @@ def logged_client(tmp_path, monkeypatch, fake):
     log = tmp_path / "requests.jsonl"
     monkeypatch.setenv("COURSE_REQUEST_LOG", str(log))
     prov = Provider(PRESETS["custom"], fake.base_url, "fake-model", KEY)
-    return get_client(prov, transport=httpx.MockTransport(fake), max_retries=0), log
+    return get_client(prov, transport=httpx2.MockTransport(fake), max_retries=0), log
 
 
 def lines(log):
@@ -45,7 +45,7 @@ def test_a_reply_and_its_request_are_logged(tmp_path, monkeypatch):
     assert KEY not in log.read_text(encoding="utf-8")
 
 
-class _Trickle(httpx.SyncByteStream):
+class _Trickle(httpx2.SyncByteStream):
     """A response body that arrives piece by piece, as from a real server (not read in advance)."""
 
     def __init__(self, data: bytes):
@@ -61,12 +61,12 @@ def test_a_streamed_reply_is_logged_once_it_has_been_read(tmp_path, monkeypatch)
     canned = sse_response([{"role": "assistant", "content": "你"}, {"content": "好"}], usage=usage)
 
     def trickle(request):
-        return httpx.Response(200, headers=canned.headers, stream=_Trickle(canned.content))
+        return httpx2.Response(200, headers=canned.headers, stream=_Trickle(canned.content))
 
     log = tmp_path / "requests.jsonl"
     monkeypatch.setenv("COURSE_REQUEST_LOG", str(log))
     prov = Provider(PRESETS["custom"], FakeLLM.base_url, "fake-model", KEY)
-    client = get_client(prov, transport=httpx.MockTransport(trickle), max_retries=0)
+    client = get_client(prov, transport=httpx2.MockTransport(trickle), max_retries=0)
     stream = client.chat.completions.create(model="fake-model", messages=[{"role": "user", "content": "hi"}],
                                             stream=True, stream_options={"include_usage": True})
     assert not log.exists()  # nothing is read behind the caller's back

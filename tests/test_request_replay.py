@@ -3,7 +3,7 @@
 A recorded answer comes back byte for byte (a stream too, read as a live one is),
 a request that was not recorded goes to the server, nothing is stored or
 replayed without ``COURSE_REPLAY_DIR``, and the request log marks what was
-replayed.  No model: a fake server behind ``httpx.MockTransport``, put where
+replayed.  No model: a fake server behind ``httpx2.MockTransport``, put where
 ``get_client`` puts the local server's transport.
 """
 
@@ -13,7 +13,7 @@ import errno
 import json
 from pathlib import Path
 
-import httpx
+import httpx2
 import nbformat
 import pytest
 
@@ -28,7 +28,7 @@ from course_runtime.request_replay import DIR_ENV, MODE_ENV
 MESSAGES = [{"role": "user", "content": "北京天气？"}]
 
 
-class Trickle(httpx.SyncByteStream):
+class Trickle(httpx2.SyncByteStream):
     """A body that arrives piece by piece, as from a real server (not read in advance)."""
 
     def __init__(self, data: bytes):
@@ -49,10 +49,10 @@ class Server:
     def requests(self) -> list[dict]:
         return self.fake.requests
 
-    def __call__(self, request: httpx.Request) -> httpx.Response:
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
         canned = self.fake(request)
         canned.read()
-        return httpx.Response(canned.status_code, headers=canned.headers, stream=Trickle(canned.content))
+        return httpx2.Response(canned.status_code, headers=canned.headers, stream=Trickle(canned.content))
 
 
 @pytest.fixture
@@ -63,7 +63,7 @@ def local(monkeypatch, tmp_path):
     monkeypatch.setattr(local_server, "ensure_server", lambda *a, **k: None)
 
     def make(server):
-        monkeypatch.setattr(http_client, "RestartingTransport", lambda: httpx.MockTransport(server))
+        monkeypatch.setattr(http_client, "RestartingTransport", lambda: httpx2.MockTransport(server))
         provider = Provider(PRESETS["local"], local_server.base_url(), local_server.MODEL_ALIAS)
         assert provider.is_local
         return get_client(provider)
@@ -138,7 +138,7 @@ def test_a_request_not_recorded_goes_live(local, monkeypatch, tmp_path):
 
 def test_the_canonical_body_is_the_key():
     def key(content: bytes) -> str:
-        return request_replay.request_key(httpx.Request("POST", "http://x/v1/chat/completions", content=content))
+        return request_replay.request_key(httpx2.Request("POST", "http://x/v1/chat/completions", content=content))
 
     assert key(b'{"a": 1, "b": [1, 2]}') == key(b'{"b":[1,2],"a":1}')
     assert key(b'{"a": 1}') != key(b'{"a": 2}')
@@ -149,27 +149,27 @@ def test_without_the_variable_nothing_is_stored_or_replayed(local, monkeypatch, 
     monkeypatch.setenv(MODE_ENV, "record")  # the mode alone does nothing
     monkeypatch.chdir(tmp_path)
     client = local(server)
-    assert isinstance(client._client._transport, httpx.MockTransport)  # the client a student gets: unwrapped
+    assert isinstance(client._client._transport, httpx2.MockTransport)  # the client a student gets: unwrapped
     client.chat.completions.create(model="m", messages=MESSAGES)
     monkeypatch.setenv(MODE_ENV, "replay")
     client.chat.completions.create(model="m", messages=MESSAGES)
     assert len(server.requests) == 2 and list(tmp_path.iterdir()) == []
     # a wrapped transport whose folder has gone also just sends
-    wrapped = request_replay.ReplayTransport(httpx.MockTransport(server))
+    wrapped = request_replay.ReplayTransport(httpx2.MockTransport(server))
     assert request_replay.wrap(wrapped.inner) is wrapped.inner
-    assert wrapped.handle_request(httpx.Request("POST", "http://x/v1/chat/completions", json={})).status_code == 200
+    assert wrapped.handle_request(httpx2.Request("POST", "http://x/v1/chat/completions", json={})).status_code == 200
     assert len(server.requests) == 3 and list(tmp_path.iterdir()) == []
 
 
 def test_a_transport_given_to_get_client_is_never_wrapped(monkeypatch, tmp_path):
     record_env(monkeypatch, tmp_path)
     fake = FakeLLM(["晴。"])
-    client = get_client(Provider(PRESETS["custom"], fake.base_url, "m", "x"), transport=httpx.MockTransport(fake))
-    assert isinstance(client._client._transport, httpx.MockTransport)
+    client = get_client(Provider(PRESETS["custom"], fake.base_url, "m", "x"), transport=httpx2.MockTransport(fake))
+    assert isinstance(client._client._transport, httpx2.MockTransport)
 
 
 def test_off_and_unread_or_failed_answers_are_not_stored(local, monkeypatch, tmp_path):
-    server = Server([sse_response([{"content": "一"}, {"content": "二"}]), httpx.Response(500, json={"error": "x"}), "晴。"])
+    server = Server([sse_response([{"content": "一"}, {"content": "二"}]), httpx2.Response(500, json={"error": "x"}), "晴。"])
     folder = record_env(monkeypatch, tmp_path)
     client = local(server)
     stream = client.chat.completions.create(model="m", messages=MESSAGES, stream=True)

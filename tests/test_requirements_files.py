@@ -142,3 +142,64 @@ def test_setup_hands_pip_the_file_it_wrote(tmp_path, monkeypatch):
     from pip._internal.req.constructors import parse_editable
 
     assert Path(url_to_path(parse_editable(".")[1])) == root  # -e . is the project, found from pip's working folder
+
+
+# --------------------------------------------------------------------------- the stack is pinned (issue 57, item 5)
+# The packages whose every dependency, all the way down, must be pinned exactly in requirements-client.txt:
+# the way from a lesson to the model (openai -> httpx2 -> httpcore2), to an MCP server and to the class door
+# (mcp -> starlette, uvicorn, sse-starlette), the traces, .env, SOCKS proxies and the checkers' generator.
+PINNED_CLOSURE_OF = ("openai", "mcp", "opentelemetry-sdk", "python-dotenv", "socksio", "hypothesis")
+
+
+def client_pins() -> dict[str, str]:
+    """``{name: version}`` of every ``name==version`` line of requirements-client.txt whose marker holds here."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    pins = {}
+    for line in (ROOT / "requirements-client.txt").read_text(encoding="utf-8").splitlines():
+        line = line.split(" #", 1)[0].strip()
+        if not line or line.startswith(("#", "-")):
+            continue
+        req = Requirement(line)
+        if req.marker is None or req.marker.evaluate():
+            (spec,) = req.specifier
+            assert spec.operator == "==", line
+            pins[canonicalize_name(req.name)] = spec.version
+    return pins
+
+
+def installed_closure(roots) -> dict[str, str]:
+    """``{name: installed version}`` of ``roots`` and everything they require here (markers and extras followed)."""
+    import importlib.metadata
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    seen: dict[str, str] = {}
+    todo = [(name, ("",)) for name in roots]
+    while todo:
+        name, extras = todo.pop()
+        dist = importlib.metadata.distribution(name)
+        key = canonicalize_name(name)
+        new = key not in seen
+        seen[key] = dist.version
+        for line in dist.requires or []:
+            req = Requirement(line)
+            if req.marker is not None and not any(req.marker.evaluate({"extra": e}) for e in extras):
+                continue
+            if canonicalize_name(req.name) not in seen or (new and req.extras):
+                todo.append((req.name, tuple(req.extras) or ("",)))
+    return seen
+
+
+def test_everything_on_the_way_to_the_model_is_pinned_at_the_version_installed():
+    """httpx2 (openai 3's HTTP library, pulled in by openai and mcp) was pinned nowhere; a new release would
+    have changed every student's requests without a line of the course changing."""
+    pins = client_pins()
+    closure = installed_closure(PINNED_CLOSURE_OF)
+    unpinned = sorted(name for name in closure if name not in pins)
+    assert not unpinned, f"not pinned in requirements-client.txt: {unpinned}"
+    drift = {name: (pins[name], version) for name, version in closure.items() if pins[name] != version}
+    assert not drift, f"pinned != installed: {drift}"
+    assert "httpx2" in closure and "starlette" in closure and "truststore" in closure

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-import httpx
+import httpx2
 import openai
 import pytest
 
@@ -52,7 +52,7 @@ def test_scripted_usage_is_counted_from_the_request():
 
 
 def test_http_responses_and_exceptions_in_the_script():
-    script = ScriptedModel([httpx.Response(500, json={"error": {"message": "busy"}}), httpx.ConnectError("refused"), "ok"])
+    script = ScriptedModel([httpx2.Response(500, json={"error": {"message": "busy"}}), httpx2.ConnectError("refused"), "ok"])
     client = script.client()
     with pytest.raises(openai.InternalServerError):
         client.chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}])

@@ -19,7 +19,7 @@ import re
 import time
 from pathlib import Path
 
-import httpx
+import httpx2
 import psutil
 import pytest
 from machine_support import free_port, model_server_available, skip_or_fail
@@ -171,7 +171,7 @@ def test_a_killed_llama_server_is_started_again_and_answers(real_server):
     took = time.monotonic() - began
     assert local_server.health(root=server.root) == "ok"
     assert server_pid(server) != first and server.process.poll() is None
-    reply = httpx.post(f"{server.root}/v1/chat/completions", timeout=120,
+    reply = httpx2.post(f"{server.root}/v1/chat/completions", timeout=120,
                        headers={"Authorization": f"Bearer {key}"},  # the same key file as before
                        json={"model": local_server.MODEL_ALIAS, "max_tokens": 4,
                              "messages": [{"role": "user", "content": "你好"}]})

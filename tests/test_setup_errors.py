@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import warnings
 
-import httpx
+import httpx2
 import openai
 import pytest
 
@@ -48,7 +48,7 @@ def fake_provider(name="custom", base_url="http://fake.local/v1", model="fake-mo
 
 def course_client(fake, provider) -> openai.OpenAI:
     """A course client (``get_client``: CourseHttpClient) whose network is the fake server."""
-    return get_client(provider, transport=httpx.MockTransport(fake), max_retries=0)
+    return get_client(provider, transport=httpx2.MockTransport(fake), max_retries=0)
 
 
 def assert_no_key(text: str):
@@ -61,9 +61,9 @@ PORTAL = ("<!DOCTYPE html>\n<html><head><title>校园网认证</title></head>"
           "<body><form action='/login'>请输入学号和密码登录校园网 ...</form>" + "<p>x</p>" * 300 + "</body></html>")
 
 
-def html_page(content_type: str | None = "text/html; charset=utf-8", body: str = PORTAL) -> httpx.Response:
+def html_page(content_type: str | None = "text/html; charset=utf-8", body: str = PORTAL) -> httpx2.Response:
     headers = {"content-type": content_type} if content_type else {}
-    return httpx.Response(200, headers=headers, content=body.encode("utf-8"))
+    return httpx2.Response(200, headers=headers, content=body.encode("utf-8"))
 
 
 def assert_names_the_web_page(text: str, url: str = "http://fake.local/v1/chat/completions"):
@@ -77,7 +77,7 @@ def ping_recording_urls(provider):
     """``ping`` through ``get_client(provider)`` against a fake server; returns the URLs requested and the fake."""
     seen = []
     fake = FakeLLM(["好的"])
-    client = get_client(provider, transport=httpx.MockTransport(lambda r: seen.append(str(r.url)) or fake(r)),
+    client = get_client(provider, transport=httpx2.MockTransport(lambda r: seen.append(str(r.url)) or fake(r)),
                         max_retries=0)
     assert ping(client, provider) == "好的"
     return seen, fake
@@ -375,11 +375,11 @@ def redirecting(fake, to_scheme: str, status: int = 301):
     """A server behind a redirect (nginx ``return 301 https://$host$request_uri``): every request to the
     other scheme is sent to ``to_scheme``; there the chat endpoint answers POST only (405 to GET, as
     llama-server and vLLM do)."""
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         if request.url.scheme != to_scheme:
-            return httpx.Response(status, headers={"location": str(request.url.copy_with(scheme=to_scheme))})
+            return httpx2.Response(status, headers={"location": str(request.url.copy_with(scheme=to_scheme))})
         if request.method != "POST":
-            return httpx.Response(405, json={"error": {"message": "Method Not Allowed", "code": 405}})
+            return httpx2.Response(405, json={"error": {"message": "Method Not Allowed", "code": 405}})
         return fake(request)
     return handler
 
@@ -389,7 +389,7 @@ def test_http_redirected_to_https_names_the_redirect_and_the_line_to_write():
     and the student saw a bare 405 Method Not Allowed."""
     fake = FakeLLM(["好的"])
     provider = fake_provider(base_url="http://fake.local/v1")
-    client = get_client(provider, transport=httpx.MockTransport(redirecting(fake, "https")), max_retries=0)
+    client = get_client(provider, transport=httpx2.MockTransport(redirecting(fake, "https")), max_retries=0)
     with pytest.raises(openai.APIStatusError) as err:
         client.chat.completions.create(model="fake-model", messages=QUESTION)
     text = str(err.value)
@@ -405,7 +405,7 @@ def test_variant_https_redirected_to_http_and_a_streamed_request():
     """The reverse (a 302 from https to http, e.g. a school gateway), asked by a streaming chat box."""
     fake = FakeLLM(["好的"])
     provider = fake_provider(base_url="https://fake.local/v1", key=FAKE_KEY)
-    client = get_client(provider, transport=httpx.MockTransport(redirecting(fake, "http", 302)), max_retries=0)
+    client = get_client(provider, transport=httpx2.MockTransport(redirecting(fake, "http", 302)), max_retries=0)
     chat = ChatSession(client, "fake-model")
     assert chat.send("你好", on_token=lambda piece: None) is None
     assert "302" in chat.error and "COURSE_BASE_URL=http://fake.local/v1" in chat.error
@@ -416,19 +416,19 @@ def test_variant_a_redirect_that_keeps_the_post_still_works():
     """307/308 keep the method and the body (RFC 9110 §15.4.8): nothing to report."""
     fake = FakeLLM(["好的"])
     client = get_client(fake_provider(base_url="http://fake.local/v1"),
-                        transport=httpx.MockTransport(redirecting(fake, "https", 308)), max_retries=0)
+                        transport=httpx2.MockTransport(redirecting(fake, "https", 308)), max_retries=0)
     reply = client.chat.completions.create(model="fake-model", messages=QUESTION)
     assert reply.choices[0].message.content == "好的"
 
 
 def test_variant_a_redirect_to_another_path_names_it_without_a_line_to_copy():
     """A server that sends every old URL to its home page: that URL is not a COURSE_BASE_URL."""
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         if request.url.path != "/":
-            return httpx.Response(301, headers={"location": "https://fake.local/"})
-        return httpx.Response(404, json={"error": "not found"})
+            return httpx2.Response(301, headers={"location": "https://fake.local/"})
+        return httpx2.Response(404, json={"error": "not found"})
 
-    client = get_client(fake_provider(), transport=httpx.MockTransport(handler), max_retries=0)
+    client = get_client(fake_provider(), transport=httpx2.MockTransport(handler), max_retries=0)
     with pytest.raises(openai.APIStatusError) as err:
         client.chat.completions.create(model="fake-model", messages=QUESTION)
     text = str(err.value)
@@ -438,12 +438,12 @@ def test_variant_a_redirect_to_another_path_names_it_without_a_line_to_copy():
 
 def test_variant_a_redirect_to_a_login_page_is_still_the_web_page_sentence():
     """A campus gateway's login page: the web page sentence (log in first) says more than the redirect."""
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         if request.url.host == "fake.local":
-            return httpx.Response(302, headers={"location": "https://login.campus.test/portal?from=x"})
-        return httpx.Response(200, headers={"content-type": "text/html"}, content=b"<html>login</html>")
+            return httpx2.Response(302, headers={"location": "https://login.campus.test/portal?from=x"})
+        return httpx2.Response(200, headers={"content-type": "text/html"}, content=b"<html>login</html>")
 
-    client = get_client(fake_provider(), transport=httpx.MockTransport(handler), max_retries=0)
+    client = get_client(fake_provider(), transport=httpx2.MockTransport(handler), max_retries=0)
     with pytest.raises(openai.APIError) as err:
         client.chat.completions.create(model="fake-model", messages=QUESTION)
     assert "网页" in str(err.value) and "登录" in str(err.value) and "<html>login</html>" in str(err.value)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-import httpx
+import httpx2
 import pytest
 
 from fakes import FakeLLM
@@ -28,12 +28,12 @@ def forget_learned_models(monkeypatch):
     monkeypatch.setattr(replies, "THINKS_WITHOUT_OPEN_TAG", set())
 
 
-def stream(model: str, pieces: list[str]) -> httpx.Response:
+def stream(model: str, pieces: list[str]) -> httpx2.Response:
     head = {"id": "chatcmpl-t", "object": "chat.completion.chunk", "created": 0, "model": model}
     chunks = [{**head, "choices": [{"index": 0, "delta": {"content": p}, "finish_reason": None}]} for p in pieces]
     chunks.append({**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
     body = "".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks) + "data: [DONE]\n\n"
-    return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body.encode())
+    return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body.encode())
 
 
 def watched_box(fake: FakeLLM, model: str) -> tuple[ChatBox, list[str]]:

@@ -19,7 +19,7 @@ import os
 import shutil
 import sys
 
-import httpx
+import httpx2
 import pytest
 
 from test_progress_service import CLASS_KEY, SECRET, TOKEN_A, TOKEN_B, Running, post, result
@@ -37,11 +37,11 @@ def service(tmp_path):
 
 
 def mine(service, name, token):
-    return httpx.post(service.url + "/api/mine", json={"name": name, "token": token}, headers=AUTH, timeout=10)
+    return httpx2.post(service.url + "/api/mine", json={"name": name, "token": token}, headers=AUTH, timeout=10)
 
 
 def join(service, name, token):
-    return httpx.post(service.url + "/api/join", json={"secret": SECRET, "name": name, "token": token}, timeout=10)
+    return httpx2.post(service.url + "/api/join", json={"secret": SECRET, "name": name, "token": token}, timeout=10)
 
 
 # --------------------------------------------------------------------------- one name per token

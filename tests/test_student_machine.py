@@ -254,9 +254,9 @@ def test_a_value_set_in_a_cell_after_loading_is_the_environments(monkeypatch, do
 
 
 def httpx_error(status: int):
-    import httpx
+    import httpx2
 
-    return httpx.Response(status, json={"error": {"message": "Incorrect API key provided", "code": status}})
+    return httpx2.Response(status, json={"error": {"message": "Incorrect API key provided", "code": status}})
 
 
 def test_describe_and_errors_never_show_the_key_from_either_place(monkeypatch, dotenv):

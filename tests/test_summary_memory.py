@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 
-import httpx
+import httpx2
 import pytest
 from openai.types.chat import ChatCompletionMessage
 
@@ -148,7 +148,7 @@ def test_no_system_message_and_sdk_messages():
     assert [m["role"] for m in result] == ["user", "user"] and is_summary(result[0])
 
 
-@pytest.mark.parametrize("failure", [RuntimeError("服务器断开了"), httpx.ConnectError("refused")])
+@pytest.mark.parametrize("failure", [RuntimeError("服务器断开了"), httpx2.ConnectError("refused")])
 def test_a_failed_summary_raises_a_clear_error_and_changes_nothing(failure):
     full = conversation()
     with pytest.raises(SummaryError, match="没有替换任何消息") as caught:
@@ -337,7 +337,7 @@ def test_no_usable_summary_raises(reply):
 def test_memory_with_a_model_keeps_the_first_fact_and_loses_nothing_on_errors():
     fake = FakeLLM([
         "你好，小明！",                                                    # turn 1
-        httpx.Response(500, json={"error": {"message": "server busy"}}),  # the first summary fails
+        httpx2.Response(500, json={"error": {"message": "server busy"}}),  # the first summary fails
         "小明喜欢篮球。",                                                  # tried again
         "你喜欢篮球。",                                                    # turn 2
     ])

@@ -1,7 +1,7 @@
 """Tests for course_lib.tool_calls (issue 5, items 4-7).
 
 The model side goes through the real openai SDK and FakeLLM (or a raw
-httpx.Response for shapes FakeLLM does not write), so each test sees the
+httpx2.Response for shapes FakeLLM does not write), so each test sees the
 message a loop would see.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import warnings
 
-import httpx
+import httpx2
 import pytest
 
 from fakes import FakeLLM, raw_completion, sdk_message

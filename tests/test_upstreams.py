@@ -2,7 +2,7 @@
 
 Two halves:
 
-* the pool's rules with a fake clock and an ``httpx.MockTransport`` as every
+* the pool's rules with a fake clock and an ``httpx2.MockTransport`` as every
   upstream: the least busy choice, a failed upstream skipped until a check
   passes, the capacity, the ``--upstream`` spec and its Chinese errors, and the
   key nowhere it could be shown;
@@ -20,7 +20,7 @@ import json
 import re
 import time
 
-import httpx
+import httpx2
 import pytest
 from machine_support import free_port, model_server_available, skip_or_fail
 
@@ -48,16 +48,16 @@ def three() -> tuple[Upstream, Upstream, Upstream]:
 
 def answering(statuses: dict[str, int | Exception]):
     """A mock client whose upstreams answer by host: a status, or an exception raised; records each request."""
-    seen: list[httpx.Request] = []
+    seen: list[httpx2.Request] = []
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         seen.append(request)
         outcome = statuses[request.url.host]
         if isinstance(outcome, Exception):
             raise outcome
-        return httpx.Response(outcome, json={"data": []})
+        return httpx2.Response(outcome, json={"data": []})
 
-    client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
     return client, seen
 
 
@@ -65,7 +65,7 @@ def run(coro):
     return asyncio.run(coro)
 
 
-async def check(pool: UpstreamPool, client: httpx.AsyncClient, **options) -> list[bool]:
+async def check(pool: UpstreamPool, client: httpx2.AsyncClient, **options) -> list[bool]:
     async with client:
         return await pool.check(client, **options)
 
@@ -178,8 +178,8 @@ def test_the_check_asks_each_kind_its_own_way_with_its_key():
 
 
 @pytest.mark.parametrize("outcome, problem", [(401, "HTTP 401"), (404, "HTTP 404"),
-                                              (httpx.ConnectError("refused"), "connection"),
-                                              (httpx.ReadTimeout("slow"), "timeout")])
+                                              (httpx2.ConnectError("refused"), "connection"),
+                                              (httpx2.ReadTimeout("slow"), "timeout")])
 def test_a_failing_check_marks_an_upstream_down(outcome, problem):
     local, gpu, paid = three()
     pool = UpstreamPool([local, gpu, paid])
@@ -207,7 +207,7 @@ def test_only_the_down_ones_are_checked_when_asked():
     local, gpu, paid = three()
     pool = UpstreamPool([local, gpu, paid])
     pool.failed(gpu)
-    client, seen = answering({"127.0.0.1": 200, "gpu-box": httpx.ConnectError("refused"), "api.example.com": 200})
+    client, seen = answering({"127.0.0.1": 200, "gpu-box": httpx2.ConnectError("refused"), "api.example.com": 200})
     assert run(check(pool, client, only_down=True)) == [True, False, True]
     assert [r.url.host for r in seen] == ["gpu-box"]
 
@@ -333,8 +333,8 @@ def test_two_real_servers_one_stopped_and_back(small_servers):
     assert check_now() == [True, True] and pool.capacity() == 2
     # the key the pool holds is the one the servers want (/metrics needs it)
     for server in servers:
-        assert httpx.get(f"{server.root}/metrics", headers=first.headers(), timeout=30).status_code == 200
-        assert httpx.get(f"{server.root}/metrics", timeout=30).status_code == 401
+        assert httpx2.get(f"{server.root}/metrics", headers=first.headers(), timeout=30).status_code == 200
+        assert httpx2.get(f"{server.root}/metrics", timeout=30).status_code == 401
     servers[0].stop()
     assert check_now() == [False, True]
     assert pool.pick() is second and pool.pick(kind_needed="llama-server") is second and pool.capacity() == 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-import httpx
+import httpx2
 import pytest
 
 from fakes import FILTERED, FakeLLM, lone_surrogate_completion, no_choices, raw_completion, sse_response
@@ -167,7 +167,7 @@ def test_unknown_tool_without_a_registry_is_refused(fake):
 
 
 def test_errors_are_kept_not_raised(fake):
-    fake.add(httpx.Response(500, json={"error": {"message": "boom"}}), httpx.ConnectError("refused"))
+    fake.add(httpx2.Response(500, json={"error": {"message": "boom"}}), httpx2.ConnectError("refused"))
     session = ChatSession(fake.client(), "fake-model", memory=True)
     assert session.send("你好") is None and "boom" in session.error
     assert session.send("你好") is None and "Connection" in session.error
@@ -251,7 +251,7 @@ def test_chat_box_shows_the_busy_indicator_while_waiting():
     states: list[tuple[str, bool, bool]] = []
 
     class Probe(StreamingFakeLLM):
-        def __call__(self, request: httpx.Request) -> httpx.Response:
+        def __call__(self, request: httpx2.Request) -> httpx2.Response:
             states.append((box.status.value, box.send_button.disabled, box.text.disabled))
             return super().__call__(request)
 
@@ -265,7 +265,7 @@ def test_chat_box_shows_the_busy_indicator_while_waiting():
 
 
 def test_chat_box_shows_errors_in_the_widget(fake):
-    fake.add(httpx.Response(401, json={"error": {"message": "invalid api key"}}))
+    fake.add(httpx2.Response(401, json={"error": {"message": "invalid api key"}}))
     box = ChatBox(ChatSession(fake.client(), "fake-model"))
     box.text.value = "你好"
     box.send_button.click()  # no exception reaches the cell

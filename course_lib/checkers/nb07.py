@@ -13,7 +13,7 @@ import json
 import math
 from typing import Any
 
-import httpx
+import httpx2
 import pandas as pd
 
 from ..messages import content_text
@@ -268,7 +268,7 @@ class _BriefModel(ScriptedModel):
     def __init__(self) -> None:
         super().__init__(when_done=BRIEF_REPLY)
 
-    def __call__(self, request: httpx.Request) -> httpx.Response:
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content or b"{}")
         if not body.get("stream"):
             return super().__call__(request)
@@ -284,7 +284,7 @@ class _BriefModel(ScriptedModel):
             chunks.append({**head, "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5,
                                                             "total_tokens": 15}})
         text = "".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks) + "data: [DONE]\n\n"
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=text.encode())
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=text.encode())
 
 
 def _canned_reply(kwargs: dict) -> Any:

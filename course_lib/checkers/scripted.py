@@ -11,7 +11,7 @@ of the real one: it answers from a fixed script (a tool call, then a text)
 and keeps every request body, and the checker looks at what was sent.
 
 Nothing goes over the network: the ``openai`` client talks to an
-``httpx.MockTransport``.  The replies have the shape of the Chat Completions
+``httpx2.MockTransport``.  The replies have the shape of the Chat Completions
 API (``content`` None next to ``tool_calls``, ``finish_reason`` "tool_calls");
 a request with ``"stream": true`` gets the same reply as server-sent events
 (``events``), so an answer written with ``stream=True`` is checked like any other.
@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
-import httpx
+import httpx2
 import openai
 
 from ..messages import MessageError, validate
@@ -35,7 +35,7 @@ COMPLETION_TOKENS = 7  # reported for every scripted reply (unless the reply giv
 
 
 class ScriptedModel:
-    """Answers ``/chat/completions`` from a script; an ``httpx.MockTransport`` handler.
+    """Answers ``/chat/completions`` from a script; an ``httpx2.MockTransport`` handler.
 
     Args:
         replies: one entry per request, in order:
@@ -47,8 +47,8 @@ class ScriptedModel:
               is; ids ``call_id(request, k)``) or full call dicts; ``tool_calls: []``
               is sent as ``[]``; ``finish_reason`` is sent as given, None as ``null``
               (without the key: ``"tool_calls"`` next to calls, else ``"stop"``);
-            * an ``httpx.Response``: returned as it is (e.g. a 429 or a 500);
-            * an exception instance: raised (e.g. ``httpx.ConnectError``).
+            * an ``httpx2.Response``: returned as it is (e.g. a 429 or a 500);
+            * an exception instance: raised (e.g. ``httpx2.ConnectError``).
         when_done: the reply used for every request after the script has run
             out (default ``SCRIPT_OVER``); None raises ``AssertionError`` instead.
         model: the model name answered when the request names none.
@@ -99,11 +99,11 @@ class ScriptedModel:
         return openai.OpenAI(
             base_url=self.base_url,
             api_key=self.api_key,
-            http_client=httpx.Client(transport=httpx.MockTransport(self)),
+            http_client=httpx2.Client(transport=httpx2.MockTransport(self)),
             **kwargs,
         )
 
-    def __call__(self, request: httpx.Request) -> httpx.Response:
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content or b"{}")
         self.requests.append(body)
         if self.replies:
@@ -114,14 +114,14 @@ class ScriptedModel:
             raise AssertionError(t("check.script_over", name=type(self).__name__, request=len(self.requests)))
         if isinstance(reply, BaseException):
             raise reply
-        if isinstance(reply, httpx.Response):
+        if isinstance(reply, httpx2.Response):
             return reply
         completion = self.completion(reply, body)
         if body.get("stream"):  # answered as the API streams: server-sent events (notebook 01 teaches stream=True)
             return self.events(completion, bool((body.get("stream_options") or {}).get("include_usage")))
-        return httpx.Response(200, json=completion)
+        return httpx2.Response(200, json=completion)
 
-    def events(self, completion: dict, include_usage: bool = False) -> httpx.Response:
+    def events(self, completion: dict, include_usage: bool = False) -> httpx2.Response:
         """``completion`` (a ``chat.completion`` dict) as a ``text/event-stream`` response, cut as llama-server cuts it.
 
         A role chunk, the text in pieces of ``TEXT_PIECE`` characters, each tool call in a chunk with
@@ -147,7 +147,7 @@ class ScriptedModel:
         if include_usage:
             chunks.append({**head, "choices": [], "usage": completion.get("usage")})
         body = "".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks) + "data: [DONE]\n\n"
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body.encode())
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body.encode())
 
     def completion(self, reply: Any, body: dict) -> dict:
         """The ``chat.completion`` JSON answering ``body`` with ``reply`` (a str or a dict, see the class)."""
