@@ -264,35 +264,17 @@ _ZH_MCP: dict[str, str] = {
     # notebook 09, part 2: mcp_server.py and mcp_client.py
     "mcp.arguments_not_object": "错误：工具 {name} 的参数必须是 JSON 对象（dict），收到的是 {kind}",
     "mcp.audio": "[音频：{mime_type}，{size} 字节。只是占位说明，模型听不到音频本身]",
-    "mcp.batch_argument": "无法启动 MCP 服务器：Windows 上它的命令 {program} 是一个批处理文件（.cmd/.bat），要交给 cmd.exe 运行，"
-                          "而 cmd.exe 会把参数「{arg}」里的 {char!r} 当成它自己的符号（& | < > ^ ( ) 是命令符号，% 会展开成环境变量，"
-                          "引号会打乱它对引号的理解），服务器收到的就不是这个参数了。办法：把文件或文件夹换到名字里没有这些字符的地方"
-                          "（或者给它改个名字）；或者不经过 cmd.exe，直接运行服务器本身，例如 "
-                          "McpTools(command=\"node\", args=[服务器的 .js 文件, …])。",
     "mcp.blob": "[资源 {uri}：二进制内容，{mime_type}，{size} 字节。只是占位说明，模型看不到内容本身]",
     "mcp.call_refused": "错误：MCP 服务器拒绝了对工具 {name} 的调用：{message}（JSON-RPC 错误码 {code}）",
-    "mcp.close_slow": "MCP 服务器在 {seconds} 秒内没有停下来；它的进程可能还在运行",
-    "mcp.closed": "这个 McpTools 已经关闭了（调用过 close()，或者 with 块已经结束），不能再调用工具。请新建一个 McpTools()",
-    "mcp.failed": "MCP 服务器（命令：{command}）在 {method} 时出了问题：{why}\n服务器的错误输出（stderr）最后几行：\n{stderr}",
     "mcp.image": "[图片：{mime_type}，{size} 字节。只是占位说明，模型看不到图片本身]",
     "mcp.link": "[资源链接 {uri}] {name}",
-    "mcp.no_command": "无法启动 MCP 服务器：命令 {command} 运行不了（{error}）。请检查命令和路径是否写对、程序是否已经安装",
-    "mcp.no_stderr": "（没有输出）",
-    "mcp.replaced": "这个 McpTools 已经关闭了：后来又新建了一个启动同一个服务器的 McpTools（比如重新运行了单元格），旧的会自动关掉。请用新的那个",
     "mcp.resource": "[资源 {uri}]\n{text}",
     "mcp.schema_ref_loop": "它的 inputSchema 里的 $ref {ref} 引用了它自己（递归的结构），没法展开成 chat 接口接受的 schema",
     "mcp.schema_ref_missing": "它的 inputSchema 里的 $ref {ref} 指向的定义不在 schema 里",
     "mcp.schema_ref_remote": "它的 inputSchema 里的 $ref {ref} 指向别的文件或网址，客户端不会去取它",
-    "mcp.server_gone": "服务器进程已经退出或断开了连接，没有回答，这个服务器不能再用了。先看下面 stderr 的最后几行找原因，"
-                       "改好以后重新运行创建 McpTools(...) 的单元格（同一个命令的旧服务器会先被关掉）",
-    "mcp.start_timeout": "MCP 服务器（命令：{command}）在 {seconds:g} 秒内没有完成启动（超时：{method} 没有得到回答）。"
-                         "如果它只是启动得慢（第一次运行、要加载模型或索引），给它更多时间：McpTools(..., start_timeout_s={more:g})；"
-                         "如果一直这样，它可能卡住了，看看下面 stderr 的最后几行。\n服务器的错误输出（stderr）最后几行：\n{stderr}",
     "mcp.stdout_noise": "MCP 服务器（命令：{command}）往 stdout 写了不是 JSON-RPC 的内容，已经跳过，工具照常可用。第一行：{line}\n"
                         "stdout 只能用来传协议消息，服务器自己的输出要写到 stderr（Python 里用 print(..., file=sys.stderr)）。"
                         "跳过的每一行都记在 log 里（kind 是 unreadable）",
-    "mcp.timeout": "MCP 请求 {method} 在 {seconds:g} 秒内没有得到回答（超时）。服务器可能卡住了；如果一直这样，用 close() 关掉它，再新建一个 McpTools()"
-                   "（工具本来就慢的话，新建时给它更多时间：McpTools(..., timeout_s=秒数)）",
     "mcp.tool_left_out": "MCP 服务器的工具 {name} 没有放进请求的 tools：{why}。其他工具照常可用；要用这个工具，得改服务器那边它的 inputSchema",
     "mcp.write_timeout": "{timeout}\n注意：服务器没有把工具 {name} 标为只读（readOnlyHint），它可能会改变东西。请求虽然超时了，服务器那边可能还在执行，"
                          "之后照样完成。不要马上再调用一次（可能做两遍）：先用这个服务器的只读工具查一查，或者直接去看它要改的地方，确认是不是已经做了",
@@ -342,7 +324,6 @@ _ZH_TRACING: dict[str, str] = {
     "tracing.chart_x_plain": "ms since the run started",
     "tracing.closed": "这个 Tracer 已经关闭了（调用过 close()，或者 with 块已经结束），不会再往 {path} 里写 span。请新建一个 Tracer(路径)",
     "tracing.keep_runs": "keep_runs 是追踪文件最多留几次运行（每个 Tracer 算一次），要是不小于 1 的整数；收到的是 {value!r}",
-    "tracing.write_failed": "写不进记录文件 {path}（{error}）：这一次运行的一部分记录丢了，运行本身不受影响。看看这个文件夹能不能写、有没有别的程序占着它",
     "tracing.no_file": "找不到追踪文件 {path}：先用 Tracer(路径).run(agent, 问题) 记录一次运行，再用 load_spans 读同一个路径",
     "tracing.no_run": "追踪文件 {path} 里没有运行 {run!r}（文件只留最近几次运行，更早的已经删掉了）。文件里的运行，从旧到新：{known}",
     "tracing.no_spans": "没有可以画的 span：列表是空的（追踪文件里还没有记录任何一次运行？环境变量 OTEL_SDK_DISABLED=true 时，Tracer 什么也不记录）",

@@ -11,37 +11,14 @@ run's trace.  One run of the native loop (``agent.Agent``) gives three kinds:
 ``execute_tool {tool}``     one tool call (``Agent.answer_call``)  span kind INTERNAL
 ==========================  =====================================  ==============================
 
-so a run with one tool call is ``invoke_agent`` ⊃ ``chat``, ``execute_tool``,
-``chat``.  The names and the ``gen_ai.*`` attributes follow OpenTelemetry's
-semantic conventions for generative AI (status: Development), release v1.41.0:
-https://github.com/open-telemetry/semantic-conventions/blob/v1.41.0/docs/gen-ai/gen-ai-spans.md
-(the ``chat`` and ``execute_tool`` spans) and ``gen-ai-agent-spans.md`` next to it
-(the "invoke agent internal span"); the GenAI conventions are now developed in
-https://github.com/open-telemetry/semantic-conventions-genai, which names them the same.
-The provider is ``gen_ai.provider.name``: it replaced ``gen_ai.system`` of v1.36.0 and earlier
-(``opentelemetry-semantic-conventions`` 0.66b2, installed with the sdk, marks ``gen_ai.system``
-deprecated, "Replaced by ``gen_ai.provider.name``").
-``gen_ai.tool.call.arguments`` and ``gen_ai.tool.call.result`` - and the
-question and answer kept here as ``llm_course.question`` / ``llm_course.answer`` - are
-"Opt-In" in the spec: content that may be sensitive.  They are recorded here
-because the file never leaves this computer.  Attributes the spec does not
-define start with ``llm_course.`` - the course's own namespace, after the service name
-``llm-agent-course`` (``llm_course.tool.ok``, ``llm_course.stopped_reason``, the caller's
-``case_id`` ...).
-
-Nothing leaves the machine: the spans are recorded with the official
-``opentelemetry-sdk`` through its own ``TracerProvider`` (the process-wide
-provider of ``opentelemetry.trace`` is never set) and a
-``SimpleSpanProcessor`` with a small file exporter (``_FileExporter``): no collector, no
-network, no account.  Each finished span is written at once as ONE line of
-JSON, the object ``ReadableSpan.to_json(indent=None)`` writes (what the sdk's
-``ConsoleSpanExporter`` prints) - ``name``,
-``context.trace_id`` / ``context.span_id`` (``"0x..."`` hex), ``parent_id``,
-``kind``, ``start_time`` / ``end_time`` (ISO 8601, UTC), ``status``,
-``attributes``, ``events``, ``links``, ``resource`` - so a span appears in the
-file when it ends: children before their parent.  ``json.dumps`` writes Chinese
-as ``\\uXXXX`` escapes; the file is opened as UTF-8 all the same.
-``load_spans`` reads the file back; ``spans_table`` and ``plot_timeline`` show it.
+The names and the ``gen_ai.*`` attributes follow OpenTelemetry's semantic
+conventions for generative AI (Development), v1.41.0: gen-ai-spans.md and
+gen-ai-agent-spans.md in https://github.com/open-telemetry/semantic-conventions
+(now developed in semantic-conventions-genai); the provider is
+``gen_ai.provider.name``, which replaced ``gen_ai.system``.  The spec's
+"Opt-In" content (tool arguments and results, the question and the answer)
+is recorded because the file never leaves this computer; attributes the
+spec does not define start with ``llm_course.``.
 
 Use::
 
@@ -51,79 +28,24 @@ Use::
     spans_table(spans)          # one row per span
     plot_timeline(spans)        # the last trace as a timeline
 
-Runs, and a file that does not grow without bound: each ``Tracer`` is one *run*
-with its own id (``Tracer.run_id``, e.g. ``"20261204T184512Z-3f2a1c"``), kept in every
-span's resource as ``llm_course.run_id`` (the course's namespace; a resource
-attribute because it is the same for everything one Tracer records).  The
-spans of every run are appended to the same file; ``load_spans`` gives the
-latest run (the run of the file's last span) unless asked for ``run="all"`` or
-one run id, so the same case ids run again are not read as one run.  When a
-new Tracer opens a file that already holds ``keep_runs`` runs (default
-``KEEP_RUNS`` = 5), it first rewrites the file with the last ``keep_runs - 1``
-of them (a new file beside it, then ``os.replace``), so the file holds at most
-``keep_runs`` runs (lines that are not spans stay, but for torn ones: a JSON
-object cut short).  It does not cut a file that another open Tracer of this
-process writes to, nor one whose rewrite fails (Windows refuses to replace a
-file another program has open): that file is cut by a later Tracer.  A
-Tracer that recorded nothing (every case reused) leaves no run in the file.
-Lines written before runs had ids have no run id: they count as one run, the
-oldest (as ``Spans.runs`` shows them: None).
-
-Lines that are not spans - a last line torn when the kernel was stopped
-while it was written, a line edited by hand - are skipped, counted
-(``Spans.skipped``) and named in one Chinese sentence; a new Tracer starts a
-new line after a torn one, so its spans never stick to it.
-
-``OTEL_SDK_DISABLED=true`` (any case, as the sdk reads it in
-``TracerProvider.__init__``; OpenTelemetry's configuration spec: "Disable the
-SDK for all signals") is honoured: the sdk's provider hands out a no-op
-tracer, so a Tracer then records no span and writes no file, and says so once
-when it is made; the agent runs as usual, ``last_trace_id`` stays None, and
-``load_spans`` of a path with nothing in it says why instead of failing.
-
-Times: the sdk stamps a span with the wall clock (``time.time_ns``), which
-can step back (NTP, a resumed virtual machine) and make a span end before it
-started.  Here every start, end and event time is given to the sdk
-explicitly: the wall clock read once when a run starts, plus the monotonic
-``time.perf_counter_ns`` since (as OpenTelemetry JS does with
-``performance.timeOrigin + performance.now()``), and never before a time this
-Tracer gave already.  Durations are then never negative and a child lies
-inside its parent; the timestamps may be off the wall clock by as much as it
-stepped during the run.
-
-Attribute values: OpenTelemetry's attribute types are str, bool, int
-(64-bit signed), float and homogeneous arrays of them (the spec's
-"Attribute" in common/README.md; ``opentelemetry.attributes`` turns anything
-else into ``str`` with a warning, and ``to_json`` then fails on bytes and writes
-NaN as ``NaN``, which is not JSON).  ``attribute_value`` turns what a caller
-passes into one of them first: numpy numbers into Python ones, a NaN or an
-infinity into the text ``"NaN"`` / ``"Infinity"`` / ``"-Infinity"`` (JSON's
-missing numbers as Python's json spells them: the file stays strict JSON),
-``Decimal`` into its exact text (``"19.90"``), an int beyond 64 bits into its
-digits, bytes into UTF-8 text, a set into a sorted list, a list of one scalar
-type into a list (ints and floats mixed: floats), and anything else - a dict,
-nested or mixed lists - into JSON text.
-
-The loop is not changed: ``Tracer.wrap(agent)`` puts a traced ``send`` and
-``answer_call`` on the agent *instance* (instance attributes shadow the class's
-methods) and takes them away again on exit.  Only the native loop has these
-two hooks; the ReAct loops (``react.py``) send and run their tools inside
-``step`` and cannot be traced this way (``TypeError``).
+The official ``opentelemetry-sdk`` records the spans, with its own
+``TracerProvider`` (the process-wide one is never set), no collector, no
+network.  Each Tracer is one *run* (``run_id``); the file keeps the last
+``KEEP_RUNS``.  ``Tracer.wrap`` traces the loop without changing it: a traced
+``send`` and ``answer_call`` on the agent instance, taken away on exit (only
+the native loop has these hooks).  ``OTEL_SDK_DISABLED=true`` is honoured.
+The file, its lock and its cut are ``course_runtime/trace_files.py``; attribute
+values and times the sdk can store are ``course_runtime/span_values.py``.
 """
 
 from __future__ import annotations
 
-import json
-import math
-import numbers
 import os
 import secrets
-import time
 import weakref
-from collections.abc import Callable, Iterator, Mapping, Sequence, Set
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -131,14 +53,16 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
-from course_runtime import server_process
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.sampling import ALWAYS_ON
 from opentelemetry.trace import SpanKind, Status, StatusCode
+
+from course_runtime.span_values import SpanClock, _text, attribute_value
+from course_runtime.trace_files import RUN_ID_KEY, FileExporter, cut_old_runs, same_file, scan
 
 from .loop_base import LoopBase
 from .plots import _finish, chart_text
@@ -160,19 +84,10 @@ ERROR_COLOUR = "#dc2626"
 LEGEND_KEYS = {"invoke_agent": "tracing.chart_agent", "chat": "tracing.chart_chat", "execute_tool": "tracing.chart_tool"}
 # How many runs (Tracers) a trace file keeps: a new Tracer cuts the file to the last KEEP_RUNS - 1 first.
 KEEP_RUNS = 5
-# The resource attribute that names a span's run (one id per Tracer).
-RUN_ID_KEY = "llm_course.run_id"
 # OTEL_SDK_DISABLED: the variable of OpenTelemetry's environment-variable spec that turns the sdk off.
 SDK_DISABLED_VARIABLE = "OTEL_SDK_DISABLED"
-# An attribute int is signed 64-bit (OpenTelemetry's common spec, "Attribute").
-INT64_MIN, INT64_MAX = -(2 ** 63), 2 ** 63 - 1
-# How deep attribute_value follows nested containers before it writes the rest as text (a list that holds itself).
-MAX_DEPTH = 20
-_NOT_SCALAR = object()
 # The Tracers of this process whose file is open: a new Tracer does not cut a file one of them writes.
 _OPEN: "weakref.WeakSet[Tracer]" = weakref.WeakSet()
-# How long a kernel waits for the trace file's lock (another kernel appending or cutting holds it for milliseconds).
-FILE_LOCK_S = 10.0
 
 
 def provider_name(agent: Any) -> str:
@@ -191,119 +106,6 @@ def sdk_disabled() -> bool:
     return os.environ.get(SDK_DISABLED_VARIABLE, "").strip().lower() == "true"
 
 
-# -- attribute values ----------------------------------------------------------------------
-
-
-def _text(value: Any) -> str:
-    """``str(value)``, or the type's name when even that fails."""
-    try:
-        return str(value)
-    except Exception:  # a broken __str__ must not cost the span
-        return f"<{type(value).__name__}>"
-
-
-def _plain(value: Any) -> Any:
-    """A numpy number or array as Python's own value (its ``tolist()``: ``np.int64(3)`` -> 3, an array -> a
-    list), anything else as it is.  By the type's module, so numpy is not imported here."""
-    if type(value).__module__ == "numpy" and callable(getattr(value, "tolist", None)):
-        return value.tolist()
-    return value
-
-
-def _scalar(value: Any) -> Any:
-    """``value`` as one attribute scalar (str, bool, int, float), or ``_NOT_SCALAR`` for a container
-    or an object.  NaN / ±inf -> ``"NaN"`` / ``"Infinity"`` / ``"-Infinity"`` (JSON has no such numbers)."""
-    value = _plain(value)
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str):
-        return str(value)
-    if isinstance(value, (bytes, bytearray)):
-        return bytes(value).decode("utf-8", errors="backslashreplace")
-    if isinstance(value, Decimal):
-        return str(value)  # exact ("19.90"); "NaN", "Infinity", "-Infinity" for those
-    if isinstance(value, numbers.Integral):
-        number = int(value)
-        return number if INT64_MIN <= number <= INT64_MAX else str(number)
-    if isinstance(value, numbers.Real):
-        number = float(value)
-        if math.isnan(number):
-            return "NaN"
-        if math.isinf(number):
-            return "Infinity" if number > 0 else "-Infinity"
-        return number
-    return _NOT_SCALAR
-
-
-def _sorted(items: Any) -> list:
-    """A set's items in a stable order: sorted, or by type name and text when they do not compare."""
-    try:
-        return sorted(items)
-    except TypeError:
-        return sorted(items, key=lambda v: (type(v).__name__, _text(v)))
-
-
-def _jsonable(value: Any, depth: int = 0) -> Any:
-    """``value`` as plain JSON data (dict with str keys, list, str, bool, int, float, None): no NaN."""
-    if value is None:
-        return None
-    scalar = _scalar(value)
-    if scalar is not _NOT_SCALAR:
-        return scalar
-    if depth >= MAX_DEPTH:
-        return _text(value)
-    value = _plain(value)
-    if isinstance(value, Mapping):
-        return {k if isinstance(k, str) else _text(_jsonable(k, MAX_DEPTH)): _jsonable(v, depth + 1)
-                for k, v in value.items()}
-    if isinstance(value, Set):
-        return [_jsonable(v, depth + 1) for v in _sorted(value)]
-    if isinstance(value, Sequence):
-        return [_jsonable(v, depth + 1) for v in value]
-    return _text(value)
-
-
-def attribute_value(value: Any) -> Any:
-    """``value`` as an OpenTelemetry attribute value the trace file can hold as strict JSON.
-
-    Returns:
-        None for None (the attribute is left out: OpenTelemetry refuses None); a str, bool, int or
-        float (numpy numbers as Python ones; NaN / ±inf as ``"NaN"`` / ``"Infinity"`` /
-        ``"-Infinity"``; ``Decimal`` as its exact text; an int beyond signed 64 bits as its digits;
-        bytes as UTF-8 text); a list of one of those types for a list, tuple, numpy array or set
-        (a set sorted; ints among floats become floats); anything else - a dict, nested or mixed
-        lists, an object - as JSON text (``ensure_ascii=False``) or ``str(value)``.  Never raises.
-
-    The types are OpenTelemetry's "Attribute" (specification/common/README.md): a string, a
-    boolean, a double or a signed 64-bit integer, or a homogeneous array of one of them.
-    """
-    try:
-        if value is None:
-            return None
-        scalar = _scalar(value)
-        if scalar is not _NOT_SCALAR:
-            return scalar
-        value = _plain(value)
-        if isinstance(value, Set):
-            items = _sorted(value)
-        elif isinstance(value, Sequence):
-            items = list(value)
-        elif isinstance(value, Mapping):
-            return json.dumps(_jsonable(value), ensure_ascii=False, allow_nan=False)
-        else:
-            return _text(value)
-        scalars = [_scalar(v) if v is not None else _NOT_SCALAR for v in items]
-        kinds = {type(v) for v in scalars}
-        if _NOT_SCALAR not in scalars:
-            if len(kinds) <= 1:
-                return scalars
-            if kinds == {int, float}:
-                return [float(v) for v in scalars]
-        return json.dumps(_jsonable(items), ensure_ascii=False, allow_nan=False)
-    except Exception:  # anything unforeseen: the run and the span go on, the value as text
-        return _text(value)
-
-
 def _set(span: Any, attributes: dict[str, Any]) -> None:
     """Set the attributes whose value is not None, each as ``attribute_value`` makes it."""
     for key, value in attributes.items():
@@ -317,33 +119,8 @@ def _caller_attributes(attributes: dict[str, Any]) -> dict[str, Any]:
     return {key if "." in key else f"llm_course.{key}": value for key, value in attributes.items()}
 
 
-# -- span times -----------------------------------------------------------------------------
-
-
-class _Clock:
-    """Span timestamps in nanoseconds since the epoch that never go back.
-
-    ``anchor()`` (at the start of each run) reads the wall clock once (``time.time_ns``), but never
-    earlier than a time already given; ``now()`` is that anchor plus ``time.perf_counter_ns`` since
-    (monotonic, ``time.get_clock_info("perf_counter").monotonic``, and fine-grained on Windows too).
-    """
-
-    def __init__(self) -> None:
-        self._last = 0
-        self._wall = self._mono = 0
-        self.anchor()
-
-    def anchor(self) -> None:
-        self._wall = max(time.time_ns(), self._last + 1)
-        self._mono = time.perf_counter_ns()
-
-    def now(self) -> int:
-        self._last = max(self._last, self._wall + time.perf_counter_ns() - self._mono)
-        return self._last
-
-
 @contextmanager
-def _recorded(span: Any, clock: _Clock) -> Iterator[Any]:
+def _recorded(span: Any, clock: SpanClock) -> Iterator[Any]:
     """Make ``span`` current; an exception inside (``KeyboardInterrupt`` too) is recorded on it -
     an ``exception`` event, status ERROR, ``error.type`` - and raised again.  A tool that waits for a
     person (``tools.failure.ToolWaiting``: an agent used as a tool) is no error: the span gets
@@ -364,132 +141,12 @@ def _recorded(span: Any, clock: _Clock) -> Iterator[Any]:
             span.end(end_time=clock.now())
 
 
-# -- the file: runs, and cutting the old ones ----------------------------------------------
+# -- runs ----------------------------------------------------------------------------------
 
 
 def new_run_id() -> str:
     """A run id: the UTC time a Tracer was made and 6 random hex digits, ``"20261204T184512Z-3f2a1c"``."""
     return f"{datetime.now(timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
-
-
-def _same_file(path: Path) -> str:
-    """A key that is equal for two spellings of one path (relative / absolute, case on Windows)."""
-    return os.path.normcase(str(path.resolve()))
-
-
-def _lock_path(path: Path) -> Path:
-    """The lock file of the trace file ``path``: ``.run.jsonl.lock`` beside it."""
-    return path.with_name(f".{path.name}.lock")
-
-
-@contextmanager
-def _file_locked(path: Path, timeout: float = FILE_LOCK_S) -> Iterator[None]:
-    """Hold the trace file's lock (``server_process.locked``: ``filelock``, fcntl on POSIX, msvcrt on Windows)
-    for the block: every kernel appends spans and cuts old runs under it, so a cut never replaces the file
-    under a write.
-
-    Raises:
-        filelock.Timeout: another process held it for ``timeout`` s.
-    """
-    with server_process.locked(_lock_path(path), timeout=timeout):
-        yield
-
-
-class _FileExporter(SpanExporter):
-    """Append each finished span to the trace file as one JSON line, opening the file for each batch
-    under its lock (``_file_locked``).
-
-    Not one file handle held for the Tracer's life: another kernel that cuts the old runs replaces the
-    file (``os.replace``), and a handle kept open would go on writing into the replaced file - those
-    spans were lost (Linux, macOS; Windows refused the replace instead).  A half line left by a stopped
-    write gets its newline first (``load_spans`` skips it).  A file that cannot be written (a read-only
-    folder, the lock held 10 s) loses that span and says so once (``tracing.write_failed``).
-    """
-
-    def __init__(self, path: Path):
-        self.path = path
-        self._said = False
-
-    def export(self, spans: Sequence[Any]) -> SpanExportResult:
-        lines = "".join(span.to_json(indent=None) + "\n" for span in spans)
-        try:
-            with _file_locked(self.path):
-                torn = not _ends_a_line(self.path)
-                with open(self.path, "a", encoding="utf-8", newline="\n") as file:
-                    file.write(("\n" if torn else "") + lines)
-        except Exception as error:  # noqa: BLE001 - OSError or filelock.Timeout: the run goes on without this span
-            if not self._said:
-                self._said = True
-                print(t("tracing.write_failed", path=self.path, error=f"{type(error).__name__}: {error}"))
-            return SpanExportResult.FAILURE
-        return SpanExportResult.SUCCESS
-
-    def shutdown(self) -> None:
-        """Nothing to close: the file is opened per batch."""
-
-
-def _cut_old_runs(path: Path, keep_runs: int) -> None:
-    """Rewrite ``path`` with the spans of its last ``keep_runs - 1`` runs when it holds ``keep_runs`` or more.
-
-    Runs in the order they first appear.  A line that is not a span stays where it is (the file may
-    not be only the course's), unless it is a JSON object cut short (``_torn``: a
-    span whose writing was stopped).  A file with fewer runs (a file that is not a trace file has
-    none) is left as it is; so is one that cannot be read or replaced (another program has it open
-    on Windows, a read-only folder, the lock held by another kernel for 10 s): a later Tracer cuts it.
-    The cut holds the file's lock (``_file_locked``), as every append does: a span another kernel
-    writes meanwhile waits for the new file, never goes into the replaced one.
-    """
-    try:
-        with _file_locked(path):
-            _cut_locked(path, keep_runs)
-    except Exception:  # noqa: BLE001 - filelock.Timeout or OSError (no lock file possible): a later Tracer cuts it
-        return
-
-
-def _cut_locked(path: Path, keep_runs: int) -> None:
-    """``_cut_old_runs``'s work, with the trace file's lock held."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return
-    lines = [(span, raw) for _, raw, span, _ in _scan(data) if span is not None or not _torn(raw)]
-    runs = list(dict.fromkeys(span["run_id"] for span, _ in lines if span is not None))
-    if len(runs) < keep_runs:
-        return
-    keep = set(runs[len(runs) - (keep_runs - 1):])
-    kept = b"".join(raw + b"\n" for span, raw in lines if span is None or span["run_id"] in keep)
-    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        temporary.write_bytes(kept)
-        os.replace(temporary, path)
-    except OSError:
-        try:
-            temporary.unlink(missing_ok=True)
-        except OSError:
-            pass
-
-
-def _torn(raw: bytes) -> bool:
-    """True for a line that starts a JSON object but is not JSON: a span whose writing was stopped."""
-    if not raw.lstrip().startswith(b"{"):
-        return False
-    try:
-        json.loads(raw)
-    except ValueError:  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
-        return True
-    return False
-
-
-def _ends_a_line(path: Path) -> bool:
-    """True when ``path`` is missing, empty or ends with a newline (not with a torn half line)."""
-    try:
-        with open(path, "rb") as file:
-            if file.seek(0, os.SEEK_END) == 0:
-                return True
-            file.seek(-1, os.SEEK_END)
-            return file.read(1) == b"\n"
-    except OSError:
-        return True
 
 
 class Tracer:
@@ -527,7 +184,7 @@ class Tracer:
         self.disabled = sdk_disabled()
         self.last_trace_id: str | None = None
         self.closed = False
-        self._clock = _Clock()
+        self._clock = SpanClock()
         # Every span is kept (not OTEL_TRACES_SAMPLER's choice); close() shuts it down, not the exit.
         self.provider = TracerProvider(resource=Resource.create({"service.name": SERVICE_NAME, RUN_ID_KEY: self.run_id}),
                                        sampler=ALWAYS_ON, shutdown_on_exit=False)
@@ -535,12 +192,12 @@ class Tracer:
             print(t("tracing.sdk_disabled", path=self.path))
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            key = _same_file(self.path)
-            if not any(not other.closed and _same_file(other.path) == key for other in list(_OPEN)):
-                _cut_old_runs(self.path, keep_runs)
+            key = same_file(self.path)
+            if not any(not other.closed and same_file(other.path) == key for other in list(_OPEN)):
+                cut_old_runs(self.path, keep_runs)
             with open(self.path, "a", encoding="utf-8"):  # made, or refused now (OSError), not at the first span
                 pass
-            self.provider.add_span_processor(SimpleSpanProcessor(_FileExporter(self.path)))
+            self.provider.add_span_processor(SimpleSpanProcessor(FileExporter(self.path)))
             _OPEN.add(self)
         self._tracer = self.provider.get_tracer("course_lib.tracing")  # the sdk's no-op tracer when disabled
 
@@ -706,55 +363,6 @@ class Spans(list):
         self.runs = list(runs)
 
 
-def _hex(value: Any) -> str:
-    """``"0x1a2b..."`` (how to_json writes ids) -> ``"1a2b..."``; anything but a str is not an id (TypeError)."""
-    if not isinstance(value, str):
-        raise TypeError(type(value).__name__)  # the id is not text: not a span
-    return value.removeprefix("0x")
-
-
-def _time(text: str) -> datetime:
-    return datetime.fromisoformat(text)  # "2025-01-01T08:00:00.123456Z": UTC
-
-
-def _span(data: Any) -> dict:
-    """One line's JSON object as ``load_spans`` gives it (KeyError / TypeError / ValueError if not a span)."""
-    context = data["context"]
-    start, end = _time(data["start_time"]), _time(data["end_time"])
-    status = data.get("status") or {}
-    resource = dict((data.get("resource") or {}).get("attributes") or {})
-    parent = data.get("parent_id")
-    return {
-        "name": data["name"],
-        "trace_id": _hex(context["trace_id"]),
-        "span_id": _hex(context["span_id"]),
-        "parent_id": None if parent is None else _hex(parent),
-        "kind": str(data.get("kind", "")).removeprefix("SpanKind."),
-        "start": start,
-        "end": end,
-        "duration_ms": (end - start).total_seconds() * 1000,
-        "attributes": dict(data.get("attributes") or {}),
-        "status": status.get("status_code", "UNSET"),
-        "status_description": status.get("description") or "",
-        "events": list(data.get("events") or []),
-        "resource": resource,
-        "run_id": resource.get(RUN_ID_KEY),
-    }
-
-
-def _scan(data: bytes) -> Iterator[tuple[int, bytes, dict | None, str]]:
-    """``(line number, raw line, span or None, why not)`` for each non-blank line of a trace file's bytes."""
-    for number, raw in enumerate(data.split(b"\n"), 1):
-        if not raw.strip():
-            continue
-        try:
-            span = _span(json.loads(raw.decode("utf-8")))
-        except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as exc:  # JSONDecodeError: ValueError
-            yield number, raw, None, f"{type(exc).__name__}: {exc}"
-        else:
-            yield number, raw, span, ""
-
-
 def load_spans(path: Path | str, run: str | None = None, *, show: Callable[[str], Any] | None = print) -> Spans:
     """The spans of one run of a trace file (the latest by default), one dict per line, in the file's order.
 
@@ -786,7 +394,7 @@ def load_spans(path: Path | str, run: str | None = None, *, show: Callable[[str]
             return Spans()
         raise FileNotFoundError(t("tracing.no_file", path=path))
     spans, skipped = [], []
-    for number, _, span, why in _scan(path.read_bytes()):
+    for number, _, span, why in scan(path.read_bytes()):
         if span is None:
             skipped.append((number, why))
         else:

@@ -31,6 +31,9 @@ request_log       one JSON line per request (the bench, the tests)
 request_replay    the tests' second pass: chat answers recorded, replayed
 http_client       the HTTP client under every client: rules, proxies, class
 provider_checks   the provider's .env lines checked; what an error means
+mcp_connection    an MCP server's process and session in a thread; Windows
+span_values       attribute values and times OpenTelemetry can store
+trace_files       the trace file: spans appended under a lock, old runs cut
 web_requests      the web service's request layer: bodies, JSON, limits, refusals
 teacher_guard     who may use the teacher's routes: address, Host/Origin, key
 progress_store    the class's results and names in SQLite

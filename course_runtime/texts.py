@@ -148,6 +148,25 @@ _ZH_PROVIDERS: dict[str, str] = {
                                "（python course.py setup），它会按平台装好 xllamacpp。",
     "local.port_hint": "办法：在 .env 里加一行 COURSE_LOCAL_PORT={other}（换一个端口），或者先关掉占用端口 {port} 的程序"
                        "（Windows：netstat -ano | findstr :{port} 能看到它的进程号；macOS/Linux：lsof -i :{port}）。",
+    "mcp.batch_argument": "无法启动 MCP 服务器：Windows 上它的命令 {program} 是一个批处理文件（.cmd/.bat），要交给 cmd.exe 运行，"
+                          "而 cmd.exe 会把参数「{arg}」里的 {char!r} 当成它自己的符号（& | < > ^ ( ) 是命令符号，% 会展开成环境变量，"
+                          "引号会打乱它对引号的理解），服务器收到的就不是这个参数了。办法：把文件或文件夹换到名字里没有这些字符的地方"
+                          "（或者给它改个名字）；或者不经过 cmd.exe，直接运行服务器本身，例如 "
+                          "McpTools(command=\"node\", args=[服务器的 .js 文件, …])。",
+    "mcp.close_slow": "MCP 服务器在 {seconds} 秒内没有停下来；它的进程可能还在运行",
+    "mcp.closed": "这个 McpTools 已经关闭了（调用过 close()，或者 with 块已经结束），不能再调用工具。请新建一个 McpTools()",
+    "mcp.failed": "MCP 服务器（命令：{command}）在 {method} 时出了问题：{why}\n服务器的错误输出（stderr）最后几行：\n{stderr}",
+    "mcp.no_command": "无法启动 MCP 服务器：命令 {command} 运行不了（{error}）。请检查命令和路径是否写对、程序是否已经安装",
+    "mcp.no_stderr": "（没有输出）",
+    "mcp.replaced": "这个 McpTools 已经关闭了：后来又新建了一个启动同一个服务器的 McpTools（比如重新运行了单元格），旧的会自动关掉。请用新的那个",
+    "mcp.server_gone": "服务器进程已经退出或断开了连接，没有回答，这个服务器不能再用了。先看下面 stderr 的最后几行找原因，"
+                       "改好以后重新运行创建 McpTools(...) 的单元格（同一个命令的旧服务器会先被关掉）",
+    "mcp.start_timeout": "MCP 服务器（命令：{command}）在 {seconds:g} 秒内没有完成启动（超时：{method} 没有得到回答）。"
+                         "如果它只是启动得慢（第一次运行、要加载模型或索引），给它更多时间：McpTools(..., start_timeout_s={more:g})；"
+                         "如果一直这样，它可能卡住了，看看下面 stderr 的最后几行。\n服务器的错误输出（stderr）最后几行：\n{stderr}",
+    "mcp.timeout": "MCP 请求 {method} 在 {seconds:g} 秒内没有得到回答（超时）。服务器可能卡住了；如果一直这样，用 close() 关掉它，再新建一个 McpTools()"
+                   "（工具本来就慢的话，新建时给它更多时间：McpTools(..., timeout_s=秒数)）",
+    "tracing.write_failed": "写不进记录文件 {path}（{error}）：这一次运行的一部分记录丢了，运行本身不受影响。看看这个文件夹能不能写、有没有别的程序占着它",
     "local.port_reason_copy": "正由这台电脑上另一份课程（{other}）的模型服务器使用（那份课程的版本和聊天模板可能不同：这份课程不借用它，"
                               "也不会停掉它）",
     "local.port_reason_server": "上回答的是另一个程序，不是课程的模型服务器（它提供的模型：{models}）",

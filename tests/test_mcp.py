@@ -21,6 +21,7 @@ import pytest
 from fakes import FakeLLM
 
 from course_lib import mcp_client
+from course_runtime import mcp_connection
 from course_lib.agent import Agent
 from course_lib.mcp_client import McpError, McpTools, close_all, to_openai_tool
 from course_lib.messages import validate
@@ -156,20 +157,81 @@ def test_arguments_that_are_not_an_object_never_reach_the_server(course_tools):
 
 
 def test_the_log_holds_every_json_rpc_message(course_tools):
+    """MCP 2026-07-28: server/discover instead of a handshake, and every request carries its own version."""
     course_tools.call("get_weather", {"city": "北京"})
     log = course_tools.log
-    assert [(e["direction"], e["kind"], e["method"]) for e in log[:5]] == [
-        ("→", "request", "initialize"), ("←", "result", "initialize"),
-        ("→", "notification", "notifications/initialized"),
+    assert [(e["direction"], e["kind"], e["method"]) for e in log[:4]] == [
+        ("→", "request", "server/discover"), ("←", "result", "server/discover"),
         ("→", "request", "tools/list"), ("←", "result", "tools/list"),
     ]
+    assert course_tools.protocol_version == "2026-07-28"
+    assert log[1]["message"]["result"]["supportedVersions"] == ["2026-07-28"]
+    assert not [e for e in log if e["kind"] == "notification"], "the 2026-07-28 protocol has no notifications/initialized"
+    requests = [e for e in log if e["kind"] == "request"]
+    assert all(e["message"]["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+               for e in requests)
     assert log[0]["message"]["jsonrpc"] == "2.0" and log[0]["id"] == log[1]["id"]
-    assert log[-2]["message"]["params"] == {"name": "get_weather", "arguments": {"city": "北京"}}
+    call = log[-2]["message"]["params"]
+    assert (call["name"], call["arguments"]) == ("get_weather", {"city": "北京"})
     assert (log[-1]["kind"], log[-1]["method"], log[-1]["id"]) == ("result", "tools/call", log[-2]["id"])
     frame = course_tools.log_frame()
     assert list(frame.columns) == ["direction", "id", "kind", "method", "content"]
-    assert len(frame) == len(log) and frame["id"][2] == ""  # a notification has no id
+    assert len(frame) == len(log) and list(frame["id"][:2]) == [log[0]["id"]] * 2
     assert "北京：晴" in frame["content"].iloc[-1]
+
+
+OLDER_SERVER = r'''
+import json, sys
+# An MCP server of the handshake era (revision 2025-06-18), written without the SDK: it knows
+# initialize, tools/list and tools/call, and answers any other method "Method not found" (-32601),
+# as the TypeScript SDK's servers of that time did.
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n"); sys.stdout.flush()
+TOOL = {"name": "echo", "description": "Echo the text.", "inputSchema": {"type": "object",
+        "properties": {"text": {"type": "string"}}, "required": ["text"]}, "annotations": {"readOnlyHint": True}}
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue  # notifications/initialized
+    method, ident = message["method"], message["id"]
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": ident, "result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+              "serverInfo": {"name": "older", "version": "1.0"}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": ident, "result": {"tools": [TOOL]}})
+    elif method == "tools/call":
+        send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text",
+              "text": message["params"]["arguments"]["text"]}], "isError": False}})
+    else:
+        send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": "Method not found"}})
+'''
+
+
+def test_an_older_server_gets_the_initialize_handshake(tmp_path):
+    server = tmp_path / "旧的 服务器.py"
+    server.write_text(OLDER_SERVER, encoding="utf-8")
+    with McpTools(command=sys.executable, args=[str(server)], start_timeout_s=30) as older:
+        assert older.protocol_version == "2025-06-18" and older.names == ["echo"]
+        assert older.call("echo", {"text": "你好"}) == ("你好", True)
+        methods = [(e["kind"], e["method"]) for e in older.log]
+    assert methods[:5] == [("request", "server/discover"), ("error", "server/discover"),
+                           ("request", "initialize"), ("result", "initialize"),
+                           ("notification", "notifications/initialized")]
+
+
+def test_the_course_server_answers_the_older_handshake_too():
+    import anyio
+    from mcp import Client
+
+    from course_runtime.mcp_connection import server_parameters
+
+    async def both():
+        async with Client(server_parameters(), mode="legacy") as older:
+            names = [tool.name for tool in (await older.list_tools()).tools]
+            return older.protocol_version, names, (await older.call_tool("get_weather", {"city": "北京"})).content[0].text
+
+    version, names, text = anyio.run(both)
+    assert version == "2025-11-25" and "get_weather" in names and text.startswith("北京：晴")
 
 
 def test_the_agent_runs_a_tool_through_mcp(course_tools):
@@ -245,7 +307,7 @@ def test_close_all_stops_every_open_one(test_server):
     assert alive(pid_a) and alive(pid_b)
     close_all()
     assert not alive(pid_a) and not alive(pid_b) and a.closed and b.closed
-    assert not mcp_client._open
+    assert not mcp_connection.open_connections()
 
 
 def test_it_works_inside_a_running_event_loop():
@@ -266,7 +328,7 @@ def test_a_command_that_does_not_exist():
     with pytest.raises(McpError, match="no-such-mcp-server") as caught:
         McpTools("no-such-mcp-server", [])
     assert "运行不了" in str(caught.value) and time.monotonic() - began < 5
-    assert not mcp_client._open
+    assert not mcp_connection.open_connections()
 
 
 def test_a_server_that_exits_at_once_shows_its_stderr():

@@ -41,6 +41,7 @@ from mcp import StdioServerParameters
 from mcp.os.win32 import utilities as win32_utilities
 
 from course_lib import mcp_client
+from course_runtime import mcp_connection
 from test_child_arguments import windows_argv  # the documented Windows splitter, checked against Microsoft's table
 
 PYTHON = r"C:\Users\张三\AI 课程\llm-agent-course\.venv\Scripts\python.exe"
@@ -55,7 +56,7 @@ NPX = r"C:\Program Files\nodejs\npx.CMD"
 ])
 def test_every_argument_of_a_python_server_arrives_whole_on_windows(monkeypatch, command, args):
     monkeypatch.setattr(sys, "executable", PYTHON)
-    monkeypatch.setattr(mcp_client, "PROJECT_ROOT", str(PROJECT))  # a Windows path (pydantic takes it as str here)
+    monkeypatch.setattr(mcp_connection, "PROJECT_ROOT", str(PROJECT))  # a Windows path (pydantic takes it as str here)
     params = mcp_client.server_parameters(command, args)
     line = subprocess.list2cmdline([params.command, *params.args])  # what Popen hands CreateProcessW
     expected = [PYTHON, *(args if command else ["-m", "course_lib.mcp_server"])]
@@ -98,7 +99,7 @@ def cmd_exe_sees(line: str) -> tuple[str, bool]:
     for char in line:
         if char == '"':
             quoted = not quoted
-        elif not quoted and char in mcp_client.CMD_SPECIAL:
+        elif not quoted and char in mcp_connection.CMD_SPECIAL:
             active.append(char)
     return "".join(active), "%" in line
 
@@ -123,7 +124,7 @@ def test_an_argument_cmd_exe_would_misread_is_refused_in_chinese(monkeypatch, ar
     assert problem and f"「{arg}」".replace("\n", "\\n") in problem and "cmd.exe" in problem and "node" in problem
     started = []
     monkeypatch.setattr(mcp_client, "windows_program", lambda command: NPX if command == "npx" else None)
-    monkeypatch.setattr(mcp_client, "_Connection", lambda *a, **k: started.append(a))
+    monkeypatch.setattr(mcp_client, "McpConnection", lambda *a, **k: started.append(a))
     with pytest.raises(mcp_client.McpError) as err:
         mcp_client.McpTools("npx", ["-y", "server", arg])
     assert str(err.value) == problem and not started  # refused before anything started
@@ -151,8 +152,8 @@ def test_the_session_loop_is_a_proactor_loop_on_windows_whatever_the_policy(monk
 
     monkeypatch.setattr(asyncio, "ProactorEventLoop", ProactorEventLoop, raising=False)
     monkeypatch.setattr(sys, "platform", "win32")
-    assert isinstance(mcp_client._new_event_loop(), ProactorEventLoop)
+    assert isinstance(mcp_connection.new_event_loop(), ProactorEventLoop)
     monkeypatch.setattr(sys, "platform", "linux")
-    loop = mcp_client._new_event_loop()
+    loop = mcp_connection.new_event_loop()
     assert isinstance(loop, asyncio.AbstractEventLoop)
     loop.close()

@@ -16,6 +16,7 @@ from fakes import FakeLLM, shop
 from notebook_cells import ROOT
 
 import course_lib.tracing as tracing_module
+from course_runtime import trace_files
 from course_lib.agent import Agent
 from course_lib.approval import reject
 from course_lib.react import LineReAct
@@ -621,7 +622,7 @@ def test_a_trace_file_that_cannot_be_written_loses_spans_not_the_run(tmp_path, m
         yield  # pragma: no cover
 
     path = tmp_path / "run.jsonl"
-    monkeypatch.setattr(tracing_module, "_file_locked", held_elsewhere)
+    monkeypatch.setattr(trace_files, "file_locked", held_elsewhere)
     _, agent = agent_for(weather_run())
     with Tracer(path) as tracer:
         result = tracer.run(agent, "北京天气怎么样？")
