@@ -69,8 +69,8 @@ EXERCISE_TESTS = ("tests/test_exercises.py", "tests/test_exercise_cells.py", "te
                   "tests/test_texts.py", "tests/test_progress.py", "tests/test_new_exercise.py",
                   "tests/test_quoted_paths.py", "tests/test_mutants.py")
 
-# The one sentence printed before course_lib can be imported (it must print on any Python, even 2.7):
-# every other sentence of this file is in course_lib/texts.py ("course.*"), read through t().
+# The one sentence printed before course_runtime can be imported (it must print on any Python, even 2.7):
+# every other sentence of this file is in course_runtime/texts.py ("course.*"), read through t().
 TEXT = {
     "python_too_old": (
         "课程需要 Python {need} 或更新的版本（现在运行的是 {python}，Python {version}；notebook 的内核 ipykernel 7.4 "

@@ -476,7 +476,3 @@ def debugger_view(debugger: AgentDebugger, max_chars: int | None = 200) -> Any:
         return show_messages(debugger.messages, max_chars=max_chars, highlight=debugger.highlight)
     return DebuggerView(debugger, max_chars=max_chars)
 
-
-def debug_agent(loop: Any, question: str, max_steps: int | None = None, max_chars: int | None = 200) -> Any:
-    """Shortcut: ``debugger_view(AgentDebugger(loop, question, max_steps))``."""
-    return debugger_view(AgentDebugger(loop, question, max_steps), max_chars=max_chars)

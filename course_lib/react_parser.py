@@ -28,36 +28,21 @@ Protocol B - the LangChain-style JSON blob::
 
 Real models do not follow a format to the letter.  This parser copes with:
 
-* labels in any case, with spaces around the colon, a full-width colon ``：``,
-  markdown decoration (``**Action:**``, ``**Action**:``, ```Action:```,
-  ``- Action:``) - see ``LABEL_RE``;
-* labels translated into Chinese, as a small model writes them under a
-  Chinese prompt (``思考：`` / ``行动：`` / ``行动输入：`` / ``观察：`` /
-  ``最终答案：`` or ``答案：``): read as Thought / Action / Action Input /
-  Observation / (Final) Answer (``CHINESE_LABELS``); the text keeps what the
-  model wrote;
-* spaces of any kind: the ideographic space U+3000 counts like " " (``SP``);
-* quotes around the whole input, ASCII or Chinese (``“跑步鞋”``, ``「北京」``),
-  are taken off (``tools.registry.unquote``);
-* tool names in any script (``查天气``, ``get-weather``), in backticks, in any
-  case: they are looked up in the registry of tool names we were given, and
-  the registry's spelling is returned;
-* the JSON object fenced (```json, ```, ~~~) or not, with prose around it and
-  with code fences *inside* its string values - found by the brace-matching
-  scan of ``json_scan`` (``find_json_object``), never by a greedy regex;
-* Python-style single-quoted objects (``{'action': 'x'}``) read with
-  ``ast.literal_eval`` (literals only, nothing is executed) and trailing
+* labels in any case, spaced, with a full-width colon ``：``, in markdown
+  (``**Action:**``, ``- Action:``: ``LABEL_RE``) or in Chinese (``思考：``,
+  ``行动：``, ``最终答案：``: ``CHINESE_LABELS``); any space, U+3000 too (``SP``);
+* quotes around the whole input, ASCII or Chinese, taken off
+  (``tools.registry.unquote``); tool names in any script, case or backticks,
+  looked up in the registry we were given (its spelling is returned);
+* the JSON object fenced or not, with prose around it and fences inside its
+  strings (``json_scan.find_json_object``: brace matching, never a greedy
+  regex), single-quoted (``ast.literal_eval``: literals only) or with trailing
   commas (``json_scan.load_object``);
-* a half-written stop word left at the end of the reply (``"\\nObserv"``);
-* a model that writes its own ``Observation:`` - everything from there on is
-  invented and dropped;
-* Action and Answer in one reply - the first one in the text decides.
-* LangChain's classic two-line form ``Action: tool`` + ``Action Input: text``
-  (both protocols; the input is the ``Action Input:`` text);
-* the classic form written on one line, ``Action: tool Action Input: text``
-  (both protocols);
-* a decision line holding two labels (``Action: get_weather Final Answer:``)
-  is neither an action nor an answer: it is invalid (``TWO_LABELS``).
+* a half-written stop word at the end (``"\\nObserv"``), and an ``Observation:``
+  the model wrote itself (invented: dropped);
+* Action and Answer in one reply (the first in the text decides); LangChain's
+  ``Action: tool`` + ``Action Input: text``, on two lines or one; a line with
+  two labels (``Action: x Final Answer:``) is invalid (``TWO_LABELS``).
 
 Anything else gives a ``ParsedReply`` of kind ``"invalid"`` whose ``error`` says what was
 wrong; ``corrective_observation`` turns it into the next message for the model.
@@ -253,11 +238,6 @@ def _clean(text: str | None, stop_words: Iterable[str]) -> tuple[str, bool]:
     if m:
         return text[: m.start()].strip(), True
     return text.strip(), False
-
-
-def clean_reply(text: str | None, stop_words: Iterable[str] = ("Observation:",)) -> str:
-    """Return the part of a reply we trust: no stop-word fragment, nothing from the first ``Observation`` on."""
-    return _clean(text, stop_words)[0]
 
 
 # ---------------------------------------------------------------------------

@@ -94,8 +94,21 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-def _read(arguments: Any) -> tuple[dict | None, str, str | None]:
-    """Return ``(arguments object or None, JSON text to store, error or None)``."""
+def read_arguments(arguments: Any) -> tuple[dict | None, str, str | None]:
+    """Read tool-call ``arguments`` in any form a server sends them.
+
+    Args:
+        arguments: a JSON string (the API's form), an already-parsed dict
+            (some servers), ``""``, whitespace, ``"null"`` or None (= no arguments),
+            or the object's JSON encoded twice (a JSON string whose value is the
+            object's JSON text, as some relays send): decoded once more.
+    Returns:
+        ``(arguments, text, None)`` with a dict and the JSON text to store in the
+        message, or ``(None, "{}", error)`` where ``error`` says in Chinese what was
+        wrong: malformed JSON (with line/column and the text received, shortened
+        to ``QUOTE_CHARS``), or JSON that is not an object (a list, number,
+        string ...).  Never raises.
+    """
     if arguments is None:
         return {}, "{}", None
     if isinstance(arguments, dict):
@@ -128,24 +141,6 @@ def _read(arguments: Any) -> tuple[dict | None, str, str | None]:
     if not isinstance(value, dict):
         return None, "{}", f"参数必须是 JSON 对象（{{...}}），收到的是{_kind(value)}：{shorten(arguments, QUOTE_CHARS)}"
     return value, text or json.dumps(value, ensure_ascii=False), None
-
-
-def parse_arguments(arguments: Any) -> tuple[dict | None, str | None]:
-    """Read tool-call ``arguments`` in any form a server sends them.
-
-    Args:
-        arguments: a JSON string (the API's form), an already-parsed dict
-            (some servers), ``""``, whitespace, ``"null"`` or None (= no arguments),
-            or the object's JSON encoded twice (a JSON string whose value is the
-            object's JSON text, as some relays send): decoded once more.
-    Returns:
-        ``(arguments, None)`` with a dict, or ``(None, error)`` where ``error``
-        says in Chinese what was wrong: malformed JSON (with line/column and
-        the text received, shortened to ``QUOTE_CHARS``), or JSON that is not
-        an object (a list, number, string ...).  Never raises.
-    """
-    value, _, error = _read(arguments)
-    return value, error
 
 
 def _names(tool_names: Any) -> list[str]:
@@ -231,7 +226,7 @@ def _error_unknown(unknown: list[str], names: list[str]) -> str:
 
 
 def _make_call(call_id: str, name: str, arguments: Any, recovered: bool) -> tuple[ToolCall, dict]:
-    value, text, error = _read(arguments)
+    value, text, error = read_arguments(arguments)
     call = ToolCall(call_id, name, value, text, error, recovered)
     wire = {"id": call_id, "type": "function", "function": {"name": name, "arguments": text}}
     return call, wire
@@ -251,7 +246,7 @@ def read_assistant(message: Any, tool_names: Iterable[str] = ()) -> AssistantTur
         * with ``tool_calls``: one ``ToolCall`` per call; a missing, empty or
           duplicate ``id`` is replaced by one fresh id used in both the
           message and the ``ToolCall``; ``arguments`` read by
-          ``parse_arguments`` (unreadable ones stored as ``"{}"`` with
+          ``read_arguments`` (unreadable ones stored as ``"{}"`` with
           ``error`` set); a name matching a registered tool up to case/width
           takes the registry's spelling; whitespace-only content becomes None.
         * without ``tool_calls`` but with ``tool_names``: calls written as
@@ -316,15 +311,6 @@ def read_assistant(message: Any, tool_names: Iterable[str] = ()) -> AssistantTur
     msg["content"] = None
     msg["tool_calls"] = wire_calls
     return AssistantTurn(msg, calls, None, None)
-
-
-def tool_reply(call_id: str, content: Any) -> dict:
-    """Return ``{"role": "tool", "tool_call_id": call_id, "content": <str>}``.
-
-    ``content`` goes through ``messages.tool_content``: strings unchanged,
-    None -> ``""``, dicts/lists -> JSON (never encoded twice).
-    """
-    return {"role": "tool", "tool_call_id": call_id, "content": tool_content(content)}
 
 
 def _registry_names(registry: Any) -> list[str]:

@@ -445,7 +445,7 @@ def start_progress(server: "ClassModelServer | None", host: str, progress_port: 
         ``(service, join_secret)``: the running ``ProgressService`` and the class code's secret.
     Raises:
         OSError: it could not listen on ``progress_port``.
-        LocalModelError: the teacher key is one the teacher wrote, too weak (``keys.check_strength``).
+        keys.KeyFileError: the teacher key is one the teacher wrote, too weak (``keys.check_strength``).
     """
     teacher = keys.teacher_key(key_file.parent / keys.TEACHER_KEY_FILE.name, new=new_key)
     store = ProgressStore(key_file.parent / DB_FILE.name)
@@ -480,7 +480,7 @@ def _serve(server: "ClassModelServer | None", host: str, port: int, new_key: boo
         service, secret = start_progress(server, host, progress_port, key, key_file,
                                          teacher_anywhere=teacher_anywhere, budget=budget,
                                          reply_memory=reply_memory, pool=pool)
-    except (local_server.LocalModelError, upstreams.UpstreamError, OSError) as exc:
+    except (local_server.LocalModelError, keys.KeyFileError, upstreams.UpstreamError, OSError) as exc:
         if server is not None:
             server.stop()
         print(t("providers.error_line", error=exc), file=sys.stderr)

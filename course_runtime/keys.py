@@ -25,7 +25,6 @@ import secrets
 import unicodedata
 from pathlib import Path
 
-from . import local_server
 from .settings import PROJECT_ROOT
 from .texts import t
 
@@ -36,6 +35,11 @@ KEY_PREFIX = "course-class-"
 TEACHER_KEY_PREFIX = "course-teacher-"
 MIN_KEY_LENGTH = 16  # characters of a key the teacher wrote
 MIN_KEY_DISTINCT = 8  # different characters in it ("1111111111111111a" is not a key)
+
+
+class KeyFileError(RuntimeError):
+    """A key file's key cannot be used: too weak (``check_strength``) or a character no client can send
+    (``read_key``).  The message is Chinese and names the file and what to do, never the key."""
 
 
 def class_key(path: Path = KEY_FILE, new: bool = False) -> str:
@@ -53,7 +57,7 @@ def class_key(path: Path = KEY_FILE, new: bool = False) -> str:
     Returns:
         The key.
     Raises:
-        LocalModelError: the file's key has a character no student can send (``read_key``), or it is
+        KeyFileError: the file's key has a character no student can send (``read_key``), or it is
             a key the teacher wrote that is too weak (``check_strength``).
     """
     return _kept_or_made(path, KEY_PREFIX, new)
@@ -74,13 +78,13 @@ def check_strength(path: Path, key: str) -> None:
     """Refuse a weak key the teacher wrote (the rule is in the module docstring); the course's own keys pass.
 
     Raises:
-        LocalModelError: in Chinese, naming ``path``, the rule and ``--new-key`` - never the key.
+        KeyFileError: in Chinese, naming ``path``, the rule and ``--new-key`` - never the key.
     """
     if re.fullmatch(r"course-(?:class|teacher)-[0-9a-f]{32}", key):
         return  # made by the course: 128 random bits
     kinds = sum(bool(re.search(pattern, key)) for pattern in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^a-zA-Z0-9]"))
     if len(key) < MIN_KEY_LENGTH or kinds < 2 or len(set(key)) < MIN_KEY_DISTINCT:
-        raise local_server.LocalModelError(t("classroom.key_weak", path=path, length=MIN_KEY_LENGTH,
+        raise KeyFileError(t("classroom.key_weak", path=path, length=MIN_KEY_LENGTH,
                                              distinct=MIN_KEY_DISTINCT))
 
 
@@ -93,7 +97,7 @@ def read_key(path: Path) -> str:
     ``\r`` (CRLF) and the spaces around it.
 
     Raises:
-        LocalModelError: the key holds a character that is not printable ASCII
+        KeyFileError: the key holds a character that is not printable ASCII
             (a space, an invisible or Chinese character, bytes that are not
             UTF-8): a student's client could not send it (HTTP headers are
             ASCII; ``providers.check_key_characters``).  The message names the
@@ -109,7 +113,7 @@ def read_key(path: Path) -> str:
     for position, char in enumerate(key, 1):
         if not "!" <= char <= "~":
             name = f"U+{ord(char):04X} {unicodedata.name(char, '')}".strip()
-            raise local_server.LocalModelError(t("classroom.key_bad_char", path=path, position=position, char=name))
+            raise KeyFileError(t("classroom.key_bad_char", path=path, position=position, char=name))
     return key
 
 
@@ -125,7 +129,7 @@ def teacher_key(path: Path = TEACHER_KEY_FILE, new: bool = False) -> str:
     ``new`` (``--new-key``): a new key even if the file has one.
 
     Raises:
-        LocalModelError: the file's key has a character no browser can send (``read_key``), or it is
+        KeyFileError: the file's key has a character no browser can send (``read_key``), or it is
             a key the teacher wrote that is too weak (``check_strength``).
     """
     return _kept_or_made(path, TEACHER_KEY_PREFIX, new)

@@ -35,7 +35,7 @@ from pathlib import Path
 
 try:
     from .texts import t
-except ImportError:  # run as a script (course.py, setup_check.py): course_lib/ is on sys.path
+except ImportError:  # run as a script (course.py, setup_check.py): course_runtime/ is on sys.path
     from texts import t  # type: ignore[no-redef]
 
 ENGINES = ("compiled", "windows-release", "xllamacpp")

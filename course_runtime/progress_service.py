@@ -494,7 +494,7 @@ async def database_busy(request: Any, exc: Exception):
 
 
 def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_root: str | None = None,
-             model_port: int | None = None, join_secret: str | None = None,
+             join_secret: str | None = None,
              clock: Callable[[], float] = time.time, teacher_anywhere: bool = False,
              model_slots: int | None = None, budget: int = DEFAULT_BUDGET,
              reply_memory: bool = True, upstreams: Any = None):
@@ -506,7 +506,6 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
         model_root: the class model server as this machine reaches it (``http://127.0.0.1:8766``), the one
             upstream of the students' door (``class_door``, under ``/v1``) when ``upstreams`` is None.
             None and no ``upstreams``: no model.
-        model_port: unused (kept for callers of the service alone; the students' URL is this service's).
         join_secret: the class code's secret (20 hex digits, ``class_code``); None = no joining.
         clock: Unix seconds (tests move it).
         teacher_anywhere: the teacher's routes answer every address, not only this computer's (``--teacher-anywhere``).
@@ -563,8 +562,7 @@ def main(argv: list[str] | None = None) -> int:
     ``--teacher-anywhere`` (the teacher's routes for every address, not only this computer's),
     ``--no-reply-memory`` (the door sends every request to the model; ``reply_memory.ReplyCache``).
     """
-    from .keys import KEY_FILE, TEACHER_KEY_FILE, class_key, teacher_key
-    from .local_server import LocalModelError
+    from .keys import KEY_FILE, TEACHER_KEY_FILE, KeyFileError, class_key, teacher_key
 
 
     parser = argparse.ArgumentParser(prog="python -m course_runtime.progress_service",
@@ -575,7 +573,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--class-key-file", type=Path, default=KEY_FILE)
     parser.add_argument("--teacher-key-file", type=Path, default=TEACHER_KEY_FILE)
     parser.add_argument("--model-root", default=None)
-    parser.add_argument("--model-port", type=int, default=None)
     parser.add_argument("--join-secret", default=None)
     parser.add_argument("--new-key", action="store_true", help="make new class and teacher keys")
     parser.add_argument("--teacher-anywhere", action="store_true",
@@ -586,11 +583,11 @@ def main(argv: list[str] | None = None) -> int:
     opts = parser.parse_args(argv)
     try:
         keys = class_key(opts.class_key_file, new=opts.new_key), teacher_key(opts.teacher_key_file, new=opts.new_key)
-    except LocalModelError as exc:
+    except KeyFileError as exc:
         print(t("providers.error_line", error=exc), file=sys.stderr)
         return 1
     store = ProgressStore(opts.db)
-    app = make_app(store, *keys, model_root=opts.model_root, model_port=opts.model_port,
+    app = make_app(store, *keys, model_root=opts.model_root,
                    join_secret=opts.join_secret, teacher_anywhere=opts.teacher_anywhere,
                    reply_memory=opts.reply_memory)
     ProgressService(app, opts.host, opts.port).server.run()  # in this thread: uvicorn handles Ctrl-C

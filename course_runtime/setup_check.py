@@ -56,7 +56,7 @@ from pathlib import Path
 try:
     from .platforms import PORTABLE_FLAGS
     from .texts import t
-except ImportError:  # run as a script: course_lib/ is on sys.path
+except ImportError:  # run as a script: course_runtime/ is on sys.path
     from platforms import PORTABLE_FLAGS  # type: ignore[no-redef]
     from texts import t  # type: ignore[no-redef]
 

@@ -449,7 +449,7 @@ def test_debugger_in_notebook_06(lab, browser):
     problem = None
     if not copy.exists():
         problem = f"{NOTEBOOK.relative_to(ROOT)} does not exist yet"
-    elif "debugger_view(" not in copy.read_text(encoding="utf-8") and "debug_agent(" not in copy.read_text(encoding="utf-8"):
+    elif "debugger_view(" not in copy.read_text(encoding="utf-8"):
         problem = f"{NOTEBOOK.relative_to(ROOT)} has no debugger cell; add one like:\n{DEBUGGER_CELL_HINT}"
     if problem:
         if in_ci():

@@ -186,7 +186,7 @@ def test_a_teachers_own_key_without_the_course_prefix_is_kept_until_new_key(tmp_
 def test_a_key_no_student_could_send_is_a_chinese_error_not_a_new_key(tmp_path):
     path = tmp_path / ".class-key"
     path.write_text("course-class-abc\u200bdef\n", encoding="utf-8")
-    with pytest.raises(local_server.LocalModelError) as err:
+    with pytest.raises(keys.KeyFileError) as err:
         classroom.class_key(path)
     text = str(err.value)
     assert str(path) in text and "U+200B" in text and "第 17 个字符" in text and "--new-key" in text

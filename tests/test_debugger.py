@@ -12,7 +12,7 @@ import pytest
 from fakes import FILTERED, FakeLLM, no_choices
 
 from course_lib.agent import Agent
-from course_lib.debugger import FIELD_COLOURS, AgentDebugger, DebuggerView, debug_agent, debugger_view, details_html
+from course_lib.debugger import FIELD_COLOURS, AgentDebugger, DebuggerView, debugger_view, details_html
 from course_lib.records import Detail, FinalStep
 from course_lib.react import JsonReAct, LineReAct
 
@@ -234,7 +234,7 @@ def test_view_shows_busy_state_while_waiting():
             return super().__call__(request)
 
     fake = Probe([ACTION])
-    view = debug_agent(LineReAct(fake.client(), "fake-model", trace=None), "20*15?")
+    view = debugger_view(AgentDebugger(LineReAct(fake.client(), "fake-model", trace=None), "20*15?"))
     view.next_button.click()
     status, next_disabled, reset_disabled = seen[0]
     assert "⏳ 第 1 步：等待模型" in status and next_disabled and reset_disabled

@@ -53,7 +53,7 @@ class Running:
         self.db = folder / "class-progress.sqlite3"
         self.store = progress_store.ProgressStore(self.db, **store_options)
         self.port = free_port()
-        self.app = progress_service.make_app(self.store, CLASS_KEY, TEACHER_KEY, model_port=8766,
+        self.app = progress_service.make_app(self.store, CLASS_KEY, TEACHER_KEY,
                                              join_secret=SECRET, clock=clock)
         self.service = web_server.ProgressService(self.app, "127.0.0.1", self.port, **service_options).start()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -154,7 +154,7 @@ def test_login_guesses_are_limited_and_cannot_be_raced(service, clock):
 def test_a_weak_key_the_teacher_wrote_is_refused_at_start_up(tmp_path, weak, read):
     path = tmp_path / ".some-key"
     path.write_text(weak + "\n", encoding="utf-8")
-    with pytest.raises(local_server.LocalModelError) as err:
+    with pytest.raises(keys.KeyFileError) as err:
         read(path)
     text = str(err.value)
     assert str(path) in text and "--new-key" in text and chinese(text) and weak not in text

@@ -33,7 +33,7 @@ class Running:
     def __init__(self, folder, clock=time.time, join_secret=SECRET, model_root=None):
         self.store = progress_store.ProgressStore(folder / "class-progress.sqlite3")
         self.port = free_port()
-        app = progress_service.make_app(self.store, CLASS_KEY, TEACHER_KEY, model_root=model_root, model_port=8766,
+        app = progress_service.make_app(self.store, CLASS_KEY, TEACHER_KEY, model_root=model_root,
                                         join_secret=join_secret, clock=clock)
         self.service = web_server.ProgressService(app, "127.0.0.1", self.port).start()
         self.url = f"http://127.0.0.1:{self.port}"

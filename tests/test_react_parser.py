@@ -8,7 +8,6 @@ import pytest
 
 from course_lib.react_parser import (
     ParsedReply,
-    clean_reply,
     corrective_observation,
     format_reminder,
     parse_json_protocol,
@@ -357,11 +356,6 @@ def test_b_invalid_replies_explain_the_problem(text, words):
 # ---------------------------------------------------------------------------
 # Building blocks
 # ---------------------------------------------------------------------------
-
-
-def test_clean_reply():
-    assert clean_reply("Action: a: b\nPAUSE\nObservation: 1\nAnswer: 2\nObs") == "Action: a: b\nPAUSE"
-    assert clean_reply(None) == ""
 
 
 # ---------------------------------------------------------------------------

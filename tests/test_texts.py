@@ -58,7 +58,7 @@ MODEL_FACING = {
     "approval.py": {"REJECTED_TEXT", "REJECTED_REASON", "EDITED_NOTE"},  # what the model reads of a person's decision
     "react.py": {"LINE_SYSTEM_PROMPT", "JSON_SYSTEM_PROMPT", "LIMIT_OBSERVATION", "THOUGHT_LABEL_RE"},
     "widgets.py": {"DEFAULT_SYSTEM", "ChatSession"},  # ChatSession.send: the tool reply after max_steps
-    "tool_calls.py": {"_kind", "_read", "_available", "_error_broken", "_error_unknown", "_unreadable", "run_call"},
+    "tool_calls.py": {"_kind", "read_arguments", "_available", "_error_broken", "_error_unknown", "_unreadable", "run_call"},
     "json_scan.py": {"UNCLOSED", "load_object", "find_json_object"},
     "number_check.py": {"CHINESE_DIGITS", "DISCOUNT", "PERCENT", "FULL_WIDTH", "ungrounded_numbers"},  # read the user's and the tools' text
     "memory.py": {"SUMMARY_PREFIX", "SUMMARY_PROMPT", "SUMMARY_REQUEST", "TRANSCRIPT_LABELS", "CUT_MARK"},

@@ -17,8 +17,7 @@ from fakes import FakeLLM, raw_completion, sdk_message
 
 from course_lib.messages import request_kwargs, validate
 from course_lib.records import ToolResult
-from course_lib.tool_calls import (AssistantTurn, ToolCall, execute, find_text_calls, parse_arguments, read_assistant, run_call,
-                                   tool_reply)
+from course_lib.tool_calls import (AssistantTurn, ToolCall, execute, find_text_calls, read_arguments, read_assistant, run_call)
 from course_lib.tools import Tool, ToolRegistry, default_registry
 from course_lib.texts import t
 
@@ -42,6 +41,12 @@ def assert_round_trip_valid(turn: AssistantTurn, registry=REGISTRY):
 
 
 # --------------------------------------------------------------------------- item 4: arguments
+
+
+def parse_arguments(arguments):
+    """``read_arguments`` without the JSON text it stores: ``(value, error)``."""
+    value, _, error = read_arguments(arguments)
+    return value, error
 
 
 @pytest.mark.parametrize(
@@ -436,11 +441,6 @@ def test_execute_with_a_plain_dict_of_functions():
     (reply,) = execute([ToolCall("c3", "add", {"a": 1}, '{"a": 1}')], functions)  # missing b: TypeError caught
     assert reply["content"].startswith("错误：") and "TypeError" in reply["content"]
 
-
-def test_tool_reply_helper():
-    assert tool_reply("c1", {"温度": 25}) == {"role": "tool", "tool_call_id": "c1", "content": '{"温度": 25}'}
-    assert tool_reply("c1", None)["content"] == t("tools.no_result")  # never an empty tool message
-    assert tool_reply("c1", '"x"')["content"] == '"x"'
 
 
 def test_a_whole_agent_round_with_every_failure_at_once():
