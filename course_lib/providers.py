@@ -40,7 +40,7 @@ the ``compatible-mode/v1`` endpoint; Ollama: ``/v1`` on port 11434).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import httpx2
 import openai
@@ -306,9 +306,11 @@ def main() -> int:
     """``python -m course_lib.providers``: print the active provider and ping it."""
     try:
         provider = get_provider()
+        client = get_client(provider)  # starts the local server first: it may have moved to another port
+        provider = replace(provider, base_url=str(client.base_url).rstrip("/"))
         for key, value in provider.describe().items():
             print(f"{key:>9}: {value}")
-        print(t("providers.ping_line", reply=ping(provider=provider)))
+        print(t("providers.ping_line", reply=ping(client, provider=provider)))
     except (ProviderError, local_server.LocalModelError) as exc:
         print(t("providers.error_line", error=exc))
         return 1
