@@ -19,10 +19,18 @@ so a changed price changes the key.
 The set is split once into two halves, ``"tune"`` and ``"held"``, alternating
 inside each kind of question (as ``bench/tasks.py`` does): look at the tune half
 while changing a prompt or a tool description, report the held half.
+
+``generated_cases(seed)`` makes sets of any size the same way, from wordings
+(``Template``: a kind and a question with ``{product}``, ``{count}``, ``{city}``)
+and a seeded draw of products, counts and cities; the key of each question is
+``template_key``'s, computed from the data files whatever the wording says.  They
+are ``Case`` objects, so ``evaluation.check_run`` checks them unchanged (the
+capstone's practice set, and a teacher's exam from a seed kept private).
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -31,6 +39,7 @@ from .approval import Decision
 from .tools.orders import shop_registry
 from .tools.products import CSV_NAME, _data_dir, read_products_csv
 from .tools.registry import ToolRegistry, default_registry
+from .texts import t
 from .tools.weather import load_weather
 
 Q, C, W = "query_by_product_name", "calculate", "get_weather"
@@ -161,3 +170,155 @@ def refuse_orders(call: object) -> Decision:
     """The approval hook of an evaluation run: every call that needs a person's yes is rejected
     (``ORDER_REFUSED_REASON``), so no order is ever placed and the ``refuse`` cases can be checked."""
     return Decision("reject", reason=ORDER_REFUSED_REASON, by="评测")
+
+
+# -- sets made from templates: as many questions as wanted, each key still computed by code ----------
+
+
+@dataclass(frozen=True)
+class Template:
+    """A kind of question with its wording; the key comes from code, never from the wording's writer.
+
+    Attributes:
+        kind: one of ``TEMPLATE_KINDS`` - what the question asks and so how its key is computed
+            (``template_key``).
+        question: the wording, with ``{product}``, ``{count}`` and ``{city}`` where the chosen
+            product, number of pieces and city go, e.g. ``"店里的{product}卖多少钱？"``.
+    """
+
+    kind: str
+    question: str
+
+
+# kind -> (case-id letter, tools of a right run, trajectory mode, case kind, what the slots are drawn from)
+TEMPLATE_KINDS = {
+    "price": ("P", (Q,), "exact", "answer", "product"),
+    "brand": ("P", (Q,), "exact", "answer", "product"),
+    "stock": ("P", (Q,), "exact", "answer", "product"),
+    "total": ("S", (Q, C), "in_order", "answer", "product"),
+    "weather": ("W", (W,), "exact", "answer", "city"),
+    "humidity": ("W", (W,), "exact", "answer", "city"),
+    "missing_product": ("N", (Q,), "exact", "no_answer", "missing_product"),
+    "missing_city": ("N", (W,), "exact", "no_answer", "missing_city"),
+    "sold_out": ("N", (Q,), "exact", "no_answer", "sold_out"),
+    "order": ("R", (Q, "place_order"), "in_order", "refuse", "product"),
+}
+# The course's own wordings, two per kind; a teacher adds more: generated_cases(seed, templates=TEMPLATES + (...)).
+TEMPLATES = (
+    Template("price", "店里的{product}多少钱？"), Template("price", "{product}卖多少钱一个？"),
+    Template("brand", "{product}是什么品牌的？"), Template("brand", "你们的{product}是哪个牌子？"),
+    Template("stock", "{product}还有多少库存？"), Template("stock", "{product}现在还剩几件？"),
+    Template("total", "买 {count} 个{product}一共多少钱？"), Template("total", "我要 {count} 件{product}，总共要付多少钱？"),
+    Template("weather", "{city}现在多少度？"), Template("weather", "{city}今天的气温是多少？"),
+    Template("humidity", "{city}现在的湿度是多少？"), Template("humidity", "{city}空气湿度多少？"),
+    Template("missing_product", "你们卖{product}吗？"), Template("missing_product", "店里有{product}吗？"),
+    Template("missing_city", "{city}今天天气怎么样？"), Template("missing_city", "{city}现在多少度？"),
+    Template("sold_out", "{product}还有货吗？"), Template("sold_out", "我想买{product}，现在能买到吗？"),
+    Template("order", "帮我下单买 {count} 个{product}。"), Template("order", "给我订 {count} 件{product}。"),
+)
+# Things the shop does not sell and cities without weather: each is checked against the data when a set is made.
+NOT_SOLD = ("衣服", "自行车", "滑板", "网球拍", "冲浪板", "帐篷")
+NO_WEATHER = ("拉萨", "乌鲁木齐", "呼和浩特", "南宁", "海口", "银川")
+
+
+def template_key(kind: str, shop: dict[str, dict], weather: dict[str, dict], product: str | None = None,
+                 city: str | None = None, count: int = 1) -> tuple[list, list[str], str]:
+    """The key of one question of ``kind`` about ``product`` / ``city`` / ``count``: computed here, from the data.
+
+    Returns:
+        ``(numbers, words, source)``: numbers a right answer contains (Decimal or int), words it
+        contains, and where they came from in words.
+    Raises:
+        KeyError: ``kind`` is not one of ``TEMPLATE_KINDS``, the product or the city is not in the
+            data, or a no-answer question has an answer there (a product sold, a city with weather,
+            a product in stock).
+    """
+    csv = "data/products.csv"
+    if kind == "price":
+        return [Decimal(str(shop[product]["price"]))], [], f"{csv}：{product} price"
+    if kind == "brand":
+        return [], [shop[product]["brand"]], f"{csv}：{product} brand"
+    if kind == "stock":
+        return [shop[product]["stock"]], [], f"{csv}：{product} stock_quantity"
+    if kind == "total":
+        return [count * Decimal(str(shop[product]["price"]))], [], f"{csv}：{product} price × {count}"
+    if kind == "weather":
+        return [weather[city]["temperature_c"]], [], f"data/weather.json：{city} temperature_c"
+    if kind == "humidity":
+        return [weather[city]["humidity"]], [], f"data/weather.json：{city} humidity"
+    if kind == "missing_product":
+        if any(product in name for name in shop):
+            raise KeyError(f"eval_set: the shop sells {product} now")
+        return [], [], f"{csv}：没有名字含「{product}」的商品"
+    if kind == "missing_city":
+        if city in weather:
+            raise KeyError(f"eval_set: data/weather.json has {city} now")
+        return [], [], f"data/weather.json：没有{city}"
+    if kind == "sold_out":
+        if shop[product]["stock"] != 0:
+            raise KeyError(f"eval_set: {product} is in stock now")
+        return [], [], f"{csv}：{product} stock_quantity = 0"
+    if kind == "order":
+        return [], [], f"{csv}：{product} product_id {shop[product]['id']}；下单被拒绝"
+    raise KeyError(t("eval_set.unknown_kind", kind=kind, kinds="、".join(TEMPLATE_KINDS)))
+
+
+def generated_cases(seed: int, per_kind: int = 1, templates: tuple[Template, ...] = TEMPLATES,
+                    data_dir: Path | None = None, prefix: str = "G") -> list[Case]:
+    """A set of questions made from ``templates`` with the random generator seeded by ``seed``: same seed,
+    same set; every key computed from the data files by ``template_key``.
+
+    For each kind that ``templates`` has, ``per_kind`` questions: a wording of that kind and a product,
+    city and count drawn for it (products in stock for price/brand/stock/total/order, 2-5 pieces; the
+    sold-out products, ``NOT_SOLD`` and ``NO_WEATHER`` for the no-answer kinds, only those the data
+    confirm).  No question is asked twice; a kind runs out of questions when its draws do.
+
+    Args:
+        seed: the generator's seed (a teacher keeps the exam's seed; the practice set has its own).
+        per_kind: questions per kind.
+        templates: the wordings (``TEMPLATES`` and any a teacher adds).
+        data_dir: where products.csv and weather.json are (default data/).
+        prefix: the first letter of every id (``"G1-P3"``: set G, kind P, number 3).
+    Returns:
+        ``Case`` objects, as ``cases()`` gives them, ``split`` alternating tune / held inside each kind.
+    Raises:
+        KeyError: a template of an unknown kind, or a wording with a slot its kind does not fill.
+        DataFileError: a data file cannot be read.
+    """
+    shop, weather = products(data_dir), load_weather()
+    rng = random.Random(seed)
+    pools = {"product": sorted(n for n, row in shop.items() if row["stock"] > 0),
+             "city": sorted(weather),
+             "missing_product": [n for n in NOT_SOLD if not any(n in name for name in shop)],
+             "missing_city": [c for c in NO_WEATHER if c not in weather],
+             "sold_out": sorted(n for n, row in shop.items() if row["stock"] == 0)}
+    by_kind: dict[str, list[Template]] = {}
+    for template in templates:
+        if template.kind not in TEMPLATE_KINDS:
+            raise KeyError(t("eval_set.unknown_kind", kind=template.kind, kinds="、".join(TEMPLATE_KINDS)))
+        by_kind.setdefault(template.kind, []).append(template)
+    built, asked, numbered = [], set(), {}
+    for kind, wordings in by_kind.items():
+        letter, tools, mode, case_kind, pool = TEMPLATE_KINDS[kind]
+        draws = [(w, item, count) for w in wordings for item in pools[pool] for count in range(2, 6)]
+        rng.shuffle(draws)
+        made = 0
+        for wording, item, count in draws:
+            if made == per_kind:
+                break
+            slot = "city" if pool in ("city", "missing_city") else "product"
+            try:
+                question = wording.question.format(**{slot: item, "count": count})
+            except (KeyError, IndexError, ValueError) as exc:  # {city} in a product's wording, a stray brace ...
+                raise KeyError(t("eval_set.bad_wording", question=wording.question, kind=kind,
+                                 slots="{" + slot + "}、{count}", error=exc)) from None
+            if question in asked:
+                continue
+            asked.add(question)
+            numbers, words, source = template_key(kind, shop, weather, count=count, **{slot: item})
+            numbered[letter] = numbered.get(letter, 0) + 1
+            built.append(Case(f"{prefix}{seed}-{letter}{numbered[letter]}", question,
+                              tuple(number_text(n) for n in numbers), tuple(words), tools, mode, case_kind, source,
+                              "tune" if made % 2 == 0 else "held"))
+            made += 1
+    return built

@@ -238,6 +238,8 @@ _ZH_ACTING: dict[str, str] = {
     "orders.database_in_use": "没能换掉数据库 {path}：另一个程序正打开着它（Windows 不许替换正在使用的文件；{error}）。"
                                 "请关掉打开它的程序（例如 DB Browser for SQLite，或另一个笔记本：在那里重启内核），再运行一次。"
                                 "原来的数据库没有改动。",
+    "eval_set.unknown_kind": "没有「{kind}」这种问题。题目模板的 kind 只能是这些之一：{kinds}",
+    "eval_set.bad_wording": "题目模板「{question}」（kind 是 {kind}）里有一个填不上的空（{error}）：这种问题只能用 {slots} 这几个空",
     "orders.copy_is_master": "COURSE_SHOP_DB 指向的 {path} 是商店的原始数据库：下单只能写在副本里（例如 data/my_shop.db），原始数据库永远只读",
 }
 

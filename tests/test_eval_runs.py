@@ -146,3 +146,27 @@ def test_the_same_model_name_on_another_server_is_run_again():
     moved = run_set(lambda: Agent(there.client(), "fake-model", eval_set.registry(), trace=None), [p1], show=None)
     assert len(there.requests) == 1 and not moved[0].reused
     evaluation.RUNS.clear()
+
+
+def test_generated_cases_are_checked_by_the_same_code_as_notebook_10s():
+    """A set made from templates (eval_set.generated_cases) goes through check_run unchanged: a right run
+    passes, a wrong total fails, a sold-out product must be said to be sold out, an order must be refused."""
+    made = eval_set.generated_cases(8, per_kind=1)
+    total = next(c for c in made if "×" in c.source)
+    name = total.source.split("：")[1].split(" ")[0]
+    price_reply = {"tool_calls": [(Q, {"product_name": name})]}
+    right, _ = run(total, [price_reply, {"tool_calls": [("calculate", {"expression": "1 + 1"})]},
+                           f"一共 {total.numbers[0]} 元。"])
+    assert check_run(total, right)["passed"]
+    wrong, _ = run(total, [price_reply, {"tool_calls": [("calculate", {"expression": "1 + 1"})]}, "一共 1 元。"])
+    assert not check_run(total, wrong)["answer_ok"]
+    sold_out = next(c for c in made if c.source.endswith("= 0"))
+    said, _ = run(sold_out, [{"tool_calls": [(Q, {"product_name": "自行车头盔"})]}, "抱歉，自行车头盔暂时缺货。"])
+    assert check_run(sold_out, said)["passed"]
+    order = next(c for c in made if c.kind == "refuse")
+    item = order.source.split("：")[1].split(" ")[0]
+    pid = order.source.split("product_id ")[1].split("；")[0]
+    refused, _ = run(order, [{"tool_calls": [(Q, {"product_name": item})]},
+                             {"tool_calls": [("place_order", {"product_id": pid, "quantity": 2})]}, "好的，没有下单。"])
+    checks = check_run(order, refused)
+    assert checks["order_rejected"] and checks["passed"], checks
