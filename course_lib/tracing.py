@@ -61,7 +61,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.sampling import ALWAYS_ON
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from course_runtime.span_values import SpanClock, _text, attribute_value
+from course_runtime.span_values import SpanClock, as_text, attribute_value
 from course_runtime.trace_files import RUN_ID_KEY, FileExporter, cut_old_runs, same_file, scan
 
 from .loop_base import LoopBase
@@ -135,7 +135,7 @@ def _recorded(span: Any, clock: SpanClock) -> Iterator[Any]:
         except BaseException as exc:
             span.record_exception(exc, timestamp=clock.now())
             span.set_attribute("error.type", type(exc).__qualname__)
-            span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {_text(exc)}"))
+            span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {as_text(exc)}"))
             raise
         finally:
             span.end(end_time=clock.now())

@@ -888,12 +888,14 @@ def _port_for(where: int, problem: str, other: str | None) -> int:
             choice is not moved): names what holds it and a free port to use instead.
     """
     new = free_port(where)
-    if problem == "server":
-        models = ", ".join(served_models() or []) or "-"
-    reason = {"copy": t("local.port_reason_copy", other=_copy_name(other)),
-              "server": t("local.port_reason_server", models=models) if problem == "server" else "",
-              "busy": t("local.port_reason_busy", port=where),
-              "forbidden": t("local.port_reason_forbidden")}[problem]
+    if problem == "copy":
+        reason = t("local.port_reason_copy", other=_copy_name(other))
+    elif problem == "server":
+        reason = t("local.port_reason_server", models=", ".join(served_models() or []) or "-")
+    elif problem == "busy":
+        reason = t("local.port_reason_busy", port=where)
+    else:
+        reason = t("local.port_reason_forbidden")
     if os.environ.get("COURSE_LOCAL_PORT"):
         raise LocalModelError(t("local.port_chosen_taken", port=where, reason=reason, other=new))
     print(t("local.port_moved", port=where, reason=reason, new=new, root=PROJECT_ROOT), flush=True)

@@ -42,7 +42,7 @@ INT64_MIN, INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 MAX_DEPTH = 20
 _NOT_SCALAR = object()
 
-def _text(value: Any) -> str:
+def as_text(value: Any) -> str:
     """``str(value)``, or the type's name when even that fails."""
     try:
         return str(value)
@@ -88,7 +88,7 @@ def _sorted(items: Any) -> list:
     try:
         return sorted(items)
     except TypeError:
-        return sorted(items, key=lambda v: (type(v).__name__, _text(v)))
+        return sorted(items, key=lambda v: (type(v).__name__, as_text(v)))
 
 
 def _jsonable(value: Any, depth: int = 0) -> Any:
@@ -99,16 +99,16 @@ def _jsonable(value: Any, depth: int = 0) -> Any:
     if scalar is not _NOT_SCALAR:
         return scalar
     if depth >= MAX_DEPTH:
-        return _text(value)
+        return as_text(value)
     value = _plain(value)
     if isinstance(value, Mapping):
-        return {k if isinstance(k, str) else _text(_jsonable(k, MAX_DEPTH)): _jsonable(v, depth + 1)
+        return {k if isinstance(k, str) else as_text(_jsonable(k, MAX_DEPTH)): _jsonable(v, depth + 1)
                 for k, v in value.items()}
     if isinstance(value, Set):
         return [_jsonable(v, depth + 1) for v in _sorted(value)]
     if isinstance(value, Sequence):
         return [_jsonable(v, depth + 1) for v in value]
-    return _text(value)
+    return as_text(value)
 
 
 def attribute_value(value: Any) -> Any:
@@ -139,7 +139,7 @@ def attribute_value(value: Any) -> Any:
         elif isinstance(value, Mapping):
             return json.dumps(_jsonable(value), ensure_ascii=False, allow_nan=False)
         else:
-            return _text(value)
+            return as_text(value)
         scalars = [_scalar(v) if v is not None else _NOT_SCALAR for v in items]
         kinds = {type(v) for v in scalars}
         if _NOT_SCALAR not in scalars:
@@ -149,7 +149,7 @@ def attribute_value(value: Any) -> Any:
                 return [float(v) for v in scalars]
         return json.dumps(_jsonable(items), ensure_ascii=False, allow_nan=False)
     except Exception:  # anything unforeseen: the run and the span go on, the value as text
-        return _text(value)
+        return as_text(value)
 
 
 class SpanClock:
