@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -42,6 +41,7 @@ FILE_LOCK_S = 10.0
 # The resource attribute that names a span's run (one id per Tracer).
 RUN_ID_KEY = "llm_course.run_id"
 
+
 def same_file(path: Path) -> str:
     """A key that is equal for two spellings of one path (relative / absolute, case on Windows)."""
     return os.path.normcase(str(path.resolve()))
@@ -52,8 +52,7 @@ def lock_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.lock")
 
 
-@contextmanager
-def file_locked(path: Path, timeout: float = FILE_LOCK_S) -> Iterator[None]:
+def file_locked(path: Path, timeout: float = FILE_LOCK_S):
     """Hold the trace file's lock (``server_process.locked``: ``filelock``, fcntl on POSIX, msvcrt on Windows)
     for the block: every kernel appends spans and cuts old runs under it, so a cut never replaces the file
     under a write.
@@ -61,8 +60,7 @@ def file_locked(path: Path, timeout: float = FILE_LOCK_S) -> Iterator[None]:
     Raises:
         filelock.Timeout: another process held it for ``timeout`` s.
     """
-    with server_process.locked(lock_path(path), timeout=timeout):
-        yield
+    return server_process.locked(lock_path(path), timeout=timeout)
 
 
 class FileExporter(SpanExporter):
