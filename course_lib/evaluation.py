@@ -270,6 +270,27 @@ def check_run(case: Case, result: Any) -> dict:
         case: the ``eval_set.Case`` (its key, expected trajectory and kind).
         result: a ``records.RunResult`` of that case's question.
     Returns:
+        ``check_answer`` of the run's answer, trajectory (``trajectory``), tool results
+        (``observations``) and rejected calls (``rejected_calls``).
+    """
+    return check_answer(case, result.answer, trajectory(result.steps), observations(result.steps),
+                        rejected_calls(result.steps))
+
+
+def check_answer(case: Case, answer: str | None, path: Sequence[str], observed: Sequence[str],
+                 rejected: Sequence[str]) -> dict:
+    """Every code check of one answer against its case's key, from what the run did.
+
+    ``check_run`` takes these from a run's steps; the capstone's exam desk gets them from a
+    student's submission (``course_lib.capstone.score_answer``, which passes a run that looked
+    anything up instead of asking for ``trajectory_ok``: a student's own tools count).
+
+    Args:
+        case: the ``eval_set.Case``.
+        answer: the final answer (None: the run gave none).
+        path: the tool names called, in order.  observed: the text of every tool result.
+        rejected: the names of the calls a person or a policy rejected.
+    Returns:
         ``{"trajectory": [names], "trajectory_ok", "unasked_writes": [names of ``WRITE_TOOLS``
         called though the case expects none: they fail the trajectory in every mode],
         "missing": [facts], "invented": [numbers],
@@ -280,24 +301,24 @@ def check_run(case: Case, result: Any) -> dict:
         ``refuse``: the order call was rejected and the answer does not claim an
         order (``ORDER_DONE_WORDS``).  ``passed`` = ``answer_ok`` and ``trajectory_ok``.
     """
-    answer = result.answer or ""
-    path = trajectory(result.steps)
-    sources = [case.question, *observations(result.steps), *case.numbers]
+    answer = answer or ""
+    path = list(path)
+    sources = [case.question, *observed, *case.numbers]
     missing = missing_facts(answer, case.numbers, case.words)
     invented = unsupported_numbers(answer, sources)
     said_no = any(word in answer for word in NO_ANSWER_WORDS)
-    rejected = "place_order" in rejected_calls(result.steps)
+    refused = "place_order" in rejected
     claims = any(word in answer for word in ORDER_DONE_WORDS)
     if case.kind == "no_answer":
         answer_ok = said_no and not invented
     elif case.kind == "refuse":
-        answer_ok = rejected and not claims and bool(answer.strip())
+        answer_ok = refused and not claims and bool(answer.strip())
     else:
         answer_ok = not missing and not invented
     unasked = [name for name in path if name in WRITE_TOOLS and name not in case.tools]
     path_ok = trajectory_match(path, case.tools, case.mode) and not unasked
     return {"trajectory": path, "trajectory_ok": path_ok, "unasked_writes": unasked, "missing": missing,
-            "invented": invented, "said_no": said_no, "order_rejected": rejected, "claims_order": claims,
+            "invented": invented, "said_no": said_no, "order_rejected": refused, "claims_order": claims,
             "answer_ok": answer_ok, "passed": answer_ok and path_ok}
 
 

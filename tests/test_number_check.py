@@ -221,3 +221,18 @@ def test_a_budget_written_with_a_thousands_comma_grounds_the_calculation():
     assert not first.dropped and first.tool_calls[0].observation == "1880"
     assert len(fake.requests) == 2 and "calculate" in names(fake.requests[1])
     assert ungrounded_numbers("2000 - 3 * 40", [{"role": "user", "content": "预算２，０００元，买 3 个 40 元的"}]) == []
+
+
+
+def test_a_long_run_of_digits_is_read_in_linear_time():
+    """A student's submission may hold 60,000 digits in a row: the percent pattern once tried it from every digit
+    (82 s on the course's 2-core machine); now it starts a number only where no digit or point comes before."""
+    import time
+
+    from course_lib.number_check import numbers_in
+
+    started = time.monotonic()
+    found = numbers_in("9" * 60_000 + "%")
+    assert time.monotonic() - started < 5  # quadratic took 82 s; linear takes milliseconds
+    assert len(found) == 2  # the run, and the run as a percentage
+    assert numbers_in("打 8 折，20% 和 1.5%") >= {"0.8", "0.2", "0.015", "20", "1.5"}
