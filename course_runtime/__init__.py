@@ -37,13 +37,16 @@ trace_files       the trace file: spans appended under a lock, old runs cut
 web_requests      the web service's request layer: bodies, JSON, limits, refusals
 teacher_guard     who may use the teacher's routes: address, Host/Origin, key
 progress_store    the class's results and names in SQLite
+exam_store        the capstone's hidden exam and its submissions, in SQLite
 progress_page     what the teacher sees: the page, the CSV, the model's state
 upstreams         the model servers behind the class door, least busy first
 fair_share        fair turns at the class model: one at a time, quietest first
 reply_memory      the class door's memory of temperature-0 replies
 door_rules        what the class door lets pass: fields, bounds, cleaned replies
+door_witness      what the door saw each student send: texts, tool names (exam)
 class_door        the class door (8767): own token, fair turns, to the model servers
 teacher_actions   the teacher's actions on names: release, rename, merge
+exam_desk         the capstone exam: questions out, answers scored, leaderboard
 web_server        the web service running: uvicorn, guarded against slow clients
 progress_service  the teacher's web service: results, joining, the page, the door
 classroom         course.py serve: the class model server (8766), supervised

@@ -70,6 +70,7 @@ from collections import deque
 from typing import Any, Callable
 
 from . import door_rules
+from .door_witness import DoorWitness
 from .fair_share import DEFAULT_BUDGET, FairShare, TooManyWaiting, MAX_WAITING
 from .progress_store import token_hash
 from .reply_memory import Remembered, ReplyCache, stream_complete
@@ -176,7 +177,8 @@ class ClassDoor:
         student_of: token hash -> the student's name, or None (not joined); may block (run in a thread).
         budget: tokens per student per minute (0 = none; ``fair_share``).
         reply_memory: remember temperature-0 replies (``reply_memory.ReplyCache``).
-    Attributes ``share`` (``FairShare``), ``memory`` (``ReplyCache`` or None), ``pool``.
+    Attributes ``share`` (``FairShare``), ``memory`` (``ReplyCache`` or None), ``pool``, ``witness``
+    (``door_witness.DoorWitness``: the texts and tool names of each student's requests).
     """
 
     def __init__(self, pool: Any, student_of: Callable[[str], str | None], *, budget: int = DEFAULT_BUDGET,
@@ -184,6 +186,7 @@ class ClassDoor:
         self.pool = pool
         self.share = FairShare(max(1, pool.capacity()), budget)
         self.memory = ReplyCache() if reply_memory else None
+        self.witness = DoorWitness()  # what each student's requests carried (the capstone exam checks it)
         self.student_of = student_of
         self._names: dict[str, str] = {}  # token hash -> name (a joined token keeps its name)
         self._names_generation = 0  # forget_names() moves it: a lookup begun before is not kept
@@ -204,6 +207,12 @@ class ClassDoor:
             Route("/tokenize", self.tokenize, methods=["POST"]),
             Route("/apply-template", self.apply_template, methods=["POST"]),
         ]
+
+    def seen(self, name: str) -> int:
+        """The requests of ``name`` the door has passed since it started: those a model answered and those
+        answered from memory (``exam_desk`` compares a capstone submission's claimed requests with it)."""
+        use = self.share.students.get(name)
+        return 0 if use is None else use.requests + use.cached
 
     def snapshot(self) -> dict[str, Any]:
         """The door's counts for the page and ``/api/class``: ``{"budget", "slots", "reply_memory" (on or off),
@@ -364,6 +373,7 @@ class ClassDoor:
         if not isinstance(screened, tuple):
             return screened
         name, body, parsed = screened
+        self.witness.note(name, parsed)
         memory = self.memory
         key = memory.key_of("/v1/chat/completions", parsed) if memory is not None else None
         turn: Turn | None = None

@@ -81,6 +81,7 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from . import class_code, fair_share, keys, local_server, progress_service, server_process, upstreams
 from .keys import KEY_FILE, KEY_PREFIX, class_key, read_key, write_key  # noqa: F401 - the class key's home is keys.py
@@ -397,7 +398,7 @@ def serve(host: str = "0.0.0.0", port: int = DEFAULT_PORT, slots: int | None = N
           key_file: Path = KEY_FILE, progress_port: int | None = None, teacher_anywhere: bool = False,
           budget: int = fair_share.DEFAULT_BUDGET, reply_memory: bool = True,
           upstream_specs: list[str] | tuple[str, ...] = (), local_model: bool = True,
-          env: Mapping[str, str] | None = None) -> int:
+          env: Mapping[str, str] | None = None, exam_scorer: Any = None) -> int:
     """``python course.py serve``: start the class model server, print the students' ``.env`` lines, run until Ctrl-C.
 
     A server an earlier command left running is stopped first (``ClassModelServer.stop_leftover``).
@@ -416,6 +417,8 @@ def serve(host: str = "0.0.0.0", port: int = DEFAULT_PORT, slots: int | None = N
         upstream_specs: more model servers (``--upstream``, ``upstreams.parse_upstream``).
         local_model: start this computer's llama-server (False: ``--no-local-model``, the upstreams only).
         env: where the upstreams' ``key_env`` are looked up (default ``os.environ``, ``.env`` loaded).
+        exam_scorer: scores one capstone answer (``progress_service.make_app``; ``course.py serve`` hands in
+            ``course_lib.capstone.score_answer``); None: the exam cannot be opened.
     Returns:
         The exit status: 0 after Ctrl-C (or SIGTERM / SIGHUP, see ``end_like_ctrl_c``),
         1 when the server could not start, an ``--upstream`` is wrong, or the class model server died
@@ -424,7 +427,7 @@ def serve(host: str = "0.0.0.0", port: int = DEFAULT_PORT, slots: int | None = N
     server = ClassModelServer("127.0.0.1", port, slots, key_file=server_key_file()) if local_model else None
     try:
         return _serve(server, host, port, new_key, key_file, progress_port or port + 1, teacher_anywhere, budget,
-                      reply_memory, tuple(upstream_specs), os.environ if env is None else env)
+                      reply_memory, tuple(upstream_specs), os.environ if env is None else env, exam_scorer)
     finally:
         if server is not None:
             server.stop()  # whatever ended the command (the guard also stops it if this process is killed)
@@ -433,13 +436,14 @@ def serve(host: str = "0.0.0.0", port: int = DEFAULT_PORT, slots: int | None = N
 def start_progress(server: "ClassModelServer | None", host: str, progress_port: int, key: str, key_file: Path,
                    new_key: bool = False, teacher_anywhere: bool = False,
                    budget: int = fair_share.DEFAULT_BUDGET, reply_memory: bool = True,
-                   pool: "upstreams.UpstreamPool | None" = None):
+                   pool: "upstreams.UpstreamPool | None" = None, exam_scorer: Any = None):
     """Start the teacher's progress service beside the class model server (``progress_service``), with the
     students' door to it (``class_door``: turns for the model servers' slots, ``budget`` tokens a minute each,
     the replies it remembers unless ``reply_memory`` is False).  ``pool``: the model servers behind the door
     (``upstream_pool``; default: ``server`` alone).  ``server`` None (``--no-local-model``): no local model.
 
-    ``new_key``: a new teacher key too (``--new-key``).  ``teacher_anywhere``: see ``progress_service.make_app``.
+    ``new_key``: a new teacher key too (``--new-key``).  ``teacher_anywhere``, ``exam_scorer``: see
+    ``progress_service.make_app``.
 
     Returns:
         ``(service, join_secret)``: the running ``ProgressService`` and the class code's secret.
@@ -453,13 +457,14 @@ def start_progress(server: "ClassModelServer | None", host: str, progress_port: 
     if pool is None and server is not None:
         pool = upstream_pool(server, (), {}, key)
     app = progress_service.make_app(store, key, teacher, join_secret=secret, teacher_anywhere=teacher_anywhere,
-                                    budget=budget, reply_memory=reply_memory, upstreams=pool)
+                                    budget=budget, reply_memory=reply_memory, upstreams=pool, exam_scorer=exam_scorer)
     return ProgressService(app, host, progress_port).start(), secret
 
 
 def _serve(server: "ClassModelServer | None", host: str, port: int, new_key: bool, key_file: Path, progress_port: int,
            teacher_anywhere: bool = False, budget: int = fair_share.DEFAULT_BUDGET,
-           reply_memory: bool = True, specs: tuple[str, ...] = (), env: Mapping[str, str] | None = None) -> int:
+           reply_memory: bool = True, specs: tuple[str, ...] = (), env: Mapping[str, str] | None = None,
+           exam_scorer: Any = None) -> int:
     env = os.environ if env is None else env
     try:
         upstream_pool(server, specs, env)  # a wrong --upstream stops us before anything starts
@@ -479,7 +484,7 @@ def _serve(server: "ClassModelServer | None", host: str, port: int, new_key: boo
         check_upstreams(pool)
         service, secret = start_progress(server, host, progress_port, key, key_file,
                                          teacher_anywhere=teacher_anywhere, budget=budget,
-                                         reply_memory=reply_memory, pool=pool)
+                                         reply_memory=reply_memory, pool=pool, exam_scorer=exam_scorer)
     except (local_server.LocalModelError, keys.KeyFileError, upstreams.UpstreamError, OSError) as exc:
         if server is not None:
             server.stop()
@@ -543,10 +548,11 @@ def end_like_ctrl_c() -> None:
             signal.signal(getattr(signal, name), signal.default_int_handler)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, exam_scorer: Any = None) -> int:
     """Command line: ``python -m course_runtime.classroom [--host H] [--port P] [--slots N] [--new-key] [--key-file F]
     [--progress-port P] [--teacher-anywhere] [--budget TOKENS] [--no-reply-memory] [--upstream SPEC ...]
-    [--no-local-model]``."""
+    [--no-local-model]``.  ``python course.py serve`` runs it through ``course_lib.capstone``, which hands in
+    ``exam_scorer`` (the capstone exam's scorer; without it the exam cannot be opened)."""
     parser = argparse.ArgumentParser(prog="python course.py serve", description=__doc__.split("\n")[0])
     parser.add_argument("--host", default="0.0.0.0",
                         help="where the students' door listens (default: every interface; the model: 127.0.0.1 only)")
@@ -581,7 +587,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     return serve(opts.host, opts.port, opts.slots, opts.new_key, opts.key_file, opts.progress_port,
                  opts.teacher_anywhere, max(0, opts.budget), reply_memory=opts.reply_memory,
-                 upstream_specs=opts.upstreams, local_model=opts.local_model)
+                 upstream_specs=opts.upstreams, local_model=opts.local_model, exam_scorer=exam_scorer)
 
 
 if __name__ == "__main__":

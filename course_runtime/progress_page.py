@@ -253,10 +253,12 @@ def render_actions() -> str:
 {field("into", "teacher_actions.merge_into")} <button type="submit">{e(t("teacher_actions.merge_button"))}</button></form>"""
 
 
-def render_page(view: dict[str, Any], model: dict[str, Any], now: float, use: dict[str, Any] | None = None) -> str:
+def render_page(view: dict[str, Any], model: dict[str, Any], now: float, use: dict[str, Any] | None = None,
+                exam: str = "") -> str:
     """The teacher's page (HTML, Chinese, reloads itself every ``REFRESH_S`` s); every value escaped.
 
-    ``use``: the model's use per student (``render_use``), shown under the grid.
+    ``use``: the model's use per student (``render_use``), shown under the grid.  ``exam``: the capstone's
+    leaderboard, already HTML (``exam_desk.render_board``), shown under that.
     """
     e = html.escape
     unknown = set(view.get("unknown", ()))
@@ -311,6 +313,7 @@ td.none {{ background: #fff; }} .stuck {{ color: #b00; margin-left: .5em; font-s
 <tfoot><tr><th>{e(t("progress_service.page_passed"))}</th>{totals}</tr></tfoot></table>
 <p>{e(t("progress_service.page_legend", seconds=REFRESH_S))}</p>
 {render_use(use)}
+{exam}
 {render_actions()}
 </body></html>"""
 

@@ -55,6 +55,9 @@ Who may do what:
   request in flight per student, the quietest first, a token budget, the
   replies to temperature-0 requests remembered unless ``--no-reply-memory``).
 * ``POST /teacher/budget`` - the teacher (as the page): the door's token budget per student per minute.
+* ``GET /api/exam``, ``POST /api/exam/submit`` (a student, with their token), ``POST /teacher/exam``,
+  ``GET /api/exam/board``, ``GET /teacher/exam.csv`` (the teacher) - the capstone's hidden exam
+  (``exam_desk``), scored by the function ``make_app`` is handed (``exam_scorer``).
 * ``GET /health`` - anyone: ``{"status": "ok"}``.
 
 The limits, each answered with a Chinese ``error``, never a traceback:
@@ -103,8 +106,9 @@ from typing import Any, Callable
 from urllib.parse import parse_qs
 
 
-from . import teacher_actions
+from . import exam_desk, teacher_actions
 from .class_door import ClassDoor
+from .exam_store import ExamStore
 from .fair_share import DEFAULT_BUDGET
 from .progress import EXERCISE_ID, EXERCISES, FIELDS
 from .progress_page import class_view, login_page, model_state, render_csv, render_page, unknown_exercises
@@ -370,7 +374,10 @@ async def page(request: Any):
     now = state.clock()
     view = await run_blocking(_view, state)
     model = await run_blocking(_model_state, state)
-    return HTMLResponse(render_page(view, model, now, model_use(state)), headers={"Cache-Control": "no-store"})
+    desk = request.app.state.exam
+    exam = exam_desk.render_board(await run_blocking(exam_desk.board_now, request), desk.scorer is not None)
+    return HTMLResponse(render_page(view, model, now, model_use(state), exam),
+                        headers={"Cache-Control": "no-store"})
 
 
 def _view(state: ServiceState) -> dict[str, Any]:
@@ -497,7 +504,7 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
              join_secret: str | None = None,
              clock: Callable[[], float] = time.time, teacher_anywhere: bool = False,
              model_slots: int | None = None, budget: int = DEFAULT_BUDGET,
-             reply_memory: bool = True, upstreams: Any = None):
+             reply_memory: bool = True, upstreams: Any = None, exam_scorer: exam_desk.Scorer | None = None):
     """The Starlette application (see the module docstring for each route).
 
     Args:
@@ -514,6 +521,8 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
         reply_memory: the door answers a temperature-0 request it has seen before from memory
             (``reply_memory.ReplyCache``); False (``serve --no-reply-memory``): every request reaches the model.
         upstreams: the model servers behind the door (``upstreams.UpstreamPool``), instead of ``model_root``.
+        exam_scorer: scores one capstone answer against its key (``exam_desk.Scorer``; ``course.py serve`` hands
+            in ``course_lib.capstone.score_answer``); None: the exam cannot be opened.
     The app's ``state.course`` is the ``ServiceState``; ``state.share`` the door's ``fair_share.FairShare``
     and ``state.memory`` its ``reply_memory.ReplyCache`` (None without a model, or with the memory off).
     """
@@ -532,9 +541,11 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
                          join_secret=join_secret, door=door, clock=clock,
                          join_limit=RateLimit(JOIN_FAILURES_PER_MINUTE, clock=clock),
                          results_limit=RateLimit(RESULTS_PER_MINUTE, clock=clock))
+    desk = exam_desk.ExamDesk(ExamStore(store.path), exam_scorer, door, clock)
     routes = [
         *(door.routes() if door is not None else []),
         *teacher_actions.routes(),
+        *exam_desk.routes(),
         Route("/teacher/budget", set_budget, methods=["POST"]),
         Route("/api/results", post_results, methods=["POST"]),
         Route("/api/mine", post_mine, methods=["POST"]),
@@ -549,6 +560,7 @@ def make_app(store: ProgressStore, class_key: str, teacher_key: str, *, model_ro
     ]
     app = Starlette(routes=routes, exception_handlers={sqlite3.OperationalError: database_busy})
     app.state.course = state
+    app.state.exam = desk
     app.state.share = door.share if door is not None else None
     app.state.memory = door.memory if door is not None else None
     return app
