@@ -9,7 +9,11 @@
     python course.py serve [ARGS]   set-up, then the teacher's server for the whole class (course_runtime/classroom.py;
                                     ARGS: --slots N, --port P, --host H, --new-key, --progress-port P,
                                     --teacher-anywhere), beside it
-                                    the class progress page; prints the class code and the students' .env lines
+                                    the class progress page (with the capstone's exam: course_lib/capstone.py); prints
+                                    the class code and the students' .env lines
+    python course.py capstone new [--seed N] [--per-kind K] [--submissions S] [--templates FILE]
+                                    the teacher makes the capstone's hidden exam (notebook 12; course_lib/capstone.py):
+                                    questions and keys go into class-progress.sqlite3, never into the repository
     python course.py join CODE      a student joins the class: the teacher's class code becomes .env, then set-up
                                     (course_runtime/class_code.py; --name NAME, else it asks; --new-token: a new
                                     student token for this computer account, the old one kept as a backup)
@@ -872,9 +876,17 @@ def cmd_new_exercise(args):
 
 
 def cmd_serve(args):
-    """``serve [ARGS]``: set-up, then the teacher's class model server (``python -m course_runtime.classroom ARGS``)."""
+    """``serve [ARGS]``: set-up, then the teacher's class model server (``python -m course_runtime.classroom ARGS``),
+    started through ``course_lib.capstone``, which hands the capstone exam its scorer (notebook 10's checks)."""
     setup("serve")
-    return hand_over([venv_python(), "-m", "course_runtime.classroom"] + list(args))
+    return hand_over([venv_python(), "-m", "course_lib.capstone", "serve"] + list(args))
+
+
+def cmd_capstone(args):
+    """``capstone new [--seed N] [--per-kind K] [--submissions S] [--templates FILE]``: the teacher makes the
+    capstone's hidden exam (``course_lib/capstone.py``); it goes into class-progress.sqlite3, never into the repository."""
+    setup("progress")
+    return hand_over([venv_python(), "-m", "course_lib.capstone"] + list(args))
 
 
 def cmd_join(args):
@@ -908,6 +920,7 @@ COMMANDS = [
     ("check", cmd_check),
     ("bench", cmd_bench),
     ("serve", cmd_serve),
+    ("capstone", cmd_capstone),
     ("join", cmd_join),
     ("progress", cmd_progress),
     ("exercises", cmd_exercises),

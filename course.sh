@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The course's entry point is course.py (Python, so that it runs on Windows, macOS and Linux alike;
-# read its docstring):  python course.py lab | test [ARGS] | setup | check | bench [ARGS] | serve [ARGS] | join CODE | progress
+# read its docstring):  python course.py lab | test [ARGS] | setup | check | bench [ARGS] | serve [ARGS] | capstone new | join CODE | progress
 #   | exercises [ARGS] | new-exercise NN
 # This wrapper keeps "bash course.sh ..." working: it runs course.py with $PYTHON (default python3),
 # and that Python also makes the virtual environment, e.g. PYTHON=python3.12 bash course.sh setup.

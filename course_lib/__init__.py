@@ -8,8 +8,8 @@ which never imports this package (tests/test_package_map.py checks both).
 
 providers       which model to talk to: presets, .env, get_client, ping      [00, 01]
 recording       record every request a client makes (the checkers)          [00 on]
-quiz            the quiz widget                                             [00-11]
-quiz_questions  the questions of every notebook's quiz                      [00-11]
+quiz            the quiz widget                                             [00-12]
+quiz_questions  the questions of every notebook's quiz                      [00-12]
 replies         read one reply / one stream / its usage / an error          [01 on]
 messages        normalize / validate messages and tools; build request kwargs [01-04]
 tables          message chains, responses and loop steps as tables          [01, 05, 06]
@@ -35,6 +35,7 @@ evaluation      run a test set; facts, invented numbers, trajectories, agreement
 judge           an LLM judge answering through a JSON schema                [10]
 tracing         an agent run's spans (OpenTelemetry) in a local file        [10]
 multi_agent     an agent as a tool; a handoff to a specialist (who owns it) [11]
+capstone        your own agent: practice set, hidden exam, its scorer       [12]
 texts           the lessons' sentences (the table: course_runtime/texts.py) [all]
 checkers/       exercise checkers, one module per notebook                  [00-11]
 """

@@ -28,7 +28,7 @@ _WRONG_COLOUR = "#b91c1c"
 
 
 def questions_for(notebook: int) -> list[Question]:
-    """The questions of notebook ``notebook`` (0-9), options in the order they are shown.
+    """The questions of notebook ``notebook`` (0-12), options in the order they are shown.
 
     The bank lists the right option first; here each question's options are
     shuffled with a fixed seed (notebook, question), so the right answer is
@@ -130,7 +130,7 @@ def quiz_text(notebook: int) -> str:
 
 
 def quiz(notebook: int) -> Any:
-    """Show the check-yourself quiz of notebook ``notebook`` (0-9): a ``Quiz`` widget.
+    """Show the check-yourself quiz of notebook ``notebook`` (0-12): a ``Quiz`` widget.
 
     Without ipywidgets installed, returns the plain-text quiz (``quiz_text``).
     Raises:

@@ -240,6 +240,20 @@ _ZH_ACTING: dict[str, str] = {
                                 "原来的数据库没有改动。",
     "eval_set.unknown_kind": "没有「{kind}」这种问题。题目模板的 kind 只能是这些之一：{kinds}",
     "eval_set.bad_wording": "题目模板「{question}」（kind 是 {kind}）里有一个填不上的空（{error}）：这种问题只能用 {slots} 这几个空",
+    "capstone.progress": "{id}  {requests} 次请求  {seconds:.1f} 秒",
+    "capstone.no_class": "这台电脑没有加入课堂（.env 里没有 COURSE_PROGRESS_URL 和 COURSE_STUDENT_NAME）：先运行 python course.py join 班级代码",
+    "capstone.no_token": "读不到这台电脑的学生令牌（{error}）：再运行一次 python course.py join 班级代码",
+    "capstone.unreachable": "连不上老师的服务 {url}（{error}）：老师的 python course.py serve 还开着吗？这台电脑和老师的在同一个网络里吗？",
+    "capstone.refused": "老师的服务拒绝了这次请求（HTTP {status}）：{why}",
+    "capstone.templates_columns": "题目模板文件 {path} 要是 UTF-8 的 CSV，第一行是 kind,question，下面每行一个模板",
+    "capstone.bad_counts": "每种题至少 1 道（现在 --per-kind 是 {per_kind}），每人至少能交 1 次（现在 --submissions 是 {submissions}）",
+    "capstone.help": "期末项目：出隐藏测试集（题和标准答案只存在老师的电脑上）",
+    "capstone.help_new": "按模板和种子出一套新的考试题，存进 class-progress.sqlite3（先关着，在进度页上打开）",
+    "capstone.help_templates": "老师自己的题目模板：UTF-8 的 CSV，列 kind,question（加在课程的模板后面）",
+    "capstone.error": "出题失败：{error}",
+    "capstone.made": "考试 {exam} 出好了：{questions} 道题（{kinds}），种子 {seed}（记下它：同一个种子、同样的数据出同一套题）。"
+                     "题和标准答案只存在 {db} 里，不在仓库里，也不会发给学生。每人最多交 {submissions} 次。"
+                     "运行 python course.py serve，在进度页上点「打开考试」。",
     "orders.copy_is_master": "COURSE_SHOP_DB 指向的 {path} 是商店的原始数据库：下单只能写在副本里（例如 data/my_shop.db），原始数据库永远只读",
 }
 

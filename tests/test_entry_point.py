@@ -103,8 +103,8 @@ def engine_here(monkeypatch, engine: str | None, problem: str | None = None, mod
 
 def test_the_commands_are_those_of_course_sh():
     names = [name for name, _ in course.COMMANDS]
-    assert names == ["lab", "test", "setup", "check", "bench", "serve", "join", "progress", "exercises", "new-exercise"]
-    assert "{lab|test|setup|check|bench|serve|join|progress|exercises|new-exercise}" in course.usage()
+    assert names == ["lab", "test", "setup", "check", "bench", "serve", "capstone", "join", "progress", "exercises", "new-exercise"]
+    assert "{lab|test|setup|check|bench|serve|capstone|join|progress|exercises|new-exercise}" in course.usage()
     for name, function in course.COMMANDS:
         assert function.__doc__ and f"python course.py {name}" in course.__doc__, name
 
@@ -135,7 +135,7 @@ def test_no_command_is_lab_and_arguments_are_passed_on(monkeypatch):
 def test_an_unknown_command_prints_the_usage_and_exits_2():
     result = run_course("tset")
     assert result.returncode == 2
-    assert "用法：python course.py {lab|test|setup|check|bench|serve|join|progress|exercises|new-exercise}" in result.stderr and not result.stdout
+    assert "用法：python course.py {lab|test|setup|check|bench|serve|capstone|join|progress|exercises|new-exercise}" in result.stderr and not result.stdout
     assert run_course("--help").returncode == 0
 
 
@@ -440,7 +440,12 @@ def test_lab_runs_jupyter_through_the_venv_python(handed, monkeypatch, capsys, u
 
 def test_serve_runs_the_class_server(handed):
     assert course.main(["serve", "--slots", "2"]) == 3
-    assert handed == [[str(course.venv_python()), "-m", "course_runtime.classroom", "--slots", "2"]]
+    assert handed == [[str(course.venv_python()), "-m", "course_lib.capstone", "serve", "--slots", "2"]]
+
+
+def test_capstone_runs_the_exam_maker(handed):
+    assert course.main(["capstone", "new", "--seed", "7"]) == 3
+    assert handed == [[str(course.venv_python()), "-m", "course_lib.capstone", "new", "--seed", "7"]]
 
 
 def test_posix_hands_over_with_exec(monkeypatch):

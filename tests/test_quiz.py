@@ -14,7 +14,7 @@ QUIZZES = sorted(set(NUMBERS) | set(QUESTIONS))
 
 
 def test_every_notebook_has_a_quiz():
-    assert sorted(QUESTIONS) == NUMBERS == list(range(12))
+    assert sorted(QUESTIONS) == NUMBERS == list(range(13))
 
 
 def test_the_right_answer_is_not_always_in_the_same_place():
@@ -85,5 +85,5 @@ def test_feedback_and_plain_text():
 
 
 def test_unknown_notebook_is_a_clear_error():
-    with pytest.raises(ValueError, match="没有 notebook 12 的小测验"):
-        quiz(12)
+    with pytest.raises(ValueError, match="没有 notebook 13 的小测验"):
+        quiz(13)
