@@ -52,15 +52,16 @@ SKIP = {".git", ".venv", ".venv-bench", ".env", ".progress", "test-artifacts", "
 
 
 class Teacher:
-    """``python -m course_runtime.classroom`` on loopback, its output collected."""
+    """``python -m course_runtime.classroom`` on loopback (or ``command``: ``("course_lib.capstone", "serve")``,
+    what ``python course.py serve`` runs), its output collected."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, command: tuple[str, ...] = ("course_runtime.classroom",)):
         self.port, self.progress_port = free_port(), free_port()
         self.folder = folder
         env = {**os.environ, "COURSE_IGNORE_DOTENV": "1", "PYTHONUNBUFFERED": "1"}
         self.lines: list[str] = []
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "course_runtime.classroom", "--host", "127.0.0.1", "--port", str(self.port),
+            [sys.executable, "-m", *command, "--host", "127.0.0.1", "--port", str(self.port),
              "--slots", "1", "--key-file", str(folder / ".class-key"), "--progress-port", str(self.progress_port)],
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8")
         threading.Thread(target=lambda: self.lines.extend(self.process.stdout), daemon=True).start()
@@ -92,6 +93,23 @@ def student_env(copy: Path) -> dict:
     env["PYTHONPATH"] = str(copy)
     env["COURSE_STUDENT_TOKEN_DIR"] = str(copy.parent / "student-config")  # their own OS user's folder
     return env
+
+
+def run_as_student(notebook: nbformat.NotebookNode, env: dict, copy: Path, timeout: int = 300) -> float:
+    """Execute ``notebook`` in a fresh kernel with the student's environment and their copy's notebooks/ as the
+    working folder; returns the seconds it took (the kernel inherits this process's environment, so it is the
+    student's for that time and this process's again after)."""
+    started = time.monotonic()
+    saved = os.environ.copy()
+    try:
+        os.environ.clear()
+        os.environ.update(env)
+        NotebookClient(notebook, timeout=timeout, kernel_name="python3",
+                       resources={"metadata": {"path": str(copy / "notebooks")}}).execute()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return time.monotonic() - started
 
 
 def exercise_notebook() -> nbformat.NotebookNode:
@@ -142,17 +160,7 @@ def test_a_students_exercises_appear_on_the_teachers_page(tmp_path):
         assert "COURSE_PROVIDER=classroom" in (copy / ".env").read_text(encoding="utf-8")
 
         notebook = exercise_notebook()
-        started = time.monotonic()
-        saved = os.environ.copy()
-        try:  # the kernel inherits this process's environment: make it the student's
-            os.environ.clear()
-            os.environ.update(env)
-            NotebookClient(notebook, timeout=300, kernel_name="python3",
-                           resources={"metadata": {"path": str(copy / "notebooks")}}).execute()
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
-        kernel_s = time.monotonic() - started
+        kernel_s = run_as_student(notebook, env, copy)
         text = outputs(notebook)
         assert f"course_lib: {copy}" in text, text[:500]
         assert text.count("❌") == len(EXERCISES) and text.count("✅") == len(EXERCISES), text
