@@ -274,7 +274,7 @@ async def submit(request: Any):
 
 
 def board(exam: dict[str, Any] | None, submissions: list[dict[str, Any]], students: list[str]) -> dict[str, Any]:
-    """The leaderboard: one row per student who joined (or submitted), best score first.
+    """The leaderboard: one row per student who joined (or submitted), best score first, then by name.
 
     A row: ``{"name", "score", "total", "per_kind", "requests", "tokens", "seconds", "submissions", "last"
     (UTC text), "door_requests", "unseen" (``witnessed``), "flag", "reasons"}``, from the student's *last*
@@ -302,7 +302,7 @@ def board(exam: dict[str, Any] | None, submissions: list[dict[str, Any]], studen
                      if last else None,
                      "door_requests": last["door_requests"] if last else None,
                      "unseen": last["unseen"] if last else None, "flag": bool(reasons), "reasons": reasons})
-    rows.sort(key=lambda r: (r["score"] is None, -(r["score"] or 0), r["tokens"] or 0, r["name"]))
+    rows.sort(key=lambda r: (r["score"] is None, -(r["score"] or 0), r["name"]))  # not by tokens: those are claimed
     info = {k: exam[k] for k in ("exam_id", "state", "seed", "created", "max_submissions")}
     asked = {kind: sum(q["kind"] == kind for q in exam["questions"]) for kind in kinds}
     return {"exam": {**info, "questions": len(exam["questions"]), "kinds": kinds, "asked": asked}, "rows": rows}

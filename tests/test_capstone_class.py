@@ -30,10 +30,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from machine_support import model_server_available, wait_until
+from machine_support import wait_until
 from notebook_cells import ROOT
-from test_browser import ARTIFACTS, CHROMIUM, LAUNCH_ARGS, _need_browser
-from test_class_view import Teacher, run_as_student, student_copy, student_env
+from test_browser import ARTIFACTS, CHROMIUM, LAUNCH_ARGS
+from test_class_view import Teacher, need_browser_and_model, outputs, run_as_student, student_copy, student_env
 
 from course_lib.number_check import read_numbers
 from course_runtime.exam_store import ExamStore
@@ -74,10 +74,6 @@ def exam_notebook(recorded: Path) -> nbformat.NotebookNode:
     return notebook
 
 
-def outputs(notebook) -> str:
-    return "\n".join(out.get("text", "") for cell in notebook.cells for out in cell.get("outputs", []))
-
-
 def values(data) -> list[str]:
     """Every string and number of a JSON value, keys included."""
     if isinstance(data, dict):
@@ -88,11 +84,7 @@ def values(data) -> list[str]:
 
 
 def test_a_student_takes_the_hidden_exam_and_the_teacher_sees_the_score(tmp_path):
-    _need_browser()
-    if not model_server_available():
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI needs llama-server and the model (python course.py setup)")
-        pytest.skip("no llama-server or model here (python course.py setup builds them)")
+    need_browser_and_model()
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(exist_ok=True)

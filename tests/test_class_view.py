@@ -132,12 +132,17 @@ def outputs(notebook) -> str:
     return "\n".join(out.get("text", "") for cell in notebook.cells for out in cell.get("outputs", []))
 
 
-def test_a_students_exercises_appear_on_the_teachers_page(tmp_path):
+def need_browser_and_model() -> None:
+    """Skip (a laptop) or fail (CI) without Chromium and playwright, or without llama-server and the model."""
     _need_browser()
     if not model_server_available():
         if os.environ.get("CI") == "true":
             pytest.fail("CI needs llama-server and the model (python course.py setup)")
         pytest.skip("no llama-server or model here (python course.py setup builds them)")
+
+
+def test_a_students_exercises_appear_on_the_teachers_page(tmp_path):
+    need_browser_and_model()
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(exist_ok=True)
