@@ -233,7 +233,7 @@ async def get_exam(request: Any):
     try:
         name = await _student(request, desk.fetch_limit, FETCHES_PER_MINUTE)
         exam = await _open_exam(desk)
-        rows = await run_blocking(desk.store.submissions, exam["exam_id"], name)
+        rows = await run_blocking(desk.store.submissions, exam["exam_id"], name, False)
     except BadRequest as exc:
         return error_response(exc)
     return JSONResponse({"exam": exam["exam_id"], "name": name, "questions": public_questions(exam),
@@ -324,7 +324,7 @@ def flag_reasons(row: dict[str, Any]) -> list[str]:
 def board_now(request: Any) -> dict[str, Any]:
     desk, course = desk_of(request), request.app.state.course
     exam = desk.store.current()
-    return board(exam, desk.store.submissions(exam["exam_id"]) if exam else [], course.store.students())
+    return board(exam, desk.store.submissions(exam["exam_id"], answers=False) if exam else [], course.store.students())
 
 
 def render_board(view: dict[str, Any], scoring: bool) -> str:

@@ -135,20 +135,23 @@ class ExamStore:
                 raise
         return most - count - 1
 
-    def submissions(self, exam_id: str, name: str | None = None) -> list[dict[str, Any]]:
-        """The submissions to ``exam_id`` (or one student's), oldest first, JSON columns read back."""
-        query = ("SELECT name, received, score, total, per_kind, requests, tokens, seconds, door_requests, unseen, "
-                 "answers FROM exam_submissions WHERE exam_id = ?")
+    def submissions(self, exam_id: str, name: str | None = None, answers: bool = True) -> list[dict[str, Any]]:
+        """The submissions to ``exam_id`` (or one student's), oldest first, JSON columns read back.
+
+        ``answers`` False: without the ``answers`` column (up to 256 KB a submission), for what needs only the
+        scores and counts - the leaderboard the teacher's page draws every few seconds, a student's own score.
+        """
+        columns = ("name", "received", "score", "total", "per_kind", "requests", "tokens", "seconds", "door_requests",
+                   "unseen", *(("answers",) if answers else ()))
+        query = f"SELECT {', '.join(columns)} FROM exam_submissions WHERE exam_id = ?"
         args: tuple = (exam_id,)
         if name is not None:
             query, args = query + " AND name = ?", (exam_id, name)
         with self._connect() as db:
             rows = db.execute(query + " ORDER BY rowid", args).fetchall()
-        keys = ("name", "received", "score", "total", "per_kind", "requests", "tokens", "seconds", "door_requests",
-                "unseen", "answers")
-        found = [dict(zip(keys, row)) for row in rows]
+        found = [dict(zip(columns, row)) for row in rows]
         for item in found:
-            for column in ("per_kind", "unseen", "answers"):
+            for column in {"per_kind", "unseen", "answers"} & set(columns):
                 item[column] = json.loads(item[column])
         return found
 
