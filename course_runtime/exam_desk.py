@@ -44,18 +44,17 @@ from __future__ import annotations
 import csv
 import html
 import io
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable
-from urllib.parse import parse_qs
 
 from .exam_store import ExamStore
 from .progress_page import csv_safe
 from .progress_store import token_hash
+from .teacher_actions import read_fields
 from .texts import t
-from .web_requests import BadRequest, RateLimit, bearer, body_json, error_response, read_body, run_blocking
+from .web_requests import BadRequest, RateLimit, bearer, body_json, error_response, run_blocking
 
 ANSWER_FIELDS = ("id", "answer", "trajectory", "rejected", "observations", "requests", "prompt_tokens",
                  "completion_tokens", "seconds")
@@ -412,16 +411,9 @@ async def set_state(request: Any):
     desk = desk_of(request)
     if (refused := request.app.state.course.guard.refusal(request)) is not None:
         return refused
-    as_json = request.headers.get("content-type", "").startswith("application/json")
     try:
-        data = await read_body(request, 4096)
-        if as_json:
-            try:
-                action = json.loads(data).get("action")
-            except (ValueError, AttributeError, RecursionError):
-                action = None
-        else:
-            action = parse_qs(data.decode("utf-8", errors="replace")).get("action", [""])[0]
+        fields, as_json = await read_fields(request, ("action",))  # the teacher's form, or JSON from a script
+        action = fields["action"]
         if action not in ("open", "close"):
             raise BadRequest(400, t("exam.bad_action"))
         exam = await run_blocking(desk.store.current)

@@ -33,7 +33,7 @@ from .web_requests import BadRequest, body_json, read_body, run_blocking
 MAX_FORM = 4096  # bytes of a form or JSON body to these routes
 
 
-async def _fields(request: Any, names: tuple[str, ...]) -> tuple[dict[str, Any], bool]:
+async def read_fields(request: Any, names: tuple[str, ...]) -> tuple[dict[str, Any], bool]:
     """The body's ``names`` as ``({name: value}, as_json)``: JSON when the request says so, else a form.
 
     Raises:
@@ -73,7 +73,7 @@ async def _act(request: Any, names: tuple[str, ...], action: Callable[[Any, dict
     if (refused := state.guard.refusal(request, page=not as_json)) is not None:
         return refused
     try:
-        fields, as_json = await _fields(request, names)
+        fields, as_json = await read_fields(request, names)
         message, extra = await run_blocking(action, state.store, fields)
     except BadRequest as exc:
         return _answer(exc.message, as_json, exc.status)
